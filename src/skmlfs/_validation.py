@@ -1,0 +1,117 @@
+"""Input validation shared by every estimator (the API edge)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_array
+
+__all__ = ["check_labels", "check_X_Y", "resolve_n_features"]
+
+
+def check_labels(Y: Any, n_samples: int | None = None, *, name: str = "Y") -> np.ndarray:
+    """Validate a label matrix and return it as a dense ``(n, q)`` uint8 0/1 array.
+
+    Accepts a 2-D array-like, a scipy sparse matrix or a pandas DataFrame. A 1-D
+    array is rejected: multi-label targets are always two-dimensional.
+
+    Raises
+    ------
+    ValueError
+        If ``Y`` is not 2-D, has NaN/inf, holds values other than 0 and 1, or its
+        number of rows differs from ``n_samples``.
+    """
+    if sp.issparse(Y):
+        Y = sp.csr_matrix(Y)
+        data = Y.data
+        if not np.all(np.isfinite(data)):
+            raise ValueError(f"{name} contains NaN or infinity.")
+        if np.any((data != 0) & (data != 1)):
+            bad = data[(data != 0) & (data != 1)][0]
+            raise ValueError(f"{name} must hold only 0/1 label indicators; found {bad!r}.")
+        Yd = Y.toarray()
+    else:
+        Yd = check_array(
+            Y, ensure_2d=False, dtype=None, ensure_all_finite=True, input_name=name
+        )
+        if Yd.ndim != 2:
+            raise ValueError(
+                f"{name} must be a 2-D label indicator matrix of shape (n_samples, n_labels); "
+                f"got an array with {Yd.ndim} dimension(s). Reshape a single label with "
+                "Y.reshape(-1, 1)."
+            )
+        if Yd.dtype == bool:
+            Yd = Yd.astype(np.uint8)
+        if not np.issubdtype(Yd.dtype, np.number):
+            raise ValueError(f"{name} must be numeric 0/1; got dtype {Yd.dtype}.")
+        bad = (Yd != 0) & (Yd != 1)
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise ValueError(
+                f"{name} must hold only 0/1 label indicators; found {Yd[i, j]!r} at row {i}, "
+                f"label {j}."
+            )
+    if Yd.shape[1] == 0:
+        raise ValueError(f"{name} has no labels (0 columns).")
+    if n_samples is not None and Yd.shape[0] != n_samples:
+        raise ValueError(
+            f"X and {name} have inconsistent numbers of samples: {n_samples} != {Yd.shape[0]}."
+        )
+    return np.ascontiguousarray(Yd, dtype=np.uint8)
+
+
+def check_X_Y(
+    X: Any, Y: Any, *, accept_sparse: bool = True, dtype: Any = "numeric"
+) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
+    """Validate features and labels together.
+
+    ``X`` stays sparse (CSR) when it is sparse and ``accept_sparse`` is true;
+    NaN and infinity are rejected with a clear message (discretize or impute first).
+    ``Y`` is returned as a dense uint8 0/1 matrix (labels are few compared with
+    features, and every method indexes labels column-wise).
+    """
+    X = check_array(
+        X,
+        accept_sparse=["csr", "csc"] if accept_sparse else False,
+        dtype=dtype,
+        ensure_all_finite=True,
+        input_name="X",
+    )
+    Yv = check_labels(Y, X.shape[0])
+    return X, Yv
+
+
+def resolve_n_features(n_features_to_select: Any, n_samples: int, n_features: int) -> int:
+    """Turn ``n_features_to_select`` into a count.
+
+    ``None`` gives ⌈√n_samples⌉, the SCLS paper's budget (§4.1); a float in (0, 1]
+    is a fraction of the features; an int is a count. The result is capped at
+    ``n_features`` (a full ranking), never silently exceeding it.
+    """
+    if n_features_to_select is None:
+        k = int(np.ceil(np.sqrt(n_samples)))
+    elif isinstance(n_features_to_select, numbers.Integral) and not isinstance(
+        n_features_to_select, bool
+    ):
+        k = int(n_features_to_select)
+        if k < 1:
+            raise ValueError(f"n_features_to_select must be >= 1; got {k}.")
+    elif isinstance(n_features_to_select, numbers.Real) and not isinstance(
+        n_features_to_select, bool
+    ):
+        f = float(n_features_to_select)
+        if not 0.0 < f <= 1.0:
+            raise ValueError(
+                "n_features_to_select as a float is a fraction of the features and must lie "
+                f"in (0, 1]; got {f}."
+            )
+        k = max(1, int(np.ceil(f * n_features)))
+    else:
+        raise TypeError(
+            "n_features_to_select must be None, an int or a float fraction; got "
+            f"{type(n_features_to_select).__name__}."
+        )
+    return min(k, n_features)
