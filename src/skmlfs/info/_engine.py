@@ -1,0 +1,537 @@
+"""The count engine: plug-in entropies of discrete variables from contingency counts.
+
+Every information-theoretic method of the library works on the quantities computed
+here (``../shared/specs/information_theory.md`` §2–3): plug-in (maximum-likelihood)
+entropies of single and joint discrete variables, and the mutual information,
+conditional mutual information and interaction information derived from them.
+
+Representation
+--------------
+A :class:`DiscreteData` holds ``p`` discrete variables observed on ``n`` rows. Each
+variable's values are coded ``0 .. arity-1``; code 0 is *implicit*: only the indicator
+columns of codes ``1 .. arity-1`` are stored, as one ``n × m`` indicator matrix (sparse
+CSC, or dense float32 when that is denser and small enough for BLAS). For sparse input
+code 0 is the value 0, so the indicator matrix has exactly the non-zeros of ``X``; for
+dense input code 0 is each column's most frequent value, which minimises the stored
+indicators.
+
+The contingency tables of *all* pairs ``(a_i, b_j)`` come from one product
+``A_ind.T @ B_ind``: it holds the cells with both codes ≥ 1; the cells involving code 0
+follow by subtraction from the marginal counts. For binary variables this is the
+classic ``n11 = XᵀY``, ``n10 = |x| − n11``, ``n01 = |y| − n11``,
+``n00 = n − n11 − n10 − n01``. ``Σ c log c`` over the cells is read from a lookup table
+of ``c log c`` for the integers ``0..n``.
+
+Conditioning on one more variable ``z`` (for three-way entropies and CMI) splits the
+rows by the value of ``z``: one restricted product per non-zero code of ``z``, and the
+code-0 stratum by subtraction from the unrestricted counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "DiscreteData",
+    "conditional_mutual_info",
+    "entropy",
+    "interaction_info",
+    "joint_entropy",
+    "mutual_info",
+]
+
+# Dense float32 products are exact for counts below 2**24; beyond that use float64.
+_F32_EXACT = 2**24
+# Store the indicator matrix densely when at least this fraction of it is non-zero and
+# it fits in this many bytes: BLAS on a dense matrix beats sparse products there.
+_DENSE_FRACTION = 0.15
+_DENSE_MAX_BYTES = 3 * 2**30
+# Integer-valued dense columns spanning at most this many values are coded by offset
+# (vectorised); wider columns are coded per column with np.unique.
+_MAX_OFFSET_RANGE = 4096
+# Dense input is coded in column chunks of about this many elements.
+_CHUNK_ELEMENTS = 2**23
+
+
+def _prefer_dense(nnz: int, n: int, m: int) -> bool:
+    return m > 0 and nnz >= _DENSE_FRACTION * n * m and n * m * 4 <= _DENSE_MAX_BYTES
+
+
+@dataclass(frozen=True, eq=False)
+class DiscreteData:
+    """Integer-coded discrete variables with their stored indicator matrix.
+
+    Build one with :meth:`from_array`; select variables with :meth:`take`.
+
+    Attributes
+    ----------
+    n_samples : int
+        Number of rows.
+    arity : ndarray of shape (p,)
+        Number of codes of each variable (code 0 included); 1 for a constant variable.
+    ptr : ndarray of shape (p + 1,)
+        Variable ``i`` owns indicator columns ``ptr[i]:ptr[i + 1]`` (codes ``1..arity-1``).
+    indicators : scipy.sparse.csc_matrix or ndarray of shape (n, m)
+        0/1 indicator of each non-zero code.
+    counts : ndarray of shape (m,)
+        Number of rows with each non-zero code.
+    values : list of ndarray or None
+        ``values[i][c]`` is the original value coded ``c`` (kept for inverse mapping).
+    """
+
+    n_samples: int
+    arity: np.ndarray
+    ptr: np.ndarray
+    indicators: Any
+    counts: np.ndarray
+    values: list | None = field(default=None, repr=False)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_array(cls, X: Any, *, dense: bool | None = None) -> DiscreteData:
+        """Encode the columns of a discrete matrix as variables.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, p)
+            Discrete values, used as symbols (exact equality; no flooring, unlike
+            MIToolbox, see the spec §2). NaN is rejected.
+        dense : bool, optional
+            Force the dense (True) or sparse (False) indicator storage; by default it
+            is chosen from the density and size.
+        """
+        if sp.issparse(X):
+            return cls._from_sparse(sp.csc_matrix(X), dense)
+        X = np.asarray(X)
+        if X.ndim == 1:
+            X = X[:, None]
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D; got {X.ndim} dimensions.")
+        if X.dtype.kind == "f" and np.isnan(X).any():
+            raise ValueError("X contains NaN; discrete variables need a value in every row.")
+        return cls._from_dense(X, dense)
+
+    @classmethod
+    def _from_dense(cls, X: np.ndarray, dense: bool | None) -> DiscreteData:
+        n, p = X.shape
+        if X.dtype.kind == "b":
+            X = X.view(np.uint8)
+        # Code column chunks so that temporaries stay small even for 50,000 × 5,000 input.
+        step = max(1, _CHUNK_ELEMENTS // max(n, 1))
+        arity = np.empty(p, dtype=np.int64)
+        values: list = []
+        rows_parts, cols_parts = [], []
+        col_offset = 0
+        for j0 in range(0, p, step):
+            block = X[:, j0 : j0 + step]
+            codes, vals = _codes_by_offset(block)
+            if codes is None:
+                codes, vals = _codes_by_unique(block)
+            ar = np.array([len(v) for v in vals], dtype=np.int64)
+            codes, vals = _most_frequent_first(codes, ar, vals)
+            arity[j0 : j0 + block.shape[1]] = ar
+            values.extend(vals)
+            bptr = col_offset + np.concatenate([[0], np.cumsum(ar - 1)])
+            r, c = np.nonzero(codes)
+            rows_parts.append(r.astype(np.int32))
+            cols_parts.append((bptr[c] + codes[r, c] - 1).astype(np.int32))
+            col_offset = int(bptr[-1])
+        ptr = np.concatenate([[0], np.cumsum(arity - 1)])
+        rows = np.concatenate(rows_parts) if rows_parts else np.empty(0, np.int32)
+        cols = np.concatenate(cols_parts) if cols_parts else np.empty(0, np.int32)
+        m = int(ptr[-1])
+        if dense is None:
+            dense = _prefer_dense(rows.size, n, m)
+        if dense:
+            ind = np.zeros((n, m), dtype=np.float32)
+            ind[rows, cols] = 1.0
+        else:
+            ind = sp.csc_matrix(
+                (np.ones(rows.size, dtype=np.float32), (rows, cols)), shape=(n, m)
+            )
+        return cls._finish(n, arity, ptr, ind, values, dense)
+
+    @classmethod
+    def _from_sparse(cls, X: sp.csc_matrix, dense: bool | None) -> DiscreteData:
+        n, p = X.shape
+        X = X.copy()
+        X.eliminate_zeros()
+        X.sort_indices()
+        data = X.data
+        if data.dtype.kind == "f" and np.isnan(data).any():
+            raise ValueError("X contains NaN; discrete variables need a value in every row.")
+        col_of = np.repeat(np.arange(p), np.diff(X.indptr))
+        # Distinct (column, non-zero value) pairs, ordered by column then value.
+        order = np.lexsort((data, col_of))
+        c_sorted, v_sorted = col_of[order], data[order]
+        new = np.ones(order.size, dtype=bool)
+        new[1:] = (c_sorted[1:] != c_sorted[:-1]) | (v_sorted[1:] != v_sorted[:-1])
+        pair_id = np.cumsum(new) - 1
+        pair_col = c_sorted[new]
+        n_nonzero_values = np.bincount(pair_col, minlength=p)
+        arity = n_nonzero_values + 1
+        ptr = np.concatenate([[0], np.cumsum(arity - 1)])
+        col_index = np.empty(order.size, dtype=np.int64)
+        # Indicator column of each stored entry: the column's block start + value rank.
+        first_pair_of_col = ptr[:-1]
+        rank_in_col = pair_id - np.searchsorted(pair_col, pair_col)[pair_id]
+        col_index[order] = first_pair_of_col[c_sorted] + rank_in_col
+        ind = sp.csc_matrix(
+            (np.ones(data.size, dtype=np.float32), (X.indices, col_index)),
+            shape=(n, int(ptr[-1])),
+        )
+        uniq_vals = v_sorted[new]
+        values = [
+            np.concatenate([[0], uniq_vals[ptr[i] : ptr[i + 1]]]).astype(data.dtype)
+            for i in range(p)
+        ]
+        return cls._finish(n, arity, ptr, ind, values, dense)
+
+    @classmethod
+    def _finish(cls, n, arity, ptr, ind, values, dense) -> DiscreteData:
+        if dense is None:
+            dense = _prefer_dense(ind.nnz, n, ind.shape[1])
+        if dense and not isinstance(ind, np.ndarray):
+            ind = ind.toarray()
+        elif not dense and isinstance(ind, np.ndarray):
+            ind = sp.csc_matrix(ind)
+        counts = np.rint(np.asarray(ind.sum(axis=0, dtype=np.float64))).ravel().astype(np.int64)
+        return cls(int(n), np.asarray(arity), np.asarray(ptr), ind, counts, values)
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def n_vars(self) -> int:
+        """Number of variables ``p``."""
+        return int(self.arity.size)
+
+    @property
+    def is_dense(self) -> bool:
+        return isinstance(self.indicators, np.ndarray)
+
+    def take(self, idx: Any) -> DiscreteData:
+        """The variables ``idx`` (in that order) as a new :class:`DiscreteData`."""
+        idx = np.atleast_1d(np.asarray(idx, dtype=np.int64))
+        lo, hi = self.ptr[idx], self.ptr[idx + 1]
+        cols = (
+            np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
+            if idx.size
+            else np.empty(0, dtype=np.int64)
+        )
+        arity = self.arity[idx]
+        ptr = np.concatenate([[0], np.cumsum(arity - 1)])
+        ind = self.indicators[:, cols]
+        values = None if self.values is None else [self.values[i] for i in idx]
+        return DiscreteData(self.n_samples, arity, ptr, ind, self.counts[cols], values)
+
+    def rows(self, mask: np.ndarray) -> DiscreteData:
+        """The same variables observed on a subset of rows (codes kept)."""
+        rows = np.flatnonzero(mask) if np.asarray(mask).dtype == bool else np.asarray(mask)
+        ind = self.indicators[rows]
+        counts = np.asarray(ind.sum(axis=0)).ravel().astype(np.int64)
+        return DiscreteData(int(rows.size), self.arity, self.ptr, ind, counts, self.values)
+
+    def codes(self) -> np.ndarray:
+        """Dense ``(n, p)`` matrix of codes (for references and debugging)."""
+        n, p = self.n_samples, self.n_vars
+        out = np.zeros((n, p), dtype=np.int64)
+        ind = sp.csc_matrix(self.indicators)
+        var_of_col = np.repeat(np.arange(p), self.arity - 1)
+        code_of_col = np.arange(ind.shape[1]) - self.ptr[var_of_col] + 1
+        for c in range(ind.shape[1]):
+            r = ind.indices[ind.indptr[c] : ind.indptr[c + 1]]
+            out[r, var_of_col[c]] = code_of_col[c]
+        return out
+
+    def zero_counts(self) -> np.ndarray:
+        """Number of rows with code 0, per variable."""
+        return self.n_samples - _group_sum(self.counts, self.ptr)
+
+
+# ---------------------------------------------------------------------- encoding
+def _codes_by_offset(X: np.ndarray):
+    """Vectorised coding of integer-valued columns with a small value range."""
+    if X.size == 0:
+        return np.zeros(X.shape, dtype=np.int64), [np.zeros(1)] * X.shape[1]
+    if X.dtype.kind in "iu":
+        Xi = X.astype(np.int64, copy=False)
+    elif X.dtype.kind == "f":
+        if not np.all(np.isfinite(X)) or not np.array_equal(X, np.rint(X)):
+            return None, None
+        Xi = X.astype(np.int64)
+    else:
+        return None, None
+    lo = Xi.min(axis=0)
+    span = Xi.max(axis=0) - lo + 1
+    if span.max() > _MAX_OFFSET_RANGE:
+        return None, None
+    off = Xi - lo
+    n, p = X.shape
+    width = int(span.max())
+    flat = (off + (np.arange(p, dtype=np.int64) * width)[None, :]).ravel()
+    present = np.bincount(flat, minlength=p * width).reshape(p, width) > 0
+    remap = np.cumsum(present, axis=1) - 1
+    codes = remap[np.arange(p)[None, :], off]
+    values = [(np.flatnonzero(present[j]) + lo[j]).astype(X.dtype) for j in range(p)]
+    return codes, values
+
+
+def _codes_by_unique(X: np.ndarray):
+    n, p = X.shape
+    codes = np.empty((n, p), dtype=np.int64)
+    values = []
+    for j in range(p):  # general (non-integer or wide-range) values: one sort per column
+        v, inv = np.unique(X[:, j], return_inverse=True)
+        codes[:, j] = inv.ravel()
+        values.append(v)
+    return codes, values
+
+
+def _most_frequent_first(codes, arity, values):
+    n, p = codes.shape
+    if p == 0 or n == 0:
+        return codes, values
+    width = int(arity.max())
+    flat = (codes + (np.arange(p, dtype=np.int64) * width)[None, :]).ravel()
+    freq = np.bincount(flat, minlength=p * width).reshape(p, width)
+    top = freq.argmax(axis=1)  # lowest code among equally frequent values
+    if not top.any():
+        return codes, values
+    # Swap code 0 and code top[j] in column j.
+    t = top[None, :]
+    codes = np.where(codes == t, 0, np.where(codes == 0, t, codes))
+    new_values = []
+    for j, v in enumerate(values):
+        if top[j]:
+            v = v.copy()
+            v[[0, top[j]]] = v[[top[j], 0]]
+        new_values.append(v)
+    return codes, new_values
+
+
+# ---------------------------------------------------------------------- counting
+def _group_sum(a: np.ndarray, ptr: np.ndarray, axis: int = 0) -> np.ndarray:
+    """Sum ``a`` over consecutive groups ``ptr[i]:ptr[i+1]`` along ``axis`` (empty → 0)."""
+    n_groups = ptr.size - 1
+    sizes = np.diff(ptr)
+    if a.shape[axis] == n_groups and np.all(sizes == 1):
+        return a
+    nonempty = sizes > 0
+    shape = list(a.shape)
+    shape[axis] = n_groups
+    out = np.zeros(shape, dtype=a.dtype)
+    if nonempty.any():
+        red = np.add.reduceat(a, ptr[:-1][nonempty], axis=axis)
+        idx = [slice(None)] * a.ndim
+        idx[axis] = nonempty
+        out[tuple(idx)] = red
+    return out
+
+
+def _xlogx_table(n: int) -> np.ndarray:
+    c = np.arange(n + 1, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = c * np.log(c)
+    t[0] = 0.0
+    return t
+
+
+def _cross_counts(A: DiscreteData, B: DiscreteData) -> np.ndarray:
+    """Dense ``(m_A, m_B)`` int64 matrix ``A_indᵀ B_ind`` (cells with both codes ≥ 1)."""
+    a, b = A.indicators, B.indicators
+    n = A.n_samples
+    if a.shape[1] == 0 or b.shape[1] == 0:
+        return np.zeros((a.shape[1], b.shape[1]), dtype=np.int64)
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        if n < _F32_EXACT:
+            out = a.T @ b
+        else:
+            out = a.astype(np.float64).T @ b.astype(np.float64)
+    elif isinstance(a, np.ndarray):
+        out = (b.T @ a).T  # sparse.T @ dense
+    elif isinstance(b, np.ndarray):
+        out = a.T @ b
+    else:
+        if n >= _F32_EXACT:
+            a, b = a.astype(np.float64), b.astype(np.float64)
+        out = (a.T @ b).toarray()
+    out = np.asarray(out)
+    return np.rint(out).astype(np.int64)
+
+
+def _sum_xlogx_tables(
+    C: np.ndarray,
+    cnt_a: np.ndarray,
+    cnt_b: np.ndarray,
+    n: int,
+    A: DiscreteData,
+    B: DiscreteData,
+    table: np.ndarray,
+) -> np.ndarray:
+    """``Σ_cells c log c`` of the contingency table of every pair ``(A_i, B_j)``.
+
+    ``C`` holds the cells where both codes are ≥ 1; ``cnt_a``/``cnt_b`` the marginal
+    counts of each non-zero code and ``n`` the number of rows (of the stratum).
+    """
+    # cells (u ≥ 1, v ≥ 1)
+    inner = _group_sum(_group_sum(table[C], A.ptr, axis=0), B.ptr, axis=1)
+    # cells (u ≥ 1, v = 0): row marginal minus the row's inner cells within B_j's block
+    row_in_block = _group_sum(C, B.ptr, axis=1)  # (m_A, p_B)
+    left = _group_sum(table[cnt_a[:, None] - row_in_block], A.ptr, axis=0)
+    # cells (u = 0, v ≥ 1)
+    col_in_block = _group_sum(C, A.ptr, axis=0)  # (p_A, m_B)
+    top = _group_sum(table[cnt_b[None, :] - col_in_block], B.ptr, axis=1)
+    # cell (0, 0)
+    nz_a = _group_sum(cnt_a, A.ptr)
+    nz_b = _group_sum(cnt_b, B.ptr)
+    block_total = _group_sum(row_in_block, A.ptr, axis=0)
+    corner = table[n - nz_a[:, None] - nz_b[None, :] + block_total]
+    return inner + left + top + corner
+
+
+def _to_base(nats: np.ndarray, base: float) -> np.ndarray:
+    if base == np.e:
+        return nats
+    if base <= 0 or base == 1:
+        raise ValueError(f"log base must be positive and not 1; got {base}.")
+    return nats / np.log(base)
+
+
+def _as_data(D: Any) -> DiscreteData:
+    return D if isinstance(D, DiscreteData) else DiscreteData.from_array(D)
+
+
+# ---------------------------------------------------------------------- public API
+def entropy(D: DiscreteData | Any, *, base: float = 2.0) -> np.ndarray:
+    """Plug-in entropy ``H(V) = −Σ p log p`` of every variable.
+
+    Parameters
+    ----------
+    D : DiscreteData or array-like of shape (n, p)
+    base : float, default=2
+        Logarithm base (bits by default, as all reference codes use).
+
+    Returns
+    -------
+    ndarray of shape (p,)
+    """
+    D = _as_data(D)
+    n = D.n_samples
+    if n == 0:
+        raise ValueError("entropy of zero observations is undefined.")
+    table = _xlogx_table(n)
+    s = _group_sum(table[D.counts], D.ptr) + table[D.zero_counts()]
+    return _to_base(np.log(n) - s / n, base)
+
+
+def joint_entropy(
+    A: DiscreteData | Any,
+    B: DiscreteData | Any,
+    *,
+    given: DiscreteData | Any | None = None,
+    base: float = 2.0,
+) -> np.ndarray:
+    """Joint entropies ``H(A_i, B_j)`` (or ``H(A_i, B_j, z)``) for all pairs at once.
+
+    Parameters
+    ----------
+    A, B : DiscreteData or array-like with the same number of rows
+    given : DiscreteData with one variable, optional
+        A third variable ``z`` joined to every pair: returns ``H(A_i, B_j, z)``.
+    base : float, default=2
+
+    Returns
+    -------
+    ndarray of shape (p_A, p_B)
+    """
+    A, B = _as_data(A), _as_data(B)
+    n = _check_rows(A, B)
+    table = _xlogx_table(n)
+    C = _cross_counts(A, B)
+    if given is None:
+        s = _sum_xlogx_tables(C, A.counts, B.counts, n, A, B, table)
+        return _to_base(np.log(n) - s / n, base)
+    z = _as_data(given)
+    if z.n_vars != 1:
+        raise ValueError(f"`given` must hold exactly one variable; got {z.n_vars}.")
+    _check_rows(A, z)
+    s = np.zeros((A.n_vars, B.n_vars))
+    rest_C, rest_a, rest_b, rest_n = C.copy(), A.counts.copy(), B.counts.copy(), n
+    zind = sp.csc_matrix(z.indicators)
+    for c in range(zind.shape[1]):  # strata z = code c+1 (a handful of codes)
+        rows = zind.indices[zind.indptr[c] : zind.indptr[c + 1]]
+        As, Bs = A.rows(rows), B.rows(rows)
+        Cs = _cross_counts(As, Bs)
+        s += _sum_xlogx_tables(Cs, As.counts, Bs.counts, rows.size, A, B, table)
+        rest_C -= Cs
+        rest_a -= As.counts
+        rest_b -= Bs.counts
+        rest_n -= rows.size
+    # stratum z = 0 by subtraction from the unrestricted counts
+    s += _sum_xlogx_tables(rest_C, rest_a, rest_b, rest_n, A, B, table)
+    return _to_base(np.log(n) - s / n, base)
+
+
+def mutual_info(
+    A: DiscreteData | Any,
+    B: DiscreteData | Any,
+    *,
+    base: float = 2.0,
+    H_A: np.ndarray | None = None,
+    H_B: np.ndarray | None = None,
+) -> np.ndarray:
+    """``I(A_i; B_j) = H(A_i) + H(B_j) − H(A_i, B_j)`` for all pairs (spec §3).
+
+    ``H_A``/``H_B`` may pass cached entropies (in the same base). Values are not
+    clipped: tiny negatives such as −1e-16 can appear (spec §3.1).
+    """
+    A, B = _as_data(A), _as_data(B)
+    ha = entropy(A, base=base) if H_A is None else H_A
+    hb = entropy(B, base=base) if H_B is None else H_B
+    return ha[:, None] + hb[None, :] - joint_entropy(A, B, base=base)
+
+
+def conditional_mutual_info(
+    A: DiscreteData | Any,
+    B: DiscreteData | Any,
+    z: DiscreteData | Any,
+    *,
+    base: float = 2.0,
+) -> np.ndarray:
+    """``I(A_i; B_j | z) = H(A_i,z) + H(B_j,z) − H(A_i,B_j,z) − H(z)`` for all pairs.
+
+    Returns
+    -------
+    ndarray of shape (p_A, p_B)
+    """
+    A, B, z = _as_data(A), _as_data(B), _as_data(z)
+    h_az = joint_entropy(A, z, base=base)[:, 0]
+    h_bz = joint_entropy(B, z, base=base)[:, 0]
+    h_z = entropy(z, base=base)[0]
+    h_abz = joint_entropy(A, B, given=z, base=base)
+    return h_az[:, None] + h_bz[None, :] - h_abz - h_z
+
+
+def interaction_info(
+    A: DiscreteData | Any,
+    B: DiscreteData | Any,
+    z: DiscreteData | Any,
+    *,
+    base: float = 2.0,
+) -> np.ndarray:
+    """``I(A_i; B_j; z) = I(A_i; B_j) − I(A_i; B_j | z)`` (McGill sign, spec §3)."""
+    A, B, z = _as_data(A), _as_data(B), _as_data(z)
+    return mutual_info(A, B, base=base) - conditional_mutual_info(A, B, z, base=base)
+
+
+def _check_rows(A: DiscreteData, B: DiscreteData) -> int:
+    if A.n_samples != B.n_samples:
+        raise ValueError(
+            f"variables observed on different numbers of rows: {A.n_samples} != {B.n_samples}."
+        )
+    if A.n_samples == 0:
+        raise ValueError("entropy of zero observations is undefined.")
+    return A.n_samples

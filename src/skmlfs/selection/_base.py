@@ -1,0 +1,166 @@
+"""Common machinery of the greedy information-theoretic selectors."""
+
+from __future__ import annotations
+
+import warnings
+from abc import abstractmethod
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, clone
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_labels, resolve_n_features
+from ..info import DiscreteData, InfoCache
+
+__all__ = ["BaseInfoSelector", "is_discrete"]
+
+
+def is_discrete(X: Any) -> bool:
+    """True when every value of ``X`` is an integer (a discrete code).
+
+    Binary/nominal data (ARFF nominal attributes are loaded as integer codes) is used as
+    it is; anything with fractional values needs a discretizer first.
+    """
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    if data.dtype.kind in "biu":
+        return True
+    return bool(np.all(data == np.floor(data)))
+
+
+class BaseInfoSelector(SelectorMixin, BaseEstimator):
+    """Base class: validation, discretization and the support mask.
+
+    Subclasses implement :meth:`_select` on an :class:`~skmlfs.info.InfoCache`.
+
+    Parameters common to all subclasses
+    -----------------------------------
+    n_features_to_select : int, float or None
+        Count, fraction of the features, or ``None`` for ⌈√n_samples⌉ (SCLS §4.1).
+    discretizer : "auto", None or transformer
+        How numeric features become discrete symbols before counting. ``"auto"``:
+        integer-valued data (binary, nominal codes, already discretized) is used as is,
+        and data with fractional values is discretized by
+        :class:`~skmlfs.discretize.LAIMDiscretizer` fitted on the training data (the
+        supervised method the SCLS and memetic papers use). ``None``: values are used as
+        symbols as they are. A transformer is cloned and fitted with ``fit(X, Y)``.
+    """
+
+    def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto"):
+        self.n_features_to_select = n_features_to_select
+        self.discretizer = discretizer
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X: Any, Y: Any) -> BaseInfoSelector:
+        """Select features of ``X`` for the labels ``Y``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+        Y : array-like or sparse matrix of shape (n_samples, n_labels), 0/1
+        """
+        X = validate_data(
+            self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
+        )
+        Y = check_labels(Y, X.shape[0])
+        self._check_params()
+        Xd = self._discretize(X, Y)
+        cache = InfoCache(DiscreteData.from_array(Xd), DiscreteData.from_array(Y))
+        k = resolve_n_features(self.n_features_to_select, X.shape[0], X.shape[1])
+        ranking, scores = self._select(cache, k)
+        if ranking.size < k:
+            warnings.warn(
+                f"{type(self).__name__} selected {ranking.size} of the {k} requested "
+                "features: the remaining candidates have zero entropy (constant columns) "
+                "and carry no information.",
+                UserWarning,
+                stacklevel=2,
+            )
+        self.ranking_ = ranking.astype(np.intp)
+        self.scores_ = np.asarray(scores, dtype=float)
+        self.n_features_to_select_ = int(ranking.size)
+        self.entropies_ = cache.h_x
+        return self
+
+    def _check_params(self) -> None:
+        """Hook for subclasses to validate their own parameters at fit."""
+
+    def _discretize(self, X, Y):
+        disc = self.discretizer
+        if isinstance(disc, str):
+            if disc != "auto":
+                raise ValueError(
+                    f"discretizer must be 'auto', None or a transformer; got {disc!r}."
+                )
+            if is_discrete(X):
+                return X
+            from ..discretize import LAIMDiscretizer
+
+            disc = LAIMDiscretizer()
+        elif disc is None:
+            return X
+        return clone(disc).fit(X, Y).transform(X)
+
+    @abstractmethod
+    def _select(self, cache: InfoCache, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Return the selected feature indices in order and their criterion values."""
+
+    # ------------------------------------------------------------------ selector API
+    def _get_support_mask(self) -> np.ndarray:
+        check_is_fitted(self, "ranking_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.ranking_] = True
+        return mask
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.input_tags.sparse = True
+        return tags
+
+
+def greedy_select(
+    first: np.ndarray,
+    update: Any,
+    score: Any,
+    valid: np.ndarray,
+    k: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Run the common greedy forward search (``filters.md`` §0).
+
+    Parameters
+    ----------
+    first : ndarray (d,)
+        Criterion of every candidate when nothing is selected.
+    update : callable(s) -> None
+        Called after feature ``s`` enters the subset, to update the accumulators.
+    score : callable() -> ndarray (d,)
+        Criterion of every candidate given the current subset.
+    valid : ndarray of bool (d,)
+        Candidates that may ever be selected (zero-entropy features are not).
+    k : int
+        Number of features to select.
+
+    Ties go to the lowest feature index (``np.argmax`` returns the first maximum).
+    Stops early when no valid candidate is left.
+    """
+    available = valid.copy()
+    ranking: list[int] = []
+    scores: list[float] = []
+    J = first
+    for step in range(k):
+        if step:
+            J = score()
+        J = np.where(available, J, -np.inf)
+        f = int(np.argmax(J))
+        if not available[f]:
+            break
+        ranking.append(f)
+        scores.append(float(J[f]))
+        available[f] = False
+        if step + 1 < k:
+            update(f)
+    return np.asarray(ranking, dtype=np.intp), np.asarray(scores)

@@ -1,0 +1,245 @@
+"""Greedy information-theoretic filters: SCLS, AMI, MDMR, GICS.
+
+All four share the count engine through :class:`~skmlfs.info.InfoCache`: the
+feature × label block (entropies, MI) is computed once with one product, and each greedy
+step adds one column of feature × selected-feature quantities.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ..info import InfoCache
+from ._base import BaseInfoSelector, greedy_select
+
+__all__ = ["AMI", "GICS", "MDMR", "SCLS", "gics_select"]
+
+
+class SCLS(BaseInfoSelector):
+    """Scalable Criterion for Large Label Set (Lee & Kim 2017).
+
+    Greedy forward selection maximising Eq. (24)/(25) of the paper::
+
+        J(f) = Σ_l I(f; l) − Σ_{s∈S} [I(f; s) / H(f)] · Σ_l I(f; l)
+
+    The first feature maximises the relevance ``Σ_l I(f; l)`` (Eq. 9). Features with
+    ``H(f) = 0`` are discarded (§3.4); exact ties go to the lowest feature index.
+
+    Parameters
+    ----------
+    n_features_to_select : int, float or None, default=None
+        Count, fraction, or ``None`` for ⌈√n_samples⌉ (the paper's budget, §4.1).
+    discretizer : "auto", None or transformer, default="auto"
+        See :class:`~skmlfs.selection._base.BaseInfoSelector`.
+
+    Attributes
+    ----------
+    ranking_ : ndarray of int
+        Selected feature indices in the order they were picked.
+    scores_ : ndarray of float
+        Criterion value (bits) of each selected feature when it was picked.
+    relevance_ : ndarray of shape (n_features,)
+        ``Σ_l I(f; l)`` of every feature (Part 1 of Eq. 26).
+    entropies_ : ndarray of shape (n_features,)
+        ``H(f)`` of every feature (bits).
+
+    Examples
+    --------
+    >>> from skmlfs.datasets import make_multilabel_discrete
+    >>> from skmlfs.selection import SCLS
+    >>> ds = make_multilabel_discrete(random_state=0)
+    >>> sel = SCLS(n_features_to_select=5).fit(ds.X, ds.Y)
+    >>> sel.transform(ds.X).shape
+    (500, 5)
+    """
+
+    def _select(self, cache: InfoCache, k: int):
+        rel = cache.relevance
+        h = cache.h_x
+        valid = h > 0
+        safe_h = np.where(valid, h, 1.0)
+        ratio = np.zeros_like(rel)  # Σ_s I(f; s) / H(f), accumulated as in Eq. (25)
+
+        def update(s: int) -> None:
+            ratio[:] += cache.mi_xx(s) / safe_h
+
+        with threadpool_limits(limits=1):
+            ranking, scores = greedy_select(rel, update, lambda: rel - ratio * rel, valid, k)
+        self.relevance_ = rel
+        return ranking, scores
+
+
+class AMI(BaseInfoSelector):
+    """Approximating mutual information (Lee, Lim & Kim 2012), SCLS paper Eq. (2)/(13).
+
+    ``J(f) = Σ_l I(f; l) − Σ_{s∈S} I(f; s)``: relevance summed over labels, redundancy
+    summed over the selected features, without normalisation. Zero-entropy features are
+    never selected; ties go to the lowest index. Attributes as in :class:`SCLS`.
+    """
+
+    def _select(self, cache: InfoCache, k: int):
+        rel = cache.relevance
+        red = np.zeros_like(rel)
+
+        def update(s: int) -> None:
+            red[:] += cache.mi_xx(s)
+
+        with threadpool_limits(limits=1):
+            ranking, scores = greedy_select(rel, update, lambda: rel - red, cache.h_x > 0, k)
+        self.relevance_ = rel
+        return ranking, scores
+
+
+class MDMR(BaseInfoSelector):
+    """Max-Dependency and Min-Redundancy (Lin, Hu, Liu & Duan 2015).
+
+    ``variant="lin2015"`` (default, ``../shared/specs/filters.md`` §3)::
+
+        J(f) = Σ_l I(f; l) − (1/|S|) Σ_{s∈S} [ I(f; s) − Σ_l I(s; l | f) ]
+
+    ``variant="interaction"`` (the PyIT-MLFS reading)::
+
+        J(f) = Σ_l I(f; l) − Σ_{s∈S} Σ_l [ I(f; s) − I(f; s | l) ]
+
+    The original paper was not retrievable; the specs mark the default form as an
+    assumption. Each step costs one stratified product of the features with the labels
+    (the three-way entropies ``H(f, l, s)`` for all ``f, l``).
+
+    Parameters
+    ----------
+    n_features_to_select, discretizer
+        As in :class:`SCLS`.
+    variant : {"lin2015", "interaction"}, default="lin2015"
+    """
+
+    def __init__(
+        self, n_features_to_select: Any = None, discretizer: Any = "auto", variant: str = "lin2015"
+    ):
+        super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
+        self.variant = variant
+
+    def _check_params(self) -> None:
+        if self.variant not in ("lin2015", "interaction"):
+            raise ValueError(
+                f"variant must be 'lin2015' or 'interaction'; got {self.variant!r}."
+            )
+
+    def _select(self, cache: InfoCache, k: int):
+        rel = cache.relevance
+        q = cache.Y.n_vars
+        h_x, h_y, h_xy = cache.h_x, cache.h_y, cache.h_xy
+        acc = np.zeros_like(rel)
+        n_sel = [0]
+        sum_h_xy = h_xy.sum(axis=1)
+
+        def update(s: int) -> None:
+            h_xys = cache.h_xy_given(s)  # H(f, l, s), (d, q)
+            h_xs = cache.h_xx(s)  # H(f, s)
+            mi_fs = h_x + h_x[s] - h_xs
+            if self.variant == "lin2015":
+                # Σ_l I(s; l | f) = Σ_l [H(s,f) + H(l,f) − H(s,l,f) − H(f)]
+                cmi = q * h_xs + sum_h_xy - h_xys.sum(axis=1) - q * h_x
+                acc[:] += mi_fs - cmi
+            else:
+                # Σ_l I(f; s | l) = Σ_l [H(f,l) + H(s,l) − H(f,s,l) − H(l)]
+                cmi = sum_h_xy + h_xy[s].sum() - h_xys.sum(axis=1) - h_y.sum()
+                acc[:] += q * mi_fs - cmi
+            n_sel[0] += 1
+
+        def score() -> np.ndarray:
+            if self.variant == "lin2015":
+                return rel - acc / n_sel[0]
+            return rel - acc
+
+        ranking, scores = greedy_select(rel, update, score, h_x > 0, k)
+        self.relevance_ = rel
+        return ranking, scores
+
+
+class GICS(BaseInfoSelector):
+    """The filter inside the memetic wrapper (Seo, Kim & Lee 2019), as in ``gics.m``.
+
+    With ``|L|`` labels and ``S`` the current subset (``../shared/specs/filters.md`` §4)::
+
+        first step:  score(f) = |L|·H(f) − Σ_l H(f, l)
+        later:       score(f) = |L|·Σ_{s∈S} H(f, s) − |S|·Σ_l H(f, l)   (H(f) > 0 only)
+
+    i.e. a normalised AMI: ``mean_l I(f; l) − mean_s I(f; s)`` up to constants.
+    The memetic wrapper calls :func:`gics_select` directly on label subsets.
+    Attributes as in :class:`SCLS` (``scores_`` holds the raw GICS scores above).
+    """
+
+    def _select(self, cache: InfoCache, k: int):
+        labels = np.arange(cache.Y.n_vars)
+        with threadpool_limits(limits=1):
+            return gics_select(cache, np.arange(cache.X.n_vars), labels, k)
+
+
+def gics_select(
+    cache: InfoCache,
+    candidates: np.ndarray,
+    labels: np.ndarray,
+    k: int,
+    seed: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """GICS greedy selection over a candidate set for a label subset (``gics.m``).
+
+    Parameters
+    ----------
+    cache : InfoCache
+        Entropy tables ``H(f)``, ``H(f, l)`` and ``H(f, s)`` of the full training set.
+    candidates : ndarray of int
+        Feature indices that may be selected.
+    labels : ndarray of int
+        The label subset ``Lz`` to serve; ``|Lz|`` is the multiplier.
+    k : int
+        Target subset size (including the seed).
+    seed : ndarray of int, optional
+        "add" mode: start from these features and only apply the later-step rule.
+
+    Returns
+    -------
+    ranking : ndarray of int
+        Selected features (seed first in add mode), at most ``k``; fewer when every
+        remaining candidate is selected already or has zero entropy.
+    scores : ndarray
+        Score of each newly added feature when it was picked (seed features get NaN).
+    """
+    candidates = np.asarray(candidates, dtype=np.intp)
+    labels = np.asarray(labels, dtype=np.intp)
+    nz = float(labels.size)
+    h_c = cache.h_x[candidates]
+    sum_h_cl = cache.h_xy[np.ix_(candidates, labels)].sum(axis=1) if labels.size else 0.0
+    sum_h_cs = np.zeros(candidates.size)
+    selected: list[int] = []
+    scores: list[float] = []
+    available = np.ones(candidates.size, dtype=bool)
+    pos_of = {int(f): i for i, f in enumerate(candidates)}
+    if seed is not None:
+        for s in np.asarray(seed, dtype=np.intp):
+            selected.append(int(s))
+            scores.append(np.nan)
+            sum_h_cs += cache.h_xx(int(s))[candidates]
+            if int(s) in pos_of:
+                available[pos_of[int(s)]] = False
+    while len(selected) < k:
+        if not selected:
+            # fresh mode, first pick: no zero-entropy check at this step (gics.m)
+            J = nz * h_c - sum_h_cl
+            J = np.where(available, J, -np.inf)
+        else:
+            J = nz * sum_h_cs - len(selected) * sum_h_cl
+            J = np.where(available & (h_c > 0), J, -np.inf)
+        i = int(np.argmax(J))
+        if not np.isfinite(J[i]):
+            break
+        f = int(candidates[i])
+        selected.append(f)
+        scores.append(float(J[i]))
+        available[i] = False
+        if len(selected) < k:
+            sum_h_cs += cache.h_xx(f)[candidates]
+    return np.asarray(selected, dtype=np.intp), np.asarray(scores)
