@@ -1,0 +1,80 @@
+"""The ``mlfs`` command.
+
+Each subcommand lives in its own private module exposing ``register(subparsers)``; the
+module is imported only when its command runs, so ``mlfs --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+__all__ = ["main"]
+
+# name -> (module, one-line help). Order = order in --help.
+_COMMANDS = {
+    "demo": ("_demo", "run the main job on a generated dataset: select features, compare scores"),
+    "info": ("_info", "print the statistics table (Table 1 of the SCLS paper) of dataset files"),
+    "select": ("_select", "rank and select features of a dataset with one method"),
+    "evaluate": ("_evaluate", "compare selection methods with a learner over repeated splits"),
+    "benchmark": ("_benchmark", "run an experiment file (resumable) and write its report"),
+    "report": ("_report", "tables and figures from a results database"),
+}
+
+_DESCRIPTION = """\
+scikit-mlfs: feature selection for multi-label data.
+
+Typical use:
+  mlfs demo                                   # no input needed: a 10-second tour
+  mlfs info data/emotions.arff                # what is in a dataset
+  mlfs select data/enron.arff --method scls -k 20 --out ranking.csv
+  mlfs evaluate data/enron.arff --methods scls,ami,mdmr --learner mlnb --repeats 10
+  mlfs benchmark experiments/scls_paper.toml  # a whole paper's comparison, resumable
+  mlfs report runs/scls_paper.db              # tables + CD diagrams from the results
+
+Datasets: Mulan ARFF (+ XML label file beside it), MEKA ARFF, sparse ARFF, MATLAB .mat.
+A dataset can also be given by name (e.g. "emotions") when MLFS_DATASETS points to a
+folder holding mulan/<name>/ subfolders.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mlfs", description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"scikit-mlfs {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_) in _COMMANDS.items():
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.set_defaults(_module=module)
+        _import(module).register(p)
+    return parser
+
+
+def _import(module: str):
+    return importlib.import_module(f"{__name__}.{module}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``mlfs`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(_import(args._module).run(args) or 0)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except (ValueError, FileNotFoundError, OSError) as exc:
+        # User errors (bad file, bad option): one clear line, no traceback.
+        print(f"mlfs {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
