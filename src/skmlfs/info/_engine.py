@@ -128,11 +128,13 @@ class DiscreteData:
         col_offset = 0
         for j0 in range(0, p, step):
             block = X[:, j0 : j0 + step]
-            codes, vals = _codes_by_offset(block)
+            codes, vals, ar = _codes_binary(block)
             if codes is None:
-                codes, vals = _codes_by_unique(block)
-            ar = np.array([len(v) for v in vals], dtype=np.int64)
-            codes, vals = _most_frequent_first(codes, ar, vals)
+                codes, vals = _codes_by_offset(block)
+                if codes is None:
+                    codes, vals = _codes_by_unique(block)
+                ar = np.array([len(v) for v in vals], dtype=np.int64)
+                codes, vals = _most_frequent_first(codes, ar, vals)
             arity[j0 : j0 + block.shape[1]] = ar
             values.extend(vals)
             bptr = col_offset + np.concatenate([[0], np.cumsum(ar - 1)])
@@ -252,6 +254,30 @@ class DiscreteData:
 
 
 # ---------------------------------------------------------------------- encoding
+def _codes_binary(X: np.ndarray):
+    """Fast path for 0/1 columns: code 0 is the more frequent value (0 on ties)."""
+    if X.size == 0 or X.dtype.kind not in "biuf":
+        return None, None, None
+    lo, hi = X.min(), X.max()
+    if lo < 0 or hi > 1:
+        return None, None, None
+    if X.dtype.kind == "f" and not np.all((X == 0) | (X == 1)):
+        return None, None, None
+    n = X.shape[0]
+    ones = np.count_nonzero(X, axis=0)
+    flip = ones * 2 > n
+    codes = X.astype(np.int8)
+    if flip.any():
+        codes[:, flip] = 1 - codes[:, flip]
+    arity = 1 + ((ones > 0) & (ones < n)).astype(np.int64)
+    v01, v10, v0, v1 = (np.array(v, dtype=X.dtype) for v in ([0, 1], [1, 0], [0], [1]))
+    values = [
+        (v10 if f else v01) if a == 2 else (v1 if c == n else v0)
+        for f, a, c in zip(flip, arity, ones, strict=True)
+    ]
+    return codes, values, arity
+
+
 def _codes_by_offset(X: np.ndarray):
     """Vectorised coding of integer-valued columns with a small value range."""
     if X.size == 0:
@@ -354,6 +380,9 @@ def _cross_counts(A: DiscreteData, B: DiscreteData) -> np.ndarray:
         out = (b.T @ a).T  # sparse.T @ dense
     elif isinstance(b, np.ndarray):
         out = a.T @ b
+    elif b.shape[1] <= 64:
+        # one or a few selected variables: a sparse-times-dense product is much cheaper
+        out = a.T @ b.toarray()
     else:
         if n >= _F32_EXACT:
             a, b = a.astype(np.float64), b.astype(np.float64)
