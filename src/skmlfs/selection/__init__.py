@@ -1,6 +1,9 @@
 """Multi-label feature selectors (scikit-learn ``SelectorMixin`` estimators)."""
 
 from ._info_filters import AMI, GICS, MDMR, SCLS, gics_select
+from ._lrfs import LRFS
+from ._mlcfs import MLCFS
+from ._ppt_filters import PPTCHI, PPTMI
 from ._sparse_learning import MIFS, RALMFS, RLEFS
 
-__all__ = ["MIFS", "RALMFS", "RLEFS", "AMI", "GICS", "MDMR", "SCLS", "gics_select"]
+__all__ = ["LRFS", "MLCFS", "PPTCHI", "PPTMI", "MIFS", "RALMFS", "RLEFS", "AMI", "GICS", "MDMR", "SCLS", "gics_select"]
