@@ -6,4 +6,17 @@ from ._mlcfs import MLCFS
 from ._ppt_filters import PPTCHI, PPTMI
 from ._sparse_learning import MIFS, RALMFS, RLEFS
 
-__all__ = ["LRFS", "MLCFS", "PPTCHI", "PPTMI", "MIFS", "RALMFS", "RLEFS", "AMI", "GICS", "MDMR", "SCLS", "gics_select"]
+__all__ = [
+    "AMI",
+    "GICS",
+    "LRFS",
+    "MDMR",
+    "MIFS",
+    "MLCFS",
+    "PPTCHI",
+    "PPTMI",
+    "RALMFS",
+    "RLEFS",
+    "SCLS",
+    "gics_select",
+]
