@@ -1,0 +1,211 @@
+"""Shared machinery of the discretizers: validation, pass-through columns, binning.
+
+A discretizer learns, per column, sorted bin edges on the training data and maps a value
+to the index of its bin. Columns that are already discrete pass through unchanged.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+_INT32 = np.iinfo(np.int32)
+
+
+def _column_stats_integer_distinct(X: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Per column: all values integers? and number of distinct values (sparse-aware)."""
+    n, d = X.shape
+    if sp.issparse(X):
+        Xc = sp.csc_matrix(X, copy=True)
+        Xc.eliminate_zeros()
+        Xc.sort_indices()
+        cols = np.repeat(np.arange(d), np.diff(Xc.indptr))
+        data = Xc.data
+        nonint = np.bincount(cols, weights=(data != np.round(data)), minlength=d) > 0
+        order = np.lexsort((data, cols))
+        dv, dc = data[order], cols[order]
+        new = np.ones(dv.size, dtype=bool)
+        new[1:] = (dv[1:] != dv[:-1]) | (dc[1:] != dc[:-1])
+        distinct = np.bincount(dc[new], minlength=d) + (np.diff(Xc.indptr) < n)
+        return ~nonint, distinct
+    X = np.asarray(X)
+    integer = np.all(X == np.round(X), axis=0)
+    Xs = np.sort(X, axis=0)
+    distinct = 1 + np.count_nonzero(Xs[1:] != Xs[:-1], axis=0) if n else np.zeros(d, int)
+    return integer, distinct
+
+
+def _check_int(value: Any, name: str, minimum: int) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
+
+
+class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Base class; subclasses implement ``_fit_edges`` and may override the hooks."""
+
+    #: output dtype of ``transform``
+    _output_dtype: Any = np.int32
+    #: bins ``(e_k, e_{k+1}]`` (True) or ``[e_k, e_{k+1})`` (False)
+    _right_closed = False
+    #: subtracted from the 0-based bin index
+    _code_offset = 0
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # ------------------------------------------------------------ hooks
+    def _check_params(self) -> None:  # pragma: no cover - overridden
+        pass
+
+    def _auto_passthrough(self, X: Any) -> np.ndarray:
+        """Default rule: integer-valued columns with ≤ ``max_discrete_values`` values."""
+        integer, distinct = _column_stats_integer_distinct(X)
+        return integer & (distinct <= self.max_discrete_values)
+
+    def _fit_edges(self, X: np.ndarray, Y: np.ndarray | None) -> list[np.ndarray]:
+        raise NotImplementedError
+
+    def _n_bins_of(self, edges: np.ndarray) -> int:
+        return len(edges) - 1
+
+    # ------------------------------------------------------------ helpers
+    def _validate_X(self, X: Any, reset: bool) -> Any:
+        return validate_data(
+            self, X, accept_sparse=["csr", "csc"], dtype=np.float64, ensure_all_finite=True,
+            reset=reset,
+        )
+
+    def _resolve_passthrough(self, X: Any) -> np.ndarray:
+        d = X.shape[1]
+        cf = self.categorical_features
+        if isinstance(cf, str):
+            if cf != "auto":
+                raise ValueError(
+                    f"categorical_features must be 'auto', None, a boolean mask or column "
+                    f"indices; got {cf!r}."
+                )
+            return np.asarray(self._auto_passthrough(X), dtype=bool)
+        if cf is None:
+            return np.zeros(d, dtype=bool)
+        arr = np.asarray(cf)
+        if arr.dtype == bool:
+            if arr.shape != (d,):
+                raise ValueError(
+                    f"categorical_features as a boolean mask must have length {d} (the number "
+                    f"of features); got shape {arr.shape}."
+                )
+            return arr.copy()
+        if arr.ndim == 1 and (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+            if arr.size and (arr.min() < -d or arr.max() >= d):
+                raise ValueError(
+                    f"categorical_features indices must lie in [-{d}, {d}); got {cf!r}."
+                )
+            mask = np.zeros(d, dtype=bool)
+            mask[arr] = True
+            return mask
+        raise ValueError(
+            f"categorical_features must be 'auto', None, a boolean mask or column indices; "
+            f"got {cf!r}."
+        )
+
+    def _check_passthrough_values(self, X: Any, mask: np.ndarray, when: str) -> None:
+        """Integer output requires pass-through columns to hold int32-representable integers."""
+        if self._output_dtype is not np.int32 or not mask.any():
+            return
+        cols = np.flatnonzero(mask)
+        if sp.issparse(X):
+            Xp = sp.csc_matrix(X)[:, cols]
+            data, col_of = Xp.data, np.repeat(cols, np.diff(Xp.indptr))
+        else:
+            block = np.asarray(X)[:, cols]
+            data, col_of = block.ravel(), np.tile(cols, block.shape[0])
+        bad = (data != np.round(data)) | (data < _INT32.min) | (data > _INT32.max)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"column {int(col_of[k])} passes through unchanged (categorical) but holds "
+                f"{float(data[k])!r} at {when}; pass-through columns must hold integers in the "
+                "int32 range. Mark the column as numeric via categorical_features."
+            )
+
+    # ------------------------------------------------------------ API
+    def fit(self, X: Any, Y: Any = None) -> _BaseDiscretizer:
+        """Learn the bin edges of every non-pass-through column on the training data.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training features; NaN and infinity are rejected.
+        Y : None or array-like of shape (n_samples, n_labels)
+            Ignored by the unsupervised discretizers; the 0/1 label matrix for LAIM.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X = self._validate_X(X, reset=True)
+        Yv = self._validate_Y(Y, X.shape[0])
+        mask = self._resolve_passthrough(X)
+        self._check_passthrough_values(X, mask, "fit")
+        cols = np.flatnonzero(~mask)
+        Xd = X[:, cols]
+        Xd = Xd.toarray() if sp.issparse(Xd) else np.asarray(Xd)
+        edges = self._fit_edges(Xd, Yv) if cols.size else []
+        _, distinct = _column_stats_integer_distinct(X[:, mask]) if mask.any() else (None, [])
+        d = X.shape[1]
+        self.passthrough_mask_ = mask
+        self.bin_edges_ = np.empty(d, dtype=object)
+        self.n_bins_ = np.zeros(d, dtype=np.int64)
+        for j, e in zip(cols, edges, strict=True):
+            self.bin_edges_[j] = e
+            self.n_bins_[j] = self._n_bins_of(e)
+        self.n_bins_[mask] = distinct
+        return self
+
+    def _validate_Y(self, Y: Any, n: int) -> np.ndarray | None:
+        return None
+
+    def transform(self, X: Any) -> Any:
+        """Replace every numeric value by the index of its training bin.
+
+        Values below the first or above the last training edge go to the first or last
+        bin. Pass-through columns are copied unchanged.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray or sparse matrix of shape (n_samples, n_features)
+            Sparse only when the input is sparse and every column passes through.
+        """
+        check_is_fitted(self, "bin_edges_")
+        X = self._validate_X(X, reset=False)
+        mask = self.passthrough_mask_
+        self._check_passthrough_values(X, mask, "transform")
+        if mask.all():
+            if sp.issparse(X):
+                return X.astype(self._output_dtype)  # astype copies
+            return np.asarray(X).astype(self._output_dtype)
+        Xd = X.toarray() if sp.issparse(X) else np.asarray(X)
+        out = np.empty(Xd.shape, dtype=self._output_dtype)
+        out[:, mask] = Xd[:, mask]
+        for j in np.flatnonzero(~mask):
+            out[:, j] = self._encode_column(j, Xd[:, j])
+        return out
+
+    def _encode_column(self, j: int, x: np.ndarray) -> np.ndarray:
+        e = self.bin_edges_[j]
+        side = "left" if self._right_closed else "right"
+        # Interior edges only: values outside the training range fall in the end bins.
+        return np.searchsorted(e[1:-1], x, side=side) - self._code_offset

@@ -1,0 +1,154 @@
+"""Mean ± factor·std discretizer: oCC's ``myDisc`` (``information_theory.md`` §4)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._base import _BaseDiscretizer
+
+__all__ = ["MeanStdDiscretizer"]
+
+
+def _round3_half_away(e: np.ndarray) -> np.ndarray:
+    """MATLAB ``round(e, 3)``: 3 decimals, halves away from zero (numpy rounds half to even)."""
+    return np.sign(e) * np.floor(np.abs(e) * 1000.0 + 0.5) / 1000.0
+
+
+def _mydisc_skip(X: Any) -> np.ndarray:
+    """``myDisc``'s test ``max(x(x ~= 1)) ~= 0`` is false: the column is left unchanged.
+
+    True when the largest value different from 1 is exactly 0 (e.g. {0, 1}, {-2, 0, 1}), or
+    when every value equals 1 (MATLAB's ``max`` of an empty array is empty, and ``if []`` is
+    false).
+    """
+    n, d = X.shape
+    if sp.issparse(X):
+        Xc = sp.csc_matrix(X, copy=True)
+        Xc.eliminate_zeros()
+        cols = np.repeat(np.arange(d), np.diff(Xc.indptr))
+        vals = np.where(Xc.data != 1, Xc.data, -np.inf)
+        colmax = np.full(d, -np.inf)
+        np.maximum.at(colmax, cols, vals)
+        has_zero = np.diff(Xc.indptr) < n
+        colmax = np.where(has_zero, np.maximum(colmax, 0.0), colmax)
+    else:
+        X = np.asarray(X)
+        colmax = np.where(X != 1, X, -np.inf).max(axis=0) if n else np.full(d, -np.inf)
+    return (colmax == 0) | (colmax == -np.inf)
+
+
+class MeanStdDiscretizer(_BaseDiscretizer):
+    """oCC's ``myDisc``: states around the training mean in steps of ``factor`` standard
+    deviations (``information_theory.md`` §4; oCC §7.1).
+
+    Per numeric training column ``x``: ``μ = mean(x)``, ``s = factor · std(x)`` with the
+    **sample** standard deviation (ddof = 1, MATLAB ``std``; 0 for a single pattern).
+    Interior edges — ``[μ−s, μ+s]`` for 3 states, ``[μ−2s, μ−s, μ+s, μ+2s]`` for 5 — are
+    rounded to 3 decimals (MATLAB ``round(·, 3)``, halves away from zero). Bins follow MATLAB
+    ``discretize`` on ``[-∞, edges, +∞]``: left-closed ``[e_k, e_{k+1})``, so ``x == μ−s``
+    gives 0 and ``x == μ+s`` gives +1. Output states are ``{-1, 0, 1}`` (or ``{-2, ..., 2}``).
+
+    Parameters
+    ----------
+    factor : float, default=0.5
+        Width of the middle state in standard deviations. 0.5 is the oCC reference code
+        (``myDisc(train_data, 3, 0.5)``); the oCC paper's text says 1 ("μ ± σ"), as do the
+        MLC_toolbox defaults.
+    n_states : {3, 5}, default=3
+    categorical_features : "auto", None, array-like of bool or of int, default="auto"
+        Columns left unchanged. ``"auto"`` is ``myDisc``'s own rule: a column is skipped when
+        the largest of its training values different from 1 is exactly 0 (binary {0, 1}
+        columns, but also e.g. {-2, 0, 1}) or when all its values are 1. ``None``: every
+        column is discretized. A boolean mask or column indices: exactly those columns.
+
+    Attributes
+    ----------
+    bin_edges_ : ndarray of object, shape (n_features,)
+        Per column ``[-inf, rounded interior edges..., +inf]``; ``None`` for pass-through
+        columns.
+    n_bins_ : ndarray of int, shape (n_features,)
+        ``n_states`` (1 for a constant column); distinct training values for pass-through
+        columns.
+    mean_, scale_ : ndarray of shape (n_features,)
+        ``μ`` and ``s = factor·std`` (NaN for pass-through columns).
+    passthrough_mask_ : ndarray of bool, shape (n_features,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+
+    Notes
+    -----
+    Output is float64 so that skipped columns keep their values exactly (``myDisc`` leaves
+    them untouched, whatever they are). A constant non-skipped column (``s = 0``) maps to
+    the middle state 0 (spec assumption: MATLAB's behaviour with duplicate edges is not
+    relied upon). If rounding makes two edges coincide (``s < 0.0005``) the middle bin is
+    empty and the left-closed rule decides.
+    """
+
+    _output_dtype = np.float64
+
+    def __init__(
+        self, factor: float = 0.5, n_states: int = 3, *, categorical_features: Any = "auto"
+    ) -> None:
+        self.factor = factor
+        self.n_states = n_states
+        self.categorical_features = categorical_features
+
+    def _check_params(self) -> None:
+        f = self.factor
+        if not isinstance(f, numbers.Real) or isinstance(f, bool) or not np.isfinite(f) or f <= 0:
+            raise ValueError(f"factor must be a finite number > 0; got {f!r}.")
+        if self.n_states not in (3, 5) or isinstance(self.n_states, bool):
+            raise ValueError(f"n_states must be 3 or 5; got {self.n_states!r}.")
+
+    def _auto_passthrough(self, X: Any) -> np.ndarray:
+        return _mydisc_skip(X)
+
+    def _fit_edges(self, X: np.ndarray, Y: Any) -> list[np.ndarray]:
+        n = X.shape[0]
+        mu = X.mean(axis=0)
+        sd = X.std(axis=0, ddof=1) if n > 1 else np.zeros(X.shape[1])
+        s = self.factor * sd
+        mult = np.array([-1.0, 1.0]) if self.n_states == 3 else np.array([-2.0, -1.0, 1.0, 2.0])
+        inner = _round3_half_away(mu[:, None] + mult[None, :] * s[:, None])
+        self._fit_mean, self._fit_scale = mu, s
+        return [
+            np.r_[-np.inf, inner[j], np.inf] if s[j] > 0 else np.array([-np.inf, np.inf])
+            for j in range(X.shape[1])
+        ]
+
+    def fit(self, X: Any, Y: Any = None) -> MeanStdDiscretizer:
+        """Compute ``μ``, ``s`` and the rounded edges of every non-skipped column.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Training features.
+        Y : ignored
+
+        Returns
+        -------
+        self
+        """
+        super().fit(X, Y)
+        d = self.n_features_in_
+        self.mean_ = np.full(d, np.nan)
+        self.scale_ = np.full(d, np.nan)
+        cols = np.flatnonzero(~self.passthrough_mask_)
+        if cols.size:
+            self.mean_[cols] = self._fit_mean
+            self.scale_[cols] = self._fit_scale
+            del self._fit_mean, self._fit_scale
+        return self
+
+    def _encode_column(self, j: int, x: np.ndarray) -> np.ndarray:
+        e = self.bin_edges_[j]
+        if e.size == 2:  # constant training column: middle state
+            return np.zeros(x.shape, dtype=np.float64)
+        return (np.searchsorted(e[1:-1], x, side="right") - self.n_states // 2).astype(float)
+
+    def _n_bins_of(self, edges: np.ndarray) -> int:
+        return self.n_states if edges.size > 2 else 1
