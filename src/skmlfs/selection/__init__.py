@@ -20,3 +20,7 @@ __all__ = [
     "SCLS",
     "gics_select",
 ]
+
+from ._memetic import GeneticSelector, MemeticSelector  # noqa: E402
+
+__all__ += ["GeneticSelector", "MemeticSelector"]
