@@ -1,0 +1,49 @@
+"""Helpers shared by the CLI commands."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+
+def load_dataset(spec: str, labels: str | None = None) -> Any:
+    """Load a file path, or a dataset name resolved under ``$MLFS_DATASETS``."""
+    from ..datasets import load, load_name
+
+    label_spec: Any = labels
+    if labels is not None:
+        if labels.lstrip("-").isdigit():
+            label_spec = int(labels)
+        elif not labels.lower().endswith(".xml"):
+            label_spec = [s.strip() for s in labels.split(",") if s.strip()]
+    path = Path(spec)
+    if path.exists():
+        return load(path, labels=label_spec)
+    if not os.environ.get("MLFS_DATASETS"):
+        raise FileNotFoundError(
+            f"{spec!r} is not a file. To load datasets by name, set MLFS_DATASETS to a folder "
+            "holding mulan/<name>/ subfolders (and plcfs/<name>.mat files)."
+        )
+    return load_name(spec, labels=label_spec)
+
+
+def add_labels_option(parser) -> None:
+    parser.add_argument(
+        "--labels",
+        metavar="SPEC",
+        help="label XML file, comma-separated label names, or a MEKA-style count "
+        "(n > 0: first n attributes, n < 0: last n). Default: the XML file beside the "
+        "ARFF, or -C n in a MEKA @relation.",
+    )
+
+
+def parse_k(value: str | None) -> Any:
+    """``-k`` forms: an int count, a fraction ``0.1``, a percentage ``10%``, or ``sqrt``."""
+    if value is None or value in ("sqrt", "ceil_sqrt"):
+        return None
+    if value.endswith("%"):
+        return float(value[:-1]) / 100.0
+    if "." in value:
+        return float(value)
+    return int(value)
