@@ -8,7 +8,9 @@ from ._engine import (
     conditional_mutual_info,
     entropy,
     interaction_info,
+    iter_conditional_mutual_info,
     joint_entropy,
+    joint_entropy_one,
     mutual_info,
 )
 
@@ -17,7 +19,9 @@ __all__ = [
     "conditional_mutual_info",
     "entropy",
     "interaction_info",
+    "iter_conditional_mutual_info",
     "joint_entropy",
+    "joint_entropy_one",
     "mutual_info",
 ]
 

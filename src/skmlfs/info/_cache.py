@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._engine import DiscreteData, entropy, joint_entropy
+from ._engine import DiscreteData, entropy, joint_entropy, joint_entropy_one
 
 __all__ = ["InfoCache"]
 
@@ -69,7 +69,7 @@ class InfoCache:
         """``H(f, s)`` for every feature ``f``, shape (d,)."""
         col = self._h_ff.get(s)
         if col is None:
-            col = joint_entropy(self.X, self.X.take([s]), base=self.base)[:, 0]
+            col = joint_entropy_one(self.X, self.X, s, base=self.base)
             self._h_ff[s] = col
         return col
 

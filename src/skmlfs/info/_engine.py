@@ -29,8 +29,10 @@ code-0 stratum by subtraction from the unrestricted counts.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,7 +42,9 @@ __all__ = [
     "conditional_mutual_info",
     "entropy",
     "interaction_info",
+    "iter_conditional_mutual_info",
     "joint_entropy",
+    "joint_entropy_one",
     "mutual_info",
 ]
 
@@ -138,7 +142,9 @@ class DiscreteData:
             arity[j0 : j0 + block.shape[1]] = ar
             values.extend(vals)
             bptr = col_offset + np.concatenate([[0], np.cumsum(ar - 1)])
-            r, c = np.nonzero(codes)
+            # flatnonzero on a bool mask is several times faster than 2-D nonzero
+            flat = np.flatnonzero(codes.view(bool) if codes.dtype == np.int8 else codes != 0)
+            r, c = np.divmod(flat, codes.shape[1])
             rows_parts.append(r.astype(np.int32))
             cols_parts.append((bptr[c] + codes[r, c] - 1).astype(np.int32))
             col_offset = int(bptr[-1])
@@ -229,12 +235,47 @@ class DiscreteData:
         values = None if self.values is None else [self.values[i] for i in idx]
         return DiscreteData(self.n_samples, arity, ptr, ind, self.counts[cols], values)
 
+    @classmethod
+    def concat(cls, parts: list[DiscreteData]) -> DiscreteData:
+        """The variables of several blocks observed on the same rows, side by side."""
+        if not parts:
+            raise ValueError("concat needs at least one DiscreteData block.")
+        n = parts[0].n_samples
+        if any(p.n_samples != n for p in parts):
+            raise ValueError("concat: blocks observed on different numbers of rows.")
+        arity = np.concatenate([p.arity for p in parts])
+        ptr = np.concatenate([[0], np.cumsum(arity - 1)])
+        if all(p.is_dense for p in parts):
+            ind = np.hstack([p.indicators for p in parts])
+        else:
+            ind = sp.hstack([sp.csc_matrix(p.indicators) for p in parts], format="csc")
+        counts = np.concatenate([p.counts for p in parts])
+        values = (
+            None
+            if any(p.values is None for p in parts)
+            else [v for p in parts for v in p.values]
+        )
+        return cls(int(n), arity, ptr, ind, counts, values)
+
     def rows(self, mask: np.ndarray) -> DiscreteData:
         """The same variables observed on a subset of rows (codes kept)."""
         rows = np.flatnonzero(mask) if np.asarray(mask).dtype == bool else np.asarray(mask)
-        ind = self.indicators[rows]
-        counts = np.asarray(ind.sum(axis=0)).ravel().astype(np.int64)
+        if self.is_dense:
+            ind = self.indicators[rows]
+        else:
+            ind = self.row_major[rows].tocsc()
+        counts = _row_sums(self, rows)
         return DiscreteData(int(rows.size), self.arity, self.ptr, ind, counts, self.values)
+
+    @cached_property
+    def col_major(self) -> sp.csc_matrix:
+        """The indicator matrix as CSC (rows of each code, for conditioning on it)."""
+        return sp.csc_matrix(self.indicators)
+
+    @cached_property
+    def row_major(self) -> sp.csr_matrix | np.ndarray:
+        """The indicator matrix in row-major (CSR) form, for restricting to rows."""
+        return self.indicators if self.is_dense else sp.csr_matrix(self.indicators)
 
     def codes(self) -> np.ndarray:
         """Dense ``(n, p)`` matrix of codes (for references and debugging)."""
@@ -365,12 +406,46 @@ def _xlogx_table(n: int) -> np.ndarray:
     return t
 
 
+def _row_sums(A: DiscreteData, rows: np.ndarray) -> np.ndarray:
+    """Counts of every non-zero code of ``A`` over the given rows, shape (m_A,).
+
+    Costs the stored entries of those rows only (not the whole matrix), which is what
+    makes a greedy step against one selected feature cheap.
+    """
+    m = A.indicators.shape[1]
+    if rows.size == 0 or m == 0:
+        return np.zeros(m, dtype=np.int64)
+    if A.is_dense:
+        return np.rint(np.add.reduce(A.indicators[rows], axis=0, dtype=np.float64)).astype(
+            np.int64
+        )
+    csr = A.row_major
+    starts, ends = csr.indptr[rows], csr.indptr[rows + 1]
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(m, dtype=np.int64)
+    offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    positions = np.arange(total) + offsets
+    return np.bincount(csr.indices[positions], minlength=m).astype(np.int64)
+
+
+# Below this many indicator columns in B, count per B-column by restricting A's rows.
+_FEW_COLUMNS = 8
+
+
 def _cross_counts(A: DiscreteData, B: DiscreteData) -> np.ndarray:
     """Dense ``(m_A, m_B)`` int64 matrix ``A_indᵀ B_ind`` (cells with both codes ≥ 1)."""
     a, b = A.indicators, B.indicators
     n = A.n_samples
     if a.shape[1] == 0 or b.shape[1] == 0:
         return np.zeros((a.shape[1], b.shape[1]), dtype=np.int64)
+    if b.shape[1] <= _FEW_COLUMNS and b.shape[1] < a.shape[1]:
+        bcsc = sp.csc_matrix(b)
+        out = np.empty((a.shape[1], b.shape[1]), dtype=np.int64)
+        for c in range(b.shape[1]):
+            out[:, c] = _row_sums(A, bcsc.indices[bcsc.indptr[c] : bcsc.indptr[c + 1]])
+        return out
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         if n < _F32_EXACT:
             out = a.T @ b
@@ -487,10 +562,29 @@ def joint_entropy(
     if z.n_vars != 1:
         raise ValueError(f"`given` must hold exactly one variable; got {z.n_vars}.")
     _check_rows(A, z)
-    s = np.zeros((A.n_vars, B.n_vars))
-    rest_C, rest_a, rest_b, rest_n = C.copy(), A.counts.copy(), B.counts.copy(), n
     zind = sp.csc_matrix(z.indicators)
-    for c in range(zind.shape[1]):  # strata z = code c+1 (a handful of codes)
+    s = _stratified_xlogx(A, B, C, zind, 0, zind.shape[1], table)
+    return _to_base(np.log(n) - s / n, base)
+
+
+def _stratified_xlogx(
+    A: DiscreteData,
+    B: DiscreteData,
+    C: np.ndarray,
+    zind: sp.csc_matrix,
+    lo: int,
+    hi: int,
+    table: np.ndarray,
+) -> np.ndarray:
+    """``Σ c log c`` of the three-way tables ``(A_i, B_j, z)`` for all pairs.
+
+    ``z`` owns the indicator columns ``lo:hi`` of ``zind`` (its non-zero codes); ``C`` is
+    the unrestricted ``A_indᵀ B_ind``. One restricted product per non-zero code, the
+    code-0 stratum by subtraction.
+    """
+    s = np.zeros((A.n_vars, B.n_vars))
+    rest_C, rest_a, rest_b, rest_n = C.copy(), A.counts.copy(), B.counts.copy(), A.n_samples
+    for c in range(lo, hi):  # strata z = code c-lo+1 (a handful of codes)
         rows = zind.indices[zind.indptr[c] : zind.indptr[c + 1]]
         As, Bs = A.rows(rows), B.rows(rows)
         Cs = _cross_counts(As, Bs)
@@ -501,7 +595,40 @@ def joint_entropy(
         rest_n -= rows.size
     # stratum z = 0 by subtraction from the unrestricted counts
     s += _sum_xlogx_tables(rest_C, rest_a, rest_b, rest_n, A, B, table)
-    return _to_base(np.log(n) - s / n, base)
+    return s
+
+
+class _Ptr(NamedTuple):
+    """Just the variable → indicator-column layout, for one variable's tables."""
+
+    ptr: np.ndarray
+
+
+def joint_entropy_one(
+    A: DiscreteData | Any, B: DiscreteData | Any, j: int, *, base: float = 2.0
+) -> np.ndarray:
+    """``H(A_i, B_j)`` for every variable of ``A`` and one variable ``j`` of ``B``.
+
+    The greedy step's workhorse: it restricts ``A``'s rows to each non-zero code of
+    ``B_j`` instead of slicing ``B`` and running a general product, so it costs the
+    stored entries of those rows only.
+
+    Returns
+    -------
+    ndarray of shape (p_A,)
+    """
+    A, B = _as_data(A), _as_data(B)
+    n = _check_rows(A, B)
+    lo, hi = int(B.ptr[j]), int(B.ptr[j + 1])
+    bcsc = B.col_major
+    C = np.empty((A.indicators.shape[1], hi - lo), dtype=np.int64)
+    for c in range(lo, hi):  # one pass per non-zero code of B_j (one for binary data)
+        C[:, c - lo] = _row_sums(A, bcsc.indices[bcsc.indptr[c] : bcsc.indptr[c + 1]])
+    table = _xlogx_table(n)
+    s = _sum_xlogx_tables(
+        C, A.counts, B.counts[lo:hi], n, A, _Ptr(np.array([0, hi - lo])), table
+    )
+    return _to_base(np.log(n) - s[:, 0] / n, base)
 
 
 def mutual_info(
@@ -542,6 +669,40 @@ def conditional_mutual_info(
     h_z = entropy(z, base=base)[0]
     h_abz = joint_entropy(A, B, given=z, base=base)
     return h_az[:, None] + h_bz[None, :] - h_abz - h_z
+
+
+def iter_conditional_mutual_info(
+    A: DiscreteData | Any,
+    B: DiscreteData | Any,
+    Z: DiscreteData | Any,
+    *,
+    base: float = 2.0,
+) -> Iterator[np.ndarray]:
+    """``I(A_i; B_j | Z_c)`` for all pairs, given each variable ``Z_c`` in turn.
+
+    Yields one ``(p_A, p_B)`` array per conditioning variable ``c = 0 .. p_Z-1`` (a
+    generator, so that ``p_Z`` blocks never need to be held at once). Equivalent to
+    ``conditional_mutual_info(A, B, Z.take([c]))`` for every ``c``, but the
+    unconditioned product ``A_indᵀ B_ind`` and the two-way entropies ``H(A_i, Z_c)``,
+    ``H(B_j, Z_c)``, ``H(Z_c)`` are computed once for the whole block; each ``Z_c`` then
+    costs one restricted product per non-zero code of ``Z_c``.
+
+    Used by greedy criteria whose terms are CMIs of many pairs given each candidate
+    (e.g. ``I(Y_j; Y_k | X_m)`` for all label pairs and every candidate feature ``X_m``).
+    """
+    A, B, Z = _as_data(A), _as_data(B), _as_data(Z)
+    n = _check_rows(A, B)
+    _check_rows(A, Z)
+    table = _xlogx_table(n)
+    h_az = joint_entropy(A, Z, base=base)
+    h_bz = joint_entropy(B, Z, base=base)
+    h_z = entropy(Z, base=base)
+    C = _cross_counts(A, B)
+    zind = sp.csc_matrix(Z.indicators)
+    for c in range(Z.n_vars):
+        s = _stratified_xlogx(A, B, C, zind, int(Z.ptr[c]), int(Z.ptr[c + 1]), table)
+        h_abz = _to_base(np.log(n) - s / n, base)
+        yield h_az[:, c, None] + h_bz[None, :, c] - h_abz - h_z[c]
 
 
 def interaction_info(
