@@ -1,3 +1,8 @@
 """Multi-label learners: predict -> dense (n, q) int, predict_proba -> dense (n, q) P(label=1)."""
 
+from ._heom import HEOM as HEOM
+from ._heom import heom_distances as heom_distances
+from ._lazy import DMLkNN as DMLkNN
+from ._lazy import MLCWkNN as MLCWkNN
+from ._lazy import MLkNN as MLkNN
 from ._mlnb import MLNB as MLNB

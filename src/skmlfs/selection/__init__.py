@@ -24,3 +24,7 @@ __all__ = [
 from ._memetic import GeneticSelector, MemeticSelector  # noqa: E402
 
 __all__ += ["GeneticSelector", "MemeticSelector"]
+
+from ._relieff import PPTReliefF, ReliefFML  # noqa: E402
+
+__all__ += ["PPTReliefF", "ReliefFML"]

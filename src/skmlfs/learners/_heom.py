@@ -1,0 +1,523 @@
+"""HEOM and weighted HEOM distances (Wilson & Martinez 1997; ReliefF-ML Eqs. 3–4).
+
+``../shared/specs/learners.md`` §2::
+
+    δ_f(a, b) = 1                           if a or b is missing (NaN)
+              = [a ≠ b]                     if f is nominal
+              = |a − b| / (max_f − min_f)   if f is numeric (range from the training data)
+    HEOM(x, y)  = sqrt( Σ_f w_f δ_f(x_f, y_f)² )          (w_f = 1: plain HEOM)
+
+A constant training feature (range 0) has ``δ = 0``; test values outside the training range
+are not clipped. ``p=1`` gives the sum of differences ``Σ_f w_f δ_f`` (the distance of
+Weka's ReliefF, used by PPT+ReliefF).
+
+Everything is computed block-wise with matrix products instead of loops over pairs:
+
+* numeric part, ``p=2``: squared Euclidean distance of the scaled features
+  ``z = x·√w / range`` through ``‖a‖² + ‖b‖² − 2 a·b`` (dense or sparse products);
+* nominal part: ``Σ w_f − Σ_f w_f [a_f = b_f]``, the matches counted by a product of one-hot
+  encodings;
+* missing numeric values (NaN, set to 0 in ``z``): two correction products
+  (``−(a∘a)·M_b − M_a·(b∘b)``) remove the spurious squared terms and
+  ``Σ_f w_f [f missing in a or b]`` adds the ``δ = 1`` of the missing pairs.
+
+Distances computed this way are exact up to floating-point rounding; on integer-valued
+data with unit weights (binary bag-of-words features) they are exact, so distance ties are
+exact ties. Ties between neighbours always go to the lower training index.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import manhattan_distances
+from sklearn.utils.sparsefuncs import min_max_axis
+from sklearn.utils.validation import validate_data
+
+__all__ = ["HEOM", "check_heom_X", "heom_distances", "stable_smallest"]
+
+# Target size (number of float64 entries) of one block of a distance matrix or of the
+# per-pair difference matrices: bounded memory whatever the data size (~32 MB).
+_BLOCK_ENTRIES = 4_000_000
+
+
+def check_heom_X(estimator: Any, X: Any, *, reset: bool) -> Any:
+    """Validate ``X`` for a HEOM-based estimator: numeric, dense or CSR, NaN = missing.
+
+    NaN is allowed (HEOM treats it as a missing value, ``δ = 1``); infinity is rejected.
+    Sets/checks ``n_features_in_`` like scikit-learn's ``validate_data``.
+    """
+    X = validate_data(
+        estimator,
+        X,
+        reset=reset,
+        accept_sparse="csr",
+        dtype=np.float64,
+        ensure_all_finite="allow-nan",
+    )
+    data = X.data if sp.issparse(X) else X
+    if np.isinf(data).any():
+        raise ValueError(
+            "X contains infinity; HEOM-based estimators accept NaN (missing values) only."
+        )
+    return X
+
+
+def _categorical_mask(categorical_features: Any, n_features: int) -> np.ndarray:
+    """Turn ``None`` / a boolean mask / integer indices into a boolean mask."""
+    if categorical_features is None:
+        return np.zeros(n_features, dtype=bool)
+    cf = np.asarray(categorical_features)
+    if cf.dtype == bool:
+        if cf.shape != (n_features,):
+            raise ValueError(
+                f"categorical_features as a boolean mask must have shape ({n_features},); "
+                f"got {cf.shape}."
+            )
+        return cf.copy()
+    if cf.size == 0:
+        return np.zeros(n_features, dtype=bool)
+    if not np.issubdtype(cf.dtype, np.integer) or cf.ndim != 1:
+        raise ValueError(
+            "categorical_features must be None, a boolean mask of length n_features or "
+            f"a 1-D array of integer feature indices; got {categorical_features!r}."
+        )
+    if cf.min() < -n_features or cf.max() >= n_features:
+        raise ValueError(
+            f"categorical_features holds an index out of range for {n_features} features."
+        )
+    mask = np.zeros(n_features, dtype=bool)
+    mask[cf] = True
+    return mask
+
+
+def _check_weights(feature_weights: Any, n_features: int) -> np.ndarray:
+    if feature_weights is None:
+        return np.ones(n_features)
+    w = np.asarray(feature_weights, dtype=float)
+    if w.shape != (n_features,):
+        raise ValueError(
+            f"feature_weights must have shape ({n_features},) (one weight per feature); "
+            f"got {w.shape}."
+        )
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("feature_weights must be finite and non-negative.")
+    return w
+
+
+def stable_smallest(D: np.ndarray, k: int) -> np.ndarray:
+    """Column indices of the ``k`` smallest entries of each row, ties → lower column.
+
+    Returns an ``(n_rows, min(k, n_cols))`` int array sorted by (value, column). Exact
+    ties — including at the k-th position — are resolved in favour of the lower column
+    index, as a stable sort of the whole row would, at the cost of a partition.
+    """
+    n_rows, n_cols = D.shape
+    k = min(k, n_cols)
+    if k == 0:
+        return np.empty((n_rows, 0), dtype=np.intp)
+    if 4 * k >= n_cols:
+        return np.argsort(D, axis=1, kind="stable")[:, :k]
+    cols = np.argpartition(D, k - 1, axis=1)[:, :k]
+    vals = np.take_along_axis(D, cols, axis=1)
+    kth = vals.max(axis=1, keepdims=True)
+    # The partition's set is right unless values equal to the k-th one exist outside it;
+    # only those rows are redone, keeping the lowest columns among the tied values.
+    redo = np.flatnonzero(np.count_nonzero(D <= kth, axis=1) > k)
+    if redo.size:
+        Dr = D[redo] if redo.size < n_rows else D
+        kr = kth[redo]
+        sel = Dr < kr
+        need = k - np.count_nonzero(sel, axis=1)
+        r_eq, c_eq = np.nonzero(Dr == kr)  # row-major: ascending columns within a row
+        first = np.searchsorted(r_eq, np.arange(redo.size))
+        keep = np.arange(r_eq.size) - first[r_eq] < need[r_eq]
+        sel[r_eq[keep], c_eq[keep]] = True
+        cols[redo] = np.nonzero(sel)[1].reshape(redo.size, k)
+        vals[redo] = np.take_along_axis(Dr, cols[redo], axis=1)
+    order = np.lexsort((cols, vals), axis=1)
+    return np.take_along_axis(cols, order, axis=1)
+
+
+@dataclass
+class _Prepared:
+    """A data block encoded for the distance products (see the module docstring)."""
+
+    n: int
+    Z: Any  # numeric features scaled (NaN → 0); ndarray or CSR
+    zz: np.ndarray  # Σ_f z_f² (p=2)
+    miss: Any  # numeric missing indicator (float 0/1) or None
+    miss_w: np.ndarray | None  # Σ_f w_f [f missing]
+    nom: np.ndarray | None  # raw nominal values (NaN = missing)
+    raw: Any  # raw numeric features with NaN (exact fallback path only)
+
+
+class HEOM:
+    """(Weighted) HEOM geometry fitted on training data.
+
+    Parameters
+    ----------
+    categorical_features : None, bool mask or int indices, default=None
+        Nominal features (compared by overlap, ``δ = [a ≠ b]``); ``None`` = all numeric.
+        Nominal values are numeric codes. Binary 0/1 features give the same ``δ`` either
+        way.
+    feature_weights : array-like of shape (n_features,) or None
+        ``w_f ≥ 0`` multiplying ``δ_f²`` (weighted HEOM, learners.md §2); ``None`` = 1.
+    normalize : bool, default=True
+        Divide numeric differences by the training range (HEOM). ``False`` gives the raw
+        (weighted) Euclidean distance on numeric features, as Zhang's ML-kNN code and
+        scikit-multilearn use.
+    p : {1, 2}, default=2
+        ``2``: ``sqrt(Σ w δ²)`` (HEOM); ``1``: ``Σ w δ`` (sum of differences).
+    """
+
+    def __init__(
+        self,
+        categorical_features: Any = None,
+        feature_weights: Any = None,
+        *,
+        normalize: bool = True,
+        p: int = 2,
+    ):
+        self.categorical_features = categorical_features
+        self.feature_weights = feature_weights
+        self.normalize = normalize
+        self.p = p
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X: Any) -> HEOM:
+        """Learn the nominal mask, the numeric ranges and the weights from ``X``."""
+        if self.p not in (1, 2):
+            raise ValueError(f"p must be 1 or 2; got {self.p!r}.")
+        d = X.shape[1]
+        self.nominal_ = _categorical_mask(self.categorical_features, d)
+        self.weights_ = _check_weights(self.feature_weights, d)
+        self.numeric_idx_ = np.flatnonzero(~self.nominal_)
+        self.nominal_idx_ = np.flatnonzero(self.nominal_)
+        if sp.issparse(X):
+            if X.shape[0] == 0:
+                raise ValueError("HEOM needs at least one training sample.")
+            lo, hi = min_max_axis(sp.csc_matrix(X), axis=0, ignore_nan=True)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN column → NaN range
+                lo = np.nanmin(X, axis=0)
+                hi = np.nanmax(X, axis=0)
+        rng = np.asarray(hi, dtype=float) - np.asarray(lo, dtype=float)
+        rng = np.where(np.isfinite(rng), rng, 0.0)
+        self.range_ = rng
+        if self.normalize:
+            inv = np.divide(1.0, rng, out=np.zeros_like(rng), where=rng > 0)
+        else:
+            inv = np.ones_like(rng)
+        inv[self.nominal_] = 0.0
+        self.inv_range_ = inv  # multiplies |a − b| of numeric features; 0 for constant ones
+        w = self.weights_
+        if self.p == 2:
+            self.col_scale_ = (inv * np.sqrt(w))[self.numeric_idx_]
+        else:
+            self.col_scale_ = (inv * w)[self.numeric_idx_]
+        self.w_num_ = w[self.numeric_idx_]
+        self.w_nom_ = w[self.nominal_idx_]
+        return self
+
+    # ------------------------------------------------------------------ encoding
+    def prepare(self, X: Any) -> _Prepared:
+        """Encode a validated block ``X`` (dense ndarray or CSR) for the products."""
+        n = X.shape[0]
+        num, nom = self.numeric_idx_, self.nominal_idx_
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+            raw = X[:, num] if nom.size else X
+            raw = sp.csr_matrix(raw, dtype=float)
+            nomv = X[:, nom].toarray().astype(float) if nom.size else None
+            nan = np.isnan(raw.data)
+            if nan.any():
+                miss = sp.csr_matrix(
+                    (nan.astype(float), raw.indices.copy(), raw.indptr.copy()), shape=raw.shape
+                )
+                miss.eliminate_zeros()
+                Z = raw.copy()
+                Z.data = np.where(nan, 0.0, Z.data)
+            else:
+                miss = None
+                Z = raw.copy()
+            Z = sp.csr_matrix(Z @ sp.diags(self.col_scale_))
+            Z.eliminate_zeros()
+            zz = np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
+            miss_w = np.asarray(miss @ self.w_num_).ravel() if miss is not None else None
+        else:
+            X = np.asarray(X, dtype=float)
+            raw = X[:, num] if nom.size else X
+            nomv = X[:, nom] if nom.size else None
+            nan = np.isnan(raw)
+            if nan.any():
+                miss = nan.astype(float)
+                Z = np.where(nan, 0.0, raw) * self.col_scale_
+            else:
+                miss = None
+                Z = raw * self.col_scale_
+            zz = np.einsum("ij,ij->i", Z, Z)
+            miss_w = miss @ self.w_num_ if miss is not None else None
+        return _Prepared(n, Z, zz, miss, miss_w, nomv, raw)
+
+    # ------------------------------------------------------------------ distances
+    def sq_distances(self, A: _Prepared, B: _Prepared, *, _row_terms: bool = True) -> np.ndarray:
+        """Dense ``(A.n, B.n)`` dissimilarities: ``Σ w δ²`` (p=2) or ``Σ w δ`` (p=1).
+
+        For ``p=2`` this is the squared (weighted) HEOM distance; taking the square root is
+        left to the caller since neighbour order does not need it. ``_row_terms=False``
+        (p=2, internal) leaves out ``‖a‖²``, constant along each row, and the clipping at 0:
+        the neighbour search adds it back to the selected entries only.
+        """
+        if self.p == 2:
+            D = _dense(A.Z @ B.Z.T)
+            D *= -2.0
+            D += B.zz[None, :]
+            if _row_terms:
+                D += A.zz[:, None]
+            if A.miss is not None or B.miss is not None:
+                D += self._missing_terms(A, B)
+        else:
+            if A.miss is None and B.miss is None:
+                D = manhattan_distances(A.Z, B.Z)
+            else:
+                D = self._numeric_exact(A, B)
+        if A.nom is not None:
+            D -= _nominal_matches(A.nom, B.nom, self.w_nom_)
+            D += self.w_nom_.sum()
+        if _row_terms or self.p != 2:
+            np.maximum(D, 0.0, out=D)  # rounding of the expanded square can dip below 0
+        return D
+
+    def _missing_terms(self, A: _Prepared, B: _Prepared) -> np.ndarray:
+        out = np.zeros((A.n, B.n))
+        if B.miss is not None:
+            out -= _dense(_square(A.Z) @ B.miss.T)
+            out += B.miss_w[None, :]
+        if A.miss is not None:
+            out -= _dense(A.miss @ _square(B.Z).T)
+            out += A.miss_w[:, None]
+        if A.miss is not None and B.miss is not None:
+            Mw = A.miss @ sp.diags(self.w_num_) if sp.issparse(A.miss) else A.miss * self.w_num_
+            out -= _dense(Mw @ B.miss.T)
+        return out
+
+    def _numeric_exact(self, A: _Prepared, B: _Prepared) -> np.ndarray:
+        """Σ_f w_f δ_f over numeric features pair by pair (p=1 with missing values)."""
+        raw_a = A.raw.toarray() if sp.issparse(A.raw) else A.raw
+        raw_b = B.raw.toarray() if sp.issparse(B.raw) else B.raw
+        scale = self.inv_range_[self.numeric_idx_]
+        w = self.w_num_
+        D = np.empty((A.n, B.n))
+        rows = max(1, _BLOCK_ENTRIES // max(1, B.n * raw_a.shape[1]))
+        for s in range(0, A.n, rows):
+            diff = np.abs(raw_a[s : s + rows, None, :] - raw_b[None, :, :]) * scale
+            diff[np.isnan(diff)] = 1.0
+            D[s : s + rows] = diff @ w
+        return D
+
+    # ------------------------------------------------------------------ neighbours
+    def kneighbors(
+        self,
+        Q: _Prepared,
+        T: _Prepared,
+        k: int,
+        *,
+        exclude_self: bool = False,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` nearest rows of ``T`` for every row of ``Q``, blocked over ``Q``.
+
+        ``exclude_self=True`` (``Q`` is ``T``) skips row ``i`` itself for query ``i``;
+        duplicates of it remain neighbours (Mulan/Weka and Zhang's code). Ties → lower
+        index. Returns ``(dissimilarities, indices)`` of shape ``(Q.n, k)`` sorted by
+        (dissimilarity, index); dissimilarities as in :meth:`sq_distances`.
+        """
+        avail = T.n - (1 if exclude_self else 0)
+        if k > avail:
+            raise ValueError(
+                f"k={k} neighbours requested but only {avail} training samples are "
+                "available" + (" (excluding the sample itself)." if exclude_self else ".")
+            )
+        if exclude_self:
+            if Q is not T:
+                raise ValueError("exclude_self=True needs the query set to be the training set.")
+            return self._kneighbors_self(T, k)
+        ind = np.empty((Q.n, k), dtype=np.intp)
+        dist = np.empty((Q.n, k))
+        for s, e in _blocks(Q.n, T.n):
+            D = self.sq_distances(_take(Q, s, e), T, _row_terms=False)
+            nb = stable_smallest(D, k)
+            ind[s:e] = nb
+            dd = np.take_along_axis(D, nb, axis=1)
+            if self.p == 2:
+                dd += Q.zz[s:e, None]
+                np.maximum(dd, 0.0, out=dd)
+            dist[s:e] = dd
+        return dist, ind
+
+    def _kneighbors_self(self, T: _Prepared, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Neighbours of every training row among the others, each pair computed once.
+
+        Row block ``[s, e)`` is compared with the columns ``[s, n)`` only: its rows take
+        their candidates from these columns, and the later rows ``[e, n)`` take theirs from
+        the transposed block. The running ``k`` best of every row are merged in the total
+        order (dissimilarity, index), so the result equals the plain search (ties → lower
+        index) at half the products.
+        """
+        n = T.n
+        best_v = np.full((n, k), np.inf)
+        best_i = np.full((n, k), n, dtype=np.intp)
+        step = max(1, _BLOCK_ENTRIES // max(1, n))
+        for s in range(0, n, step):
+            e = min(n, s + step)
+            D = self.sq_distances(_take(T, s, e), _take(T, s, n))
+            r = np.arange(e - s)
+            D[r, r] = np.inf
+            c = stable_smallest(D, k)
+            best_v[s:e], best_i[s:e] = _merge(
+                best_v[s:e], best_i[s:e], np.take_along_axis(D, c, axis=1), c + s, k
+            )
+            if e < n:
+                DT = np.ascontiguousarray(D[:, e - s :].T)
+                c2 = stable_smallest(DT, k)
+                best_v[e:], best_i[e:] = _merge(
+                    best_v[e:], best_i[e:], np.take_along_axis(DT, c2, axis=1), c2 + s, k
+                )
+        return best_v, best_i
+
+    # ------------------------------------------------------------------ per-pair deltas
+    def deltas(self, XA: Any, XB: Any) -> Any:
+        """Per-feature ``δ_f(a_r, b_r)`` for paired rows (unweighted), dense or CSR.
+
+        ``XA`` and ``XB`` are validated blocks with the same number of rows (row ``r`` of
+        ``XA`` is compared with row ``r`` of ``XB``).
+        """
+        nominal = self.nominal_
+        scale = self.inv_range_
+        if sp.issparse(XA) or sp.issparse(XB):
+            Dm = sp.csr_matrix(sp.csr_matrix(XA, dtype=float) - sp.csr_matrix(XB, dtype=float))
+            data = Dm.data
+            cols = Dm.indices
+            nanm = np.isnan(data)
+            nom = nominal[cols]
+            out = np.abs(data) * scale[cols]
+            out[nom] = (data[nom] != 0).astype(float)
+            out[nanm] = 1.0
+            Dm.data = out
+            Dm.eliminate_zeros()
+            return Dm
+        Dm = np.asarray(XA, dtype=float) - np.asarray(XB, dtype=float)
+        nanm = np.isnan(Dm)
+        out = np.abs(Dm) * scale
+        if nominal.any():
+            out[:, nominal] = (Dm[:, nominal] != 0).astype(float)
+        out[nanm] = 1.0
+        return out
+
+
+def _merge(v1, i1, v2, i2, k):
+    """The ``k`` smallest of two candidate lists per row in the order (value, index)."""
+    v = np.concatenate([v1, v2], axis=1)
+    i = np.concatenate([i1, i2], axis=1)
+    order = np.lexsort((i, v), axis=1)[:, :k]
+    return np.take_along_axis(v, order, axis=1), np.take_along_axis(i, order, axis=1)
+
+
+def _square(M: Any) -> Any:
+    return M.multiply(M).tocsr() if sp.issparse(M) else M * M
+
+
+def _dense(M: Any) -> np.ndarray:
+    return M.toarray() if sp.issparse(M) else np.asarray(M)
+
+
+def _blocks(n_rows: int, n_cols: int):
+    step = max(1, _BLOCK_ENTRIES // max(1, n_cols))
+    for s in range(0, n_rows, step):
+        yield s, min(n_rows, s + step)
+
+
+def _take(P: _Prepared, s: int, e: int) -> _Prepared:
+    sl = slice(s, e)
+
+    def cut(M):
+        return None if M is None else M[sl]
+
+    return _Prepared(e - s, P.Z[sl], P.zz[sl], cut(P.miss), cut(P.miss_w), cut(P.nom), P.raw[sl])
+
+
+def _nominal_matches(A: np.ndarray, B: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``Σ_f w_f [a_f = b_f]`` (missing never matches) through one-hot products.
+
+    Codes come from the values of both blocks, so values unseen in training still match
+    when equal.
+    """
+    na = A.shape[0]
+    both = np.vstack([A, B])
+    rows, cols, vals = [], [], []
+    offset = 0
+    r_all = np.arange(both.shape[0])
+    for f in range(both.shape[1]):  # nominal features are few; each step is vectorised
+        col = both[:, f]
+        ok = ~np.isnan(col)
+        uniq, code = np.unique(col[ok], return_inverse=True)
+        rows.append(r_all[ok])
+        cols.append(offset + code)
+        vals.append(np.full(code.size, np.sqrt(w[f])))
+        offset += uniq.size
+    OH = sp.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(both.shape[0], offset),
+    )
+    return _dense(OH[:na] @ OH[na:].T)
+
+
+def heom_distances(
+    X: Any,
+    Y: Any = None,
+    *,
+    categorical_features: Any = None,
+    feature_weights: Any = None,
+    ranges_from: Any = None,
+) -> np.ndarray:
+    """Dense matrix of (weighted) HEOM distances between the rows of ``X`` and ``Y``.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_a, n_features)
+    Y : array-like or sparse matrix of shape (n_b, n_features), default=None (= ``X``)
+    categorical_features, feature_weights
+        As in :class:`HEOM`.
+    ranges_from : array-like or sparse, default=None
+        Data the numeric ranges are taken from (the training set); ``None`` = ``X``.
+
+    Returns
+    -------
+    ndarray of shape (n_a, n_b)
+        ``sqrt(Σ_f w_f δ_f²)`` (learners.md §2).
+    """
+    from sklearn.utils.validation import check_array
+
+    def val(M):
+        M = check_array(M, accept_sparse="csr", dtype=float, ensure_all_finite="allow-nan")
+        data = M.data if sp.issparse(M) else M
+        if np.isinf(data).any():
+            raise ValueError("Input contains infinity; HEOM accepts NaN (missing) only.")
+        return M
+
+    Xa = val(X)
+    Xb = Xa if Y is None else val(Y)
+    ref = Xa if ranges_from is None else val(ranges_from)
+    if Xb.shape[1] != Xa.shape[1] or ref.shape[1] != Xa.shape[1]:
+        raise ValueError("X, Y and ranges_from must have the same number of features.")
+    h = HEOM(categorical_features, feature_weights).fit(ref)
+    Pa = h.prepare(Xa)
+    D = h.sq_distances(Pa, Pa if Y is None else h.prepare(Xb))
+    if Y is None:
+        np.fill_diagonal(D, 0.0)  # exact zeros instead of the expansion's rounding residue
+    return np.sqrt(D)

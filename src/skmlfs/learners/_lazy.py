@@ -1,0 +1,446 @@
+"""Lazy multi-label learners: ML-kNN, DML-kNN, MLC-WkNN (``../shared/specs/learners.md`` §3–5).
+
+All three find neighbours with the (weighted) HEOM distance of
+:mod:`skmlfs.learners._heom` — ``metric="heom"`` (range-normalised numeric differences,
+overlap for nominal features; Mulan's default distance on complete data) or
+``metric="euclidean"`` (raw numeric differences, as Zhang's ML-kNN code and
+scikit-multilearn) — optionally with ``feature_weights`` (ReliefF-ML's weighted HEOM,
+``sqrt(Σ_f w_f δ_f²)``). Neighbour search is a blocked brute force with exact tie handling:
+equal distances → lower training index. On the training set each sample's neighbours
+exclude the sample itself (not its duplicates).
+
+Every learner returns ``predict`` as a dense ``(n, q)`` int array and ``predict_proba`` as a
+dense ``(n, q)`` float array of confidences ``P(label = 1)``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_labels
+from ._heom import HEOM, check_heom_X
+
+__all__ = ["DMLkNN", "MLCWkNN", "MLkNN"]
+
+_BLOCK_ENTRIES = 4_000_000
+
+
+def _check_int(value: Any, name: str, minimum: int) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
+
+
+def _check_smoothing(s: Any) -> float:
+    if not isinstance(s, numbers.Real) or isinstance(s, bool) or not s >= 0:
+        raise ValueError(f"s must be a non-negative number; got {s!r}.")
+    return float(s)
+
+
+def _label_counts(nb: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """``counts[i, l]`` = number of the neighbours ``nb[i]`` having label ``l``."""
+    n, k = nb.shape
+    A = sp.csr_matrix(
+        (np.ones(n * k), nb.ravel(), np.arange(0, n * k + 1, k)), shape=(n, Y.shape[0])
+    )
+    return np.rint(A @ Y.astype(np.float64)).astype(np.int64)
+
+
+class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+    """Validation, distance geometry and neighbour search shared by the lazy learners."""
+
+    def _fit_neighbours(self, X: Any, Y: Any) -> tuple[Any, np.ndarray, int]:
+        X = check_heom_X(self, X, reset=True)
+        Y = check_labels(Y, X.shape[0])
+        k = _check_int(self.k, "k", 1)
+        if self.metric not in ("heom", "euclidean"):
+            raise ValueError(f"metric must be 'heom' or 'euclidean'; got {self.metric!r}.")
+        if k >= X.shape[0]:
+            raise ValueError(
+                f"k={k} must be smaller than the number of training samples ({X.shape[0]}): "
+                "each training sample needs k neighbours other than itself."
+            )
+        self.heom_ = HEOM(
+            self.categorical_features,
+            self.feature_weights,
+            normalize=self.metric == "heom",
+        ).fit(X)
+        self._train = self.heom_.prepare(X)
+        self._X_fit = X
+        self._Y_fit = Y
+        self.n_labels_ = Y.shape[1]
+        self.k_ = k
+        return X, Y, k
+
+    def _query(self, X: Any) -> tuple[Any, np.ndarray, np.ndarray]:
+        check_is_fitted(self, "heom_")
+        X = check_heom_X(self, X, reset=False)
+        d2, nb = self.heom_.kneighbors(self.heom_.prepare(X), self._train, self.k_)
+        return X, d2, nb
+
+    def kneighbors(self, X: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Distances and indices of the ``k`` nearest training samples.
+
+        ``X=None`` gives the training samples' own neighbours, excluding each sample
+        itself (the neighbourhoods the training statistics use). Sorted by (distance,
+        index).
+        """
+        check_is_fitted(self, "heom_")
+        if X is None:
+            d2, nb = self.heom_.kneighbors(self._train, self._train, self.k_, exclude_self=True)
+        else:
+            _, d2, nb = self._query(X)
+        return np.sqrt(d2), nb
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted label sets, a dense ``(n, q)`` 0/1 int array."""
+        return self._predict_both(X)[1]
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Confidences ``P(label = 1)``, a dense ``(n, q)`` float array."""
+        return self._predict_both(X)[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+class MLkNN(_LazyBase):
+    """ML-kNN (Zhang & Zhou 2007), learners.md §3.
+
+    Training: priors ``P1_l = (s + Σ_i y_il)/(2s + N)``; for every training sample its
+    ``k`` nearest training samples (itself excluded) give ``δ_il`` = the number having label
+    ``l``; ``c1[l][r]`` (``c0[l][r]``) counts the samples with (without) ``l`` and
+    ``δ_il = r``; ``E1[l][r] = (s + c1[l][r]) / (s(k+1) + Σ_r c1[l][r])`` (same for ``E0``).
+
+    Prediction: ``a = P1_l·E1[l][δ_l]``, ``b = P0_l·E0[l][δ_l]``; confidence
+    ``a/(a+b)`` (``P1_l`` if ``a + b = 0``); label relevant iff ``a ≥ b``.
+
+    Parameters
+    ----------
+    k : int, default=10
+    s : float, default=1.0
+        Smoothing (1 = Laplace).
+    metric : {"heom", "euclidean"}, default="heom"
+        ``"euclidean"`` (raw features) reproduces Zhang's code and scikit-multilearn;
+        ``"heom"`` range-normalises numeric features (Mulan, ReliefF-ML).
+    feature_weights : array-like of shape (n_features,) or None, default=None
+        Weights of the weighted distance (e.g. ``ReliefFML().fit(X, Y).weights_``).
+    categorical_features : None, bool mask or int indices, default=None
+        Nominal features (overlap difference); ``None`` = all numeric.
+
+    Attributes
+    ----------
+    prior_true_ : ndarray of shape (n_labels,)
+    cond_true_, cond_false_ : ndarray of shape (n_labels, k + 1)
+        ``E1`` and ``E0``.
+    heom_ : fitted :class:`~skmlfs.learners._heom.HEOM`
+    """
+
+    def __init__(
+        self,
+        k: int = 10,
+        s: float = 1.0,
+        metric: str = "heom",
+        feature_weights: Any = None,
+        categorical_features: Any = None,
+    ):
+        self.k = k
+        self.s = s
+        self.metric = metric
+        self.feature_weights = feature_weights
+        self.categorical_features = categorical_features
+
+    def fit(self, X: Any, Y: Any) -> MLkNN:
+        """Store the training data and compute the prior and posterior tables."""
+        s = _check_smoothing(self.s)
+        X, Y, k = self._fit_neighbours(X, Y)
+        n, q = Y.shape
+        _, nb = self.heom_.kneighbors(self._train, self._train, k, exclude_self=True)
+        delta = _label_counts(nb, Y)
+        self.prior_true_ = (s + Y.sum(axis=0, dtype=np.int64)) / (2.0 * s + n)
+        code = np.arange(q) * (k + 1) + delta  # (n, q): cell (l, δ_il) of the tables
+        pos = Y.astype(bool)
+        c1 = np.bincount(code[pos], minlength=q * (k + 1)).reshape(q, k + 1)
+        c0 = np.bincount(code[~pos], minlength=q * (k + 1)).reshape(q, k + 1)
+        self.cond_true_ = (s + c1) / (s * (k + 1) + c1.sum(axis=1, keepdims=True))
+        self.cond_false_ = (s + c0) / (s * (k + 1) + c0.sum(axis=1, keepdims=True))
+        return self
+
+    def _predict_both(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        _, _, nb = self._query(X)
+        delta = _label_counts(nb, self._Y_fit)
+        lab = np.arange(self.n_labels_)
+        p1 = self.prior_true_
+        a = p1 * self.cond_true_[lab, delta]
+        b = (1.0 - p1) * self.cond_false_[lab, delta]
+        tot = a + b
+        proba = np.divide(a, tot, out=np.broadcast_to(p1, a.shape).copy(), where=tot > 0)
+        return proba, (a >= b).astype(int)
+
+
+class DMLkNN(_LazyBase):
+    """DML-kNN (Younes, Abdallah & Denœux 2008) as implemented in Mulan (learners.md §4).
+
+    Training: priors ``P1_l = (s + C_l)/(2s + N)``; membership counting vector ``Ci[i]`` of
+    every training sample (its ``k`` nearest, itself excluded). Prediction for ``x`` with
+    counting vector ``Ct``: the training samples with ``|Ci[i][q] − Ct[q]| ≤ Δ`` for every
+    label ``q`` qualify; for label ``l``, over the qualifying ``i`` with ``Ci[i][l] = Ct[l]``,
+    ``V_l`` counts those having ``l`` and ``NV_l`` those without::
+
+        a = P1_l (s + V_l)/(s·q + C_l),   b = P0_l (s + NV_l)/(s·q + NC_l)
+
+    confidence ``a/(a+b)`` (``a`` if ``a + b = 0``), relevant iff ``a ≥ b``. The ``s·q``
+    denominators are Mulan's. Mulan overwrites ``Δ`` with 6 at training; here ``delta``
+    is honoured.
+
+    Parameters
+    ----------
+    k : int, default=10
+    s : float, default=1.0
+    delta : int, default=6
+        Fuzzy matching tolerance Δ.
+    metric, feature_weights, categorical_features
+        As in :class:`MLkNN`.
+    """
+
+    def __init__(
+        self,
+        k: int = 10,
+        s: float = 1.0,
+        delta: int = 6,
+        metric: str = "heom",
+        feature_weights: Any = None,
+        categorical_features: Any = None,
+    ):
+        self.k = k
+        self.s = s
+        self.delta = delta
+        self.metric = metric
+        self.feature_weights = feature_weights
+        self.categorical_features = categorical_features
+
+    def fit(self, X: Any, Y: Any) -> DMLkNN:
+        """Store the training data, priors and membership counting vectors."""
+        _check_smoothing(self.s)
+        _check_int(self.delta, "delta", 0)
+        X, Y, k = self._fit_neighbours(X, Y)
+        n = Y.shape[0]
+        _, nb = self.heom_.kneighbors(self._train, self._train, k, exclude_self=True)
+        self.counts_ = _label_counts(nb, Y)  # Ci
+        self.n_pos_ = Y.sum(axis=0, dtype=np.int64)  # C_l
+        self.prior_true_ = (self.s + self.n_pos_) / (2.0 * self.s + n)
+        return self
+
+    def _predict_both(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        _, _, nb = self._query(X)
+        Ct = _label_counts(nb, self._Y_fit)
+        Ci = self.counts_
+        Y = self._Y_fit
+        n, q = Y.shape
+        k, s, dlt = self.k_, float(self.s), int(self.delta)
+        width = k + 1
+        # One-hot of the training counting vectors: column (l, v) ↔ Ci[i, l] = v.
+        rows = np.repeat(np.arange(n), q)
+        cols = (np.arange(q) * width + Ci).ravel()
+        B = sp.csr_matrix((np.ones(n * q), (rows, cols)), shape=(n, q * width))
+        B1 = sp.csr_matrix((Y.ravel().astype(float), (rows, cols)), shape=(n, q * width))
+        BT, B1T = B.T.tocsr(), B1.T.tocsr()
+        # Only labels whose counts (train and test) spread over more than Δ can disqualify.
+        lo = np.minimum(Ci.min(axis=0), Ct.min(axis=0))
+        hi = np.maximum(Ci.max(axis=0), Ct.max(axis=0))
+        check = np.flatnonzero(hi - lo > dlt)
+        if check.size:
+            cc = (check[:, None] * width + np.arange(width)).ravel()
+            Bc = B[:, cc].tocsr()
+        values = np.arange(width)
+        V = np.empty(Ct.shape)
+        NV = np.empty(Ct.shape)
+        lab = np.arange(q) * width
+        step = max(1, _BLOCK_ENTRIES // max(1, n))
+        for s0 in range(0, Ct.shape[0], step):
+            Cb = Ct[s0 : s0 + step]
+            if check.size:
+                # bad[t, i] = number of labels with |Ci[i, l] − Ct[t, l]| > Δ
+                far = np.abs(values[None, None, :] - Cb[:, check, None]) > dlt
+                bad = Bc @ far.reshape(Cb.shape[0], -1).T.astype(float)  # (n, b)
+                Q = (bad.T < 0.5).astype(float)
+            else:
+                Q = np.ones((Cb.shape[0], n))
+            M = (BT @ Q.T).T  # qualifying samples with Ci[i, l] = v, per (l, v)
+            M1 = (B1T @ Q.T).T  # ... of which have label l
+            idx = lab + Cb
+            V[s0 : s0 + step] = np.take_along_axis(M1, idx, axis=1)
+            NV[s0 : s0 + step] = np.take_along_axis(M, idx, axis=1) - V[s0 : s0 + step]
+        p1 = self.prior_true_
+        C = self.n_pos_
+        a = p1 * (s + V) / (s * q + C)
+        b = (1.0 - p1) * (s + NV) / (s * q + (n - C))
+        tot = a + b
+        proba = np.divide(a, tot, out=a.copy(), where=tot > 0)
+        return proba, (a >= b).astype(int)
+
+
+def _simplex_qp(G: np.ndarray, max_iter: int | None = None) -> np.ndarray:
+    """Solve ``min_w wᵀ G w`` s.t. ``Σ w = 1, w ≥ 0`` for a batch of SPD ``G`` (b, k, k).
+
+    A primal active-set method run on all problems at once (masks instead of loops over
+    problems): start from the uniform weights with every variable free; each iteration
+    solves the equality-constrained problem on the free set, ``w_F ∝ G_FF⁻¹ 1``; an
+    infeasible step is cut at the first variable reaching 0 (which is then fixed), a
+    feasible one is accepted and the most negative multiplier ``(G w)_j − wᵀGw`` of a
+    fixed variable frees it; a problem is solved when no multiplier is negative. Exact up
+    to rounding (a finite active-set method, not an iterative approximation).
+    """
+    b, k, _ = G.shape
+    w = np.full((b, k), 1.0 / k)
+    free = np.ones((b, k), dtype=bool)
+    todo = np.ones(b, dtype=bool)
+    eye = np.eye(k)
+    scale = np.abs(G).max(axis=(1, 2))
+    scale[scale == 0] = 1.0
+    for _ in range(max_iter or 10 * k + 20):
+        idx = np.flatnonzero(todo)
+        if idx.size == 0:
+            break
+        Ga, fa, wa = G[idx], free[idx], w[idx]
+        M = np.where(fa[:, :, None] & fa[:, None, :], Ga, 0.0) + eye * (~fa)[:, :, None]
+        try:
+            u = np.linalg.solve(M, fa.astype(float)[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            raise ValueError(
+                "MLC-WkNN: singular Gram matrix of the neighbour differences (e.g. "
+                "collinear neighbours); use reg > 0."
+            ) from None
+        wstar = np.where(fa, u / u.sum(axis=1, keepdims=True), 0.0)
+        infeasible = fa & (wstar < -1e-13)
+        blocked = infeasible.any(axis=1)
+        # Infeasible: move towards w* until the first variable hits 0, then fix it.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(infeasible, wa / (wa - wstar), np.inf)
+        j = ratio.argmin(axis=1)
+        alpha = np.clip(ratio[np.arange(idx.size), j], 0.0, 1.0)
+        w_cut = wa + alpha[:, None] * (wstar - wa)
+        w_cut[np.arange(idx.size), j] = 0.0
+        w_cut = np.maximum(w_cut, 0.0)
+        fa_cut = fa.copy()
+        fa_cut[np.arange(idx.size), j] = False
+        fa_cut &= w_cut > 0
+        # Feasible: accept w*, then check the multipliers of the fixed variables.
+        w_ok = np.maximum(wstar, 0.0)
+        g = np.einsum("bij,bj->bi", Ga, w_ok)
+        mu = (w_ok * g).sum(axis=1, keepdims=True)
+        nu = np.where(fa, np.inf, g - mu)
+        jn = nu.argmin(axis=1)
+        release = nu[np.arange(idx.size), jn] < -1e-12 * scale[idx]
+        fa_ok = fa.copy()
+        fa_ok[np.arange(idx.size)[release], jn[release]] = True
+        w[idx] = np.where(blocked[:, None], w_cut, w_ok)
+        free[idx] = np.where(blocked[:, None], fa_cut, fa_ok)
+        todo[idx] = blocked | release
+    if todo.any():
+        warnings.warn(
+            f"MLC-WkNN weight QP did not converge for {int(todo.sum())} queries; their "
+            "current feasible weights are used.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return w / w.sum(axis=1, keepdims=True)
+
+
+class MLCWkNN(_LazyBase):
+    """MLC-WkNN, multi-label weighted kNN with adaptive weights (Xu 2011), learners.md §5.
+
+    **[ASSUMPTION — neither the paper nor its code were retrievable; the specs' reading.]**
+    For a query ``x`` with neighbours ``x_1..x_k`` the weights reconstruct ``x`` best::
+
+        w* = argmin_w ‖x − Σ_j w_j x_j‖²   s.t.  Σ_j w_j = 1,  w_j ≥ 0
+        ψ_l(x) = Σ_j w*_j y_jl,   relevant iff ψ_l ≥ threshold (0.5)
+
+    The norm is that of the distance in use (weighted HEOM): the Gram matrix
+    ``G_ij = (x − x_i)·(x − x_j)`` is obtained from distances by the polarisation identity
+    ``G_ij = (d(x,x_i)² + d(x,x_j)² − d(x_i,x_j)²)/2``. A ridge ``reg·trace(G)/k`` is added
+    to the diagonal (LLE-style; the specs add it "if singular" — adding it always makes
+    the solution unique and deterministic, and changes nothing measurable otherwise). The
+    convex QP is solved exactly by a batched active-set method.
+
+    Parameters
+    ----------
+    k : int, default=10
+    reg : float, default=1e-3
+    threshold : float, default=0.5
+    metric, feature_weights, categorical_features
+        As in :class:`MLkNN`.
+    """
+
+    def __init__(
+        self,
+        k: int = 10,
+        reg: float = 1e-3,
+        threshold: float = 0.5,
+        metric: str = "heom",
+        feature_weights: Any = None,
+        categorical_features: Any = None,
+    ):
+        self.k = k
+        self.reg = reg
+        self.threshold = threshold
+        self.metric = metric
+        self.feature_weights = feature_weights
+        self.categorical_features = categorical_features
+
+    def fit(self, X: Any, Y: Any) -> MLCWkNN:
+        """Store the training data (a lazy learner: no model is built)."""
+        if not isinstance(self.reg, numbers.Real) or not self.reg >= 0:
+            raise ValueError(f"reg must be a non-negative number; got {self.reg!r}.")
+        self._fit_neighbours(X, Y)
+        return self
+
+    def reconstruction_weights(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Neighbour indices ``(n, k)`` and their reconstruction weights ``w*`` ``(n, k)``."""
+        _, d2, nb = self._query(X)
+        return nb, self._weights(d2, nb)
+
+    def _weights(self, d2: np.ndarray, nb: np.ndarray) -> np.ndarray:
+        b, k = nb.shape
+        iu, ju = np.triu_indices(k, 1)
+        a, c = nb[:, iu].ravel(), nb[:, ju].ravel()
+        lo, hi = np.minimum(a, c), np.maximum(a, c)
+        n = self._X_fit.shape[0]
+        key, inv = np.unique(lo.astype(np.int64) * n + hi, return_inverse=True)
+        dpair = np.empty(key.size)
+        w2 = self.heom_.weights_
+        chunk = max(1, _BLOCK_ENTRIES // max(1, self._X_fit.shape[1]))
+        for s in range(0, key.size, chunk):
+            I, J = key[s : s + chunk] // n, key[s : s + chunk] % n
+            dl = self.heom_.deltas(self._X_fit[I], self._X_fit[J])
+            dpair[s : s + chunk] = (
+                np.asarray(dl.multiply(dl) @ w2).ravel() if sp.issparse(dl) else (dl * dl) @ w2
+            )
+        Dnn = np.zeros((b, k, k))
+        Dnn[:, iu, ju] = dpair[inv.ravel()].reshape(b, -1)
+        Dnn[:, ju, iu] = Dnn[:, iu, ju]
+        G = 0.5 * (d2[:, :, None] + d2[:, None, :] - Dnn)
+        tr = np.trace(G, axis1=1, axis2=2)
+        ridge = np.where(tr > 0, float(self.reg) * tr / k, 1.0)
+        G = G + ridge[:, None, None] * np.eye(k)
+        return _simplex_qp(G)
+
+    def _predict_both(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        _, d2, nb = self._query(X)
+        w = self._weights(d2, nb)
+        Y = self._Y_fit.astype(np.float64)
+        proba = np.einsum("bj,bjl->bl", w, Y[nb])
+        np.clip(proba, 0.0, 1.0, out=proba)
+        return proba, (proba >= self.threshold).astype(int)
