@@ -1,5 +1,12 @@
 """Multi-label learners: predict -> dense (n, q) int, predict_proba -> dense (n, q) P(label=1)."""
 
+from ._chains import OCC as OCC
+from ._chains import BayesianClassifierChain as BayesianClassifierChain
+from ._chains import BinaryRelevance as BinaryRelevance
+from ._chains import ClassifierChain as ClassifierChain
+from ._chains import EnsembleOfChains as EnsembleOfChains
+from ._chains import KDependentChain as KDependentChain
+from ._chains import ProbabilisticClassifierChain as ProbabilisticClassifierChain
 from ._heom import HEOM as HEOM
 from ._heom import heom_distances as heom_distances
 from ._lazy import DMLkNN as DMLkNN

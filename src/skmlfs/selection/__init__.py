@@ -25,6 +25,11 @@ from ._memetic import GeneticSelector, MemeticSelector  # noqa: E402
 
 __all__ += ["GeneticSelector", "MemeticSelector"]
 
+from ._llsf_mddm import LLSF, MDDM  # noqa: E402
+from ._mlfs import MLFS, MLJMI, MLMIM, MLMRMR  # noqa: E402
+
+__all__ += ["LLSF", "MDDM", "MLFS", "MLJMI", "MLMIM", "MLMRMR"]
+
 from ._relieff import PPTReliefF, ReliefFML  # noqa: E402
 
 __all__ += ["PPTReliefF", "ReliefFML"]

@@ -1,0 +1,1007 @@
+"""Binary relevance and classifier chains: BR, CC, BCC, kCC, PCC, oCC and their ensembles.
+
+Sun & Kudo, *Optimization of classifier chains via conditional likelihood maximization*
+(``../shared/papers/occ_sun_kudo_classifier_chains.txt``; definitions and reference-code
+details in ``../shared/specs/learners.md`` §6–10). Every chain is a set of binary
+classifiers ``f_j`` trained on ``[x_{F_j}, y_{Pa_j}]`` — the selected features ``F_j``
+(all by default) and the parent labels ``Pa_j`` — with the **true** parent labels at
+training time and the **predicted** (0/1) ones at prediction time, label by label along
+the chain order. The models differ only in how ``Pa_j``, ``F_j`` and the order are chosen
+(Table 1 of the paper):
+
+=========================  ======================================================
+BR                         ``Pa_j = ∅``
+CC                         ``Pa_j`` = all labels earlier in the chain
+BCC                        ``|Pa_j| ≤ 1``: Chow–Liu tree over labels, random root
+kCC                        ``|Pa_j| ≤ k`` chosen by Eq. (33)
+oCC (Algorithm 1)          kCC parents + label-specific features by Eq. (43)
+                           (or shared features by Eq. (42)); order by Algorithm 2
+PCC                        CC trained with a probabilistic learner, MAP inference
+=========================  ======================================================
+
+Conventions shared by all learners here
+---------------------------------------
+* The base estimator defaults to scikit-learn's :class:`~sklearn.svm.LinearSVC` — the
+  LIBLINEAR L2-regularised L2-loss SVC used in the paper's experiments, ``C = 1``, bias
+  feature of value 1 (``intercept_scaling=1``), primal or dual chosen by
+  ``dual="auto"``. Each label gets a clone; a ``random_state`` parameter of the clone
+  that is ``None`` receives a seed drawn from the learner's ``random_state``.
+* ``predict`` returns a dense ``(n, q)`` int 0/1 array. ``predict_proba`` returns a dense
+  ``(n, q)`` float array of P(label = 1): the base estimator's ``predict_proba`` when it
+  has one, otherwise the **logistic sigmoid of its decision value**, ``1 / (1 + e^{−f})``
+  (an uncalibrated score for LinearSVC; the 0/1 prediction is ``f > 0`` either way).
+  In chains, the probability of a label is computed with the *predicted* parents.
+* A label with a single class in the training data gets a constant predictor (that
+  class, probability 0 or 1) and is never used as a parent (it carries no information;
+  the oCC reference code skips such labels the same way).
+* Prediction is vectorised per label: one base-estimator call per label over all rows.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.svm import LinearSVC
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_labels
+from ..info import (
+    DiscreteData,
+    entropy,
+    iter_conditional_mutual_info,
+    joint_entropy,
+    mutual_info,
+)
+from ..selection._mlfs import (
+    argmax_tol,
+    check_max_candidates,
+    global_select,
+    kcc_parents,
+    label_specific_select,
+    resolve_count,
+)
+
+__all__ = [
+    "BayesianClassifierChain",
+    "BinaryRelevance",
+    "ClassifierChain",
+    "EnsembleOfChains",
+    "KDependentChain",
+    "OCC",
+    "ProbabilisticClassifierChain",
+    "chow_liu_tree",
+    "select_chain_order",
+]
+
+_MAX_SEED = np.iinfo(np.int32).max
+
+
+def default_estimator() -> LinearSVC:
+    """LIBLINEAR's L2-regularised L2-loss linear SVC with ``C = 1`` and a bias of 1."""
+    return LinearSVC(C=1.0, loss="squared_hinge", dual="auto", fit_intercept=True,
+                     intercept_scaling=1.0)
+
+
+def _sigmoid(f: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * f))  # overflow-free logistic
+
+
+def _binary_output(est: Any, Z: Any) -> tuple[np.ndarray, np.ndarray]:
+    """0/1 prediction and P(label = 1) of a fitted binary estimator on ``Z``."""
+    classes = np.asarray(est.classes_)
+    pos = int(np.flatnonzero(classes == 1)[0])
+    if hasattr(est, "decision_function"):
+        f = np.asarray(est.decision_function(Z), dtype=float).ravel()
+        if isinstance(est, LinearClassifierMixin):
+            pred = (f > 0).astype(np.uint8)  # exactly LinearClassifierMixin.predict
+        else:
+            pred = (np.asarray(est.predict(Z)).ravel() == 1).astype(np.uint8)
+        if hasattr(est, "predict_proba"):
+            proba = np.asarray(est.predict_proba(Z))[:, pos]
+        else:
+            proba = _sigmoid(f if pos == 1 else -f)
+        return pred, proba
+    proba = np.asarray(est.predict_proba(Z))[:, pos]
+    pred = (np.asarray(est.predict(Z)).ravel() == 1).astype(np.uint8)
+    return pred, proba
+
+
+def _seed_estimator(est: Any, rng: np.random.RandomState) -> Any:
+    est = clone(est)
+    seed = int(rng.randint(_MAX_SEED))
+    params = est.get_params(deep=False)
+    if "random_state" in params and params["random_state"] is None:
+        est.set_params(random_state=seed)
+    return est
+
+
+def _hstack(Xj: Any, P: np.ndarray) -> Any:
+    if P.shape[1] == 0:
+        return Xj
+    if sp.issparse(Xj):
+        return sp.hstack([Xj, sp.csr_matrix(P.astype(np.float64))], format="csr")
+    return np.hstack([np.asarray(Xj, dtype=np.float64), P.astype(np.float64)])
+
+
+def _resolve_order(order: Any, q: int, rng: np.random.RandomState, *, allow=()) -> np.ndarray:
+    """A chain order from ``"canonical"``, ``"random"`` or an explicit permutation."""
+    if isinstance(order, str):
+        if order == "canonical":
+            return np.arange(q, dtype=np.intp)
+        if order == "random":
+            return rng.permutation(q).astype(np.intp)
+        raise ValueError(
+            "order must be " + ", ".join(repr(a) for a in ("canonical", "random", *allow))
+            + f" or a permutation of the labels; got {order!r}."
+        )
+    arr = np.asarray(order)
+    if arr.ndim != 1 or arr.size != q or not np.issubdtype(arr.dtype, np.integer) or not \
+            np.array_equal(np.sort(arr), np.arange(q)):
+        raise ValueError(
+            f"order must be a permutation of 0..{q - 1} (the label indices); got {order!r}."
+        )
+    return arr.astype(np.intp)
+
+
+# ---------------------------------------------------------------------- base class
+class _BaseChain(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+    """Shared fitting / prediction of BR and the chains.
+
+    Subclasses implement :meth:`_structure` returning the chain order, the parent
+    labels and the feature subsets of every label.
+
+    Fitted attributes
+    -----------------
+    order_ : ndarray of int
+        Labels in training / prediction order.
+    parents_ : list of ndarray
+        ``parents_[j]``: the parent labels of label ``j`` (columns appended after the
+        features, in this order).
+    features_ : list of (ndarray or None)
+        ``features_[j]``: the feature columns label ``j``'s classifier sees (None: all).
+    estimators_ : list
+        Fitted base estimator of each label (None for a constant label).
+    constant_ : ndarray of int
+        -1 for a modelled label, else the constant 0/1 it always predicts.
+    """
+
+    def _structure(self, X, Y, rng):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _estimator(self):
+        return default_estimator() if self.estimator is None else self.estimator
+
+    def fit(self, X: Any, Y: Any):
+        """Fit the chain on ``X`` (n × d, dense or sparse) and 0/1 labels ``Y`` (n × q)."""
+        X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
+                          ensure_all_finite=True)
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+        Y = check_labels(Y, X.shape[0])
+        self._check_params()
+        rng = check_random_state(self.random_state)
+        q = Y.shape[1]
+        pos = Y.sum(axis=0)
+        self.constant_ = np.where(pos == 0, 0, np.where(pos == Y.shape[0], 1, -1))
+        self.n_labels_ = q
+        order, parents, features = self._structure(X, Y, rng)
+        self.order_ = np.asarray(order, dtype=np.intp)
+        self.parents_ = [np.asarray(p, dtype=np.intp) for p in parents]
+        self.features_ = features
+        base = self._estimator()
+        self.estimators_ = [None] * q
+        for j in self.order_:
+            seeded = _seed_estimator(base, rng)
+            if self.constant_[j] >= 0:
+                continue
+            Z = self._design(X, j, Y)
+            self.estimators_[j] = seeded.fit(Z, Y[:, j])
+        return self
+
+    def _check_params(self) -> None:
+        """Hook for subclasses."""
+
+    def _design(self, X: Any, j: int, Ysrc: np.ndarray) -> Any:
+        f = self.features_[j]
+        Xj = X if f is None else X[:, f]
+        return _hstack(Xj, Ysrc[:, self.parents_[j]])
+
+    def _check_X(self, X):
+        check_is_fitted(self, "estimators_")
+        X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
+                          ensure_all_finite=True, reset=False)
+        return sp.csr_matrix(X) if sp.issparse(X) else X
+
+    def _predict_both(self, X) -> tuple[np.ndarray, np.ndarray]:
+        X = self._check_X(X)
+        n, q = X.shape[0], self.n_labels_
+        Yhat = np.zeros((n, q), dtype=np.uint8)
+        P = np.zeros((n, q))
+        for j in self.order_:
+            c = self.constant_[j]
+            if c >= 0:
+                Yhat[:, j] = c
+                P[:, j] = float(c)
+                continue
+            Yhat[:, j], P[:, j] = _binary_output(self.estimators_[j], self._design(X, j, Yhat))
+        return Yhat, P
+
+    def predict(self, X: Any) -> np.ndarray:
+        """0/1 predictions, shape (n, q), label by label along ``order_``."""
+        return self._predict_both(X)[0].astype(int)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """P(label = 1), shape (n, q), with the predicted parents (see module notes)."""
+        return self._predict_both(X)[1]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        tags.classifier_tags.multi_label = True
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _modelled(constant: np.ndarray) -> np.ndarray:
+    return constant < 0
+
+
+def _chain_parents(order: np.ndarray, modelled: np.ndarray) -> list[np.ndarray]:
+    parents = [np.empty(0, dtype=np.intp) for _ in range(order.size)]
+    earlier: list[int] = []
+    for j in order:
+        parents[j] = np.asarray(earlier, dtype=np.intp)
+        if modelled[j]:
+            earlier.append(int(j))
+    return parents
+
+
+# ---------------------------------------------------------------------- BR
+class BinaryRelevance(_BaseChain):
+    """Binary Relevance: one independent binary classifier per label (``Pa_j = ∅``).
+
+    Parameters
+    ----------
+    estimator : binary classifier, default=None
+        ``None``: :func:`default_estimator` (LinearSVC, LIBLINEAR, ``C = 1``).
+    selector : transformer, default=None
+        Optional feature selection / reduction fitted on the training ``(X, Y)`` (cloned).
+        If the fitted selector exposes ``label_features_`` (one index array per label,
+        e.g. :class:`~skmlfs.selection.LLSF` or ``MLFS(mode="local")``), label ``j``'s
+        classifier sees only those columns of ``X`` (*local* FS-DR; an empty subset
+        falls back to all features); otherwise every classifier sees
+        ``selector.transform(X)`` (*global* FS-DR, e.g. :class:`~skmlfs.selection.MDDM`
+        or any ``SelectorMixin``).
+    random_state : int, RandomState or None
+        Seeds the base estimators' ``random_state`` (LIBLINEAR's dual solver shuffles).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skmlfs.learners import BinaryRelevance
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 5)); Y = (X[:, :3] > 0).astype(int)
+    >>> BinaryRelevance(random_state=0).fit(X, Y).predict(X).shape
+    (40, 3)
+    """
+
+    def __init__(self, estimator: Any = None, selector: Any = None, random_state: Any = None):
+        self.estimator = estimator
+        self.selector = selector
+        self.random_state = random_state
+
+    def fit(self, X: Any, Y: Any):
+        X0 = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
+                           ensure_all_finite=True)
+        Yv = check_labels(Y, X0.shape[0])
+        self._transform = False
+        if self.selector is not None:
+            self.selector_ = clone(self.selector).fit(X0, Yv)
+            if not hasattr(self.selector_, "label_features_"):
+                self._transform = True
+                Xt = self.selector_.transform(X0)
+                n_in = self.n_features_in_
+                super().fit(Xt, Yv)
+                self._n_inner_, self.n_features_in_ = self.n_features_in_, n_in
+                return self
+        return super().fit(X0, Yv)
+
+    def _structure(self, X, Y, rng):
+        q = Y.shape[1]
+        parents = [np.empty(0, dtype=np.intp)] * q
+        features: list = [None] * q
+        if self.selector is not None and not self._transform:
+            lf = self.selector_.label_features_
+            if len(lf) != q:
+                raise ValueError(
+                    f"selector.label_features_ has {len(lf)} entries for {q} labels."
+                )
+            features = [None if np.asarray(f).size == 0 else np.asarray(f, dtype=np.intp)
+                        for f in lf]
+        return np.arange(q, dtype=np.intp), parents, features
+
+    def _check_X(self, X):
+        if getattr(self, "_transform", False):
+            check_is_fitted(self, "estimators_")
+            X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
+                              ensure_all_finite=True, reset=False)
+            Xt = self.selector_.transform(X)
+            return sp.csr_matrix(Xt) if sp.issparse(Xt) else Xt
+        return super()._check_X(X)
+
+
+# ---------------------------------------------------------------------- CC
+class ClassifierChain(_BaseChain):
+    """Classifier Chains (Read et al. 2011): ``Pa_j`` = every label earlier in the chain.
+
+    Parameters
+    ----------
+    estimator : binary classifier, default=None (LinearSVC, see module notes)
+    order : "canonical", "random" or array-like permutation, default="canonical"
+        The chain order (``"random"``: uniformly random from ``random_state``).
+    random_state : int, RandomState or None
+    """
+
+    def __init__(self, estimator: Any = None, order: Any = "canonical", random_state: Any = None):
+        self.estimator = estimator
+        self.order = order
+        self.random_state = random_state
+
+    def _structure(self, X, Y, rng):
+        q = Y.shape[1]
+        order = _resolve_order(self.order, q, rng)
+        return order, _chain_parents(order, _modelled(self.constant_)), [None] * q
+
+
+# ---------------------------------------------------------------------- BCC
+def chow_liu_tree(weights: np.ndarray, root: int, nodes: np.ndarray | None = None):
+    """Maximum-weight spanning tree (Prim) over ``nodes``, grown from ``root``.
+
+    Returns the nodes in the order they join the tree (a topological order with edges
+    directed away from the root) and each node's parent (-1 for the root and for nodes
+    outside ``nodes``). Ties (within 1e-10) go to the lowest index.
+    """
+    q = weights.shape[0]
+    nodes = np.arange(q) if nodes is None else np.asarray(nodes, dtype=np.intp)
+    in_set = np.zeros(q, dtype=bool)
+    in_set[nodes] = True
+    parent = np.full(q, -1, dtype=np.intp)
+    in_tree = np.zeros(q, dtype=bool)
+    best = np.full(q, -np.inf)
+    best_from = np.full(q, -1, dtype=np.intp)
+    order = [int(root)]
+    in_tree[root] = True
+    cur = int(root)
+    for _ in range(nodes.size - 1):
+        upd = in_set & ~in_tree & (weights[cur] > best)
+        best[upd] = weights[cur][upd]
+        best_from[upd] = cur
+        cand = np.where(in_set & ~in_tree, best, -np.inf)
+        nxt = int(argmax_tol(cand))
+        parent[nxt] = best_from[nxt]
+        in_tree[nxt] = True
+        order.append(nxt)
+        cur = nxt
+    return np.asarray(order, dtype=np.intp), parent
+
+
+class BayesianClassifierChain(_BaseChain):
+    """Bayesian Chain Classifier (Zaragoza et al. 2011): at most one parent per label.
+
+    The label structure is the maximum-weight spanning tree with pairwise label mutual
+    information as weights (Chow–Liu; MI from the count engine), rooted at a uniformly
+    random label (or ``root``), edges directed away from the root; labels are trained and
+    predicted in the order they join the tree. **[ASSUMPTION on the tree weights — the
+    oCC paper only says "directed tree … random root"; ``../shared/specs/learners.md`` §9]**
+    Labels constant in training stay outside the tree.
+
+    Parameters
+    ----------
+    estimator : binary classifier, default=None (LinearSVC)
+    root : int or None, default=None
+        Root label; ``None`` draws it uniformly from ``random_state``.
+    random_state : int, RandomState or None
+    """
+
+    def __init__(self, estimator: Any = None, root: int | None = None, random_state: Any = None):
+        self.estimator = estimator
+        self.root = root
+        self.random_state = random_state
+
+    def _structure(self, X, Y, rng):
+        q = Y.shape[1]
+        modelled = np.flatnonzero(_modelled(self.constant_))
+        parents = [np.empty(0, dtype=np.intp) for _ in range(q)]
+        if modelled.size == 0:
+            return np.arange(q, dtype=np.intp), parents, [None] * q
+        if self.root is None:
+            root = int(modelled[rng.randint(modelled.size)])
+        else:
+            root = int(self.root)
+            if not 0 <= root < q:
+                raise ValueError(f"root must be a label index in [0, {q}); got {root}.")
+            if root not in modelled:
+                raise ValueError(f"root label {root} is constant in the training data.")
+        Yd = DiscreteData.from_array(Y)
+        W = mutual_info(Yd, Yd)
+        tree_order, parent = chow_liu_tree(W, root, modelled)
+        for j in tree_order:
+            if parent[j] >= 0:
+                parents[j] = np.array([parent[j]], dtype=np.intp)
+        rest = np.setdiff1d(np.arange(q), tree_order)
+        self.tree_parent_ = parent
+        return np.concatenate([tree_order, rest]).astype(np.intp), parents, [None] * q
+
+
+# ---------------------------------------------------------------------- kCC
+class KDependentChain(_BaseChain):
+    """k-dependence Classifier Chains (kCC, Sun & Kudo §4.2): ``|Pa_j| ≤ k`` by Eq. (33).
+
+    Along the chain, the parents of label ``j`` are chosen greedily among the earlier
+    labels::
+
+        Y_l = argmax_{Y_l}  I(Y_l; Y_j) + α Σ_{Y_k∈Pa_j} I(Y_j; Y_k | Y_l),  α = 1/|Pa_j|
+
+    with the reference routine's conventions (first parent = most relevant; all earlier
+    labels when there are at most ``k``; only the ``max_candidates`` most relevant are
+    considered, so ``k ≥ 100`` is a relevance ranking — ``../shared/specs/filters.md`` §8).
+
+    Parameters
+    ----------
+    estimator : binary classifier, default=None (LinearSVC)
+    k : int or float, default=0.8
+        Parent budget; a float is a fraction of ``q``: ``⌈k·q⌉`` (paper: ``⌈0.8 q⌉``).
+        ``0`` gives BR, ``q − 1`` CC.
+    order : "canonical", "random" or permutation, default="canonical"
+    max_candidates : int or None, default=100
+    random_state : int, RandomState or None
+    """
+
+    def __init__(self, estimator: Any = None, k: Any = 0.8, order: Any = "canonical",
+                 max_candidates: int | None = 100, random_state: Any = None):
+        self.estimator = estimator
+        self.k = k
+        self.order = order
+        self.max_candidates = max_candidates
+        self.random_state = random_state
+
+    def _structure(self, X, Y, rng):
+        q = Y.shape[1]
+        order = _resolve_order(self.order, q, rng)
+        self.k_ = resolve_count(self.k, q, "k", allow_zero=True)
+        Yd = DiscreteData.from_array(Y)
+        parents = kcc_parents(Yd, order, self.k_, exclude=~_modelled(self.constant_),
+                              max_candidates=check_max_candidates(self.max_candidates))
+        return order, parents, [None] * q
+
+
+# ---------------------------------------------------------------------- chain order
+def select_chain_order(
+    Y: DiscreteData,
+    Z: DiscreteData,
+    *,
+    redundancy: bool = False,
+) -> np.ndarray:
+    """Greedy chain order of Algorithm 2 / Eq. (47).
+
+    ``C[a, b] = mean_m I(Y_a; Y_b | Z_m)`` over the conditioning variables ``Z`` (all
+    ``d`` discretized features for Eq. 47 as written, or the discretized 1-D PCA
+    projection of the paper's §8.5 experiments and the reference ``orderSelect.m``).
+    ``π(1) = argmax_a Σ_b C[a, b]`` (Alg. 2 line 2); then each next label maximises
+    ``Σ_{k<j} C[π(k), b]`` over the **unselected** labels (the reference can re-pick a
+    selected label when all scores are 0 — not reproduced), plus with
+    ``redundancy=True`` Eq. (47)'s second term
+    ``Σ_{k<j} (1/(k−1)) Σ_{l<k} I(Y_π(k); Y_π(l) | Y_b)`` (dropped in the experiments).
+    Ties (within 1e-10 bits) → lowest label index.
+    """
+    q = Y.n_vars
+    C = np.zeros((q, q))
+    for cmi in iter_conditional_mutual_info(Y, Y, Z):
+        C += cmi
+    C /= max(Z.n_vars, 1)
+    np.fill_diagonal(C, 0.0)
+    if q == 1:
+        return np.zeros(1, dtype=np.intp)
+    selected = np.zeros(q, dtype=bool)
+    first = int(argmax_tol(C.sum(axis=1)))
+    order = [first]
+    selected[first] = True
+    acc = C[first].copy()
+    acc2 = np.zeros(q)
+    if redundancy:
+        h_y = entropy(Y)
+        h_yy = joint_entropy(Y, Y)
+    for j in range(2, q + 1):  # position j (1-based) of the next label
+        score = np.where(selected, -np.inf, acc + acc2)
+        b = int(argmax_tol(score))
+        order.append(b)
+        selected[b] = True
+        acc += C[b]
+        if redundancy and j >= 2 and j < q:
+            # the new π(j) = b adds (1/(j−1)) Σ_{l<j} I(Y_b; Y_π(l) | Y_c) for every c
+            prev = np.asarray(order[:-1], dtype=np.intp)
+            h3 = joint_entropy(Y.take(prev), Y, given=Y.take([b]))  # H(π(l), c, b)
+            cmi = h_yy[b][None, :] + h_yy[prev] - h3 - h_y[None, :]
+            acc2 += cmi.sum(axis=0) / (j - 1)
+    return np.asarray(order, dtype=np.intp)
+
+
+def _pca_projection(X: Any) -> np.ndarray:
+    """Scores on the first principal component of the column-centred ``X`` (n,)."""
+    n, d = X.shape
+    if sp.issparse(X):
+        mu = np.asarray(X.mean(axis=0)).ravel()
+        G = (X.T @ X).toarray() if d <= 4000 else None
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        mu = X.mean(axis=0)
+        G = X.T @ X if d <= 4000 else None
+    if G is not None:
+        cov = G - n * np.outer(mu, mu)
+        from scipy.linalg import eigh
+
+        _, v = eigh(cov, subset_by_index=[d - 1, d - 1])
+        v = v[:, 0]
+    else:
+        from scipy.sparse.linalg import LinearOperator, svds
+
+        op = LinearOperator(
+            (n, d), dtype=np.float64,
+            matvec=lambda w: X @ w - mu @ w, rmatvec=lambda u: X.T @ u - mu * u.sum(),
+        )
+        _, _, vt = svds(op, k=1, v0=np.ones(min(n, d)) if n < d else None, random_state=0)
+        v = vt[0]
+    v = v * (1.0 if v[np.argmax(np.abs(v))] >= 0 else -1.0)  # deterministic sign
+    z = X @ v - mu @ v
+    return np.asarray(z).ravel()
+
+
+# ---------------------------------------------------------------------- oCC
+class OCC(_BaseChain):
+    """Optimized Classifier Chains (oCC, Sun & Kudo, Algorithm 1): kCC + MLFS.
+
+    Training (``../shared/specs/learners.md`` §8):
+
+    1. discretize the training features by mean ± ``f``·std into 3 states (oCC's
+       ``myDisc``; used for the information terms **only** — the classifiers are trained
+       on the original features);
+    2. chain order: Algorithm 2 (``order="greedy"``), random, canonical or given;
+    3. parents ``Pa_j`` among the earlier labels by Eq. (33), ``α = 1/|Pa_j|`` (kCC);
+    4. features ``F_j`` by Eq. (43) (``feature_selection="local"``, label-specific) or one
+       shared subset by Eq. (42) (``"global"``), ``β = 1/|Pa_j|``, ``γ = 1/|X_θ|``;
+    5. ``f_j`` = base estimator on ``[x_{F_j}, y_{Pa_j}]`` with the true labels.
+
+    Parameters
+    ----------
+    estimator : binary classifier, default=None (LinearSVC, LIBLINEAR, ``C = 1``)
+    k : int or float, default=0.8
+        Maximal number of parents; a float is a fraction of ``q``, ``⌈k·q⌉`` (paper:
+        ``k = ⌈0.8 q⌉``; the reference code rounds).
+    M : int, float or None, default=0.8
+        Number of selected features per label (or shared); a float is a fraction of
+        ``d``, ``⌈M·d⌉``. The paper tunes ``M ∈ {0.1, …, 0.9}·d``; the reference demo
+        uses 0.8. ``None``: all features (no selection).
+    order : "greedy", "canonical", "random" or permutation, default="greedy"
+        ``"greedy"``: Algorithm 2 / Eq. (47), see ``order_projection``.
+    feature_selection : {"local", "global", None}, default="local"
+    order_projection : {"pca", "none"}, default="pca"
+        Conditioning variables of Eq. (47)'s first term: ``"pca"`` — the 1-D PCA
+        projection of the centred training features, discretized like the features (the
+        paper's §8.5 simplification = reference ``orderSelect.m``); ``"none"`` — the
+        mean over all ``d`` discretized features, as Eq. (47) is written.
+    order_redundancy : bool, default=False
+        Include Eq. (47)'s second term (the experiments and the reference drop it).
+    max_candidates : int or None, default=100
+        Reference cap of the greedy searches (``None``: the paper's uncapped search).
+    discretizer : "auto", None or transformer, default="auto"
+        ``"auto"``: :class:`~skmlfs.discretize.MeanStdDiscretizer` ``(factor=0.5,
+        n_states=3)`` — the reference code's ``myDisc(X, 3, 0.5)`` (the paper's text says
+        ±1·std). ``None``: the features are already discrete symbols.
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    order_, parents_, features_, estimators_, constant_
+        As in every chain (see module notes); ``features_[j]`` is ``X_θj``.
+    k_, M_ : int
+        The resolved budgets.
+    """
+
+    def __init__(
+        self,
+        estimator: Any = None,
+        k: Any = 0.8,
+        M: Any = 0.8,
+        order: Any = "greedy",
+        feature_selection: str | None = "local",
+        order_projection: str = "pca",
+        order_redundancy: bool = False,
+        max_candidates: int | None = 100,
+        discretizer: Any = "auto",
+        random_state: Any = None,
+    ):
+        self.estimator = estimator
+        self.k = k
+        self.M = M
+        self.order = order
+        self.feature_selection = feature_selection
+        self.order_projection = order_projection
+        self.order_redundancy = order_redundancy
+        self.max_candidates = max_candidates
+        self.discretizer = discretizer
+        self.random_state = random_state
+
+    def _check_params(self) -> None:
+        if self.feature_selection not in ("local", "global", None):
+            raise ValueError(
+                "feature_selection must be 'local', 'global' or None; got "
+                f"{self.feature_selection!r}."
+            )
+        if self.order_projection not in ("pca", "none"):
+            raise ValueError(
+                f"order_projection must be 'pca' or 'none'; got {self.order_projection!r}."
+            )
+        self._cap = check_max_candidates(self.max_candidates)
+
+    def _discretize(self, X, Y):
+        disc = self.discretizer
+        if isinstance(disc, str):
+            if disc != "auto":
+                raise ValueError(
+                    f"discretizer must be 'auto', None or a transformer; got {disc!r}."
+                )
+            if sp.issparse(X) and np.all((X.data == 0) | (X.data == 1)):
+                return X  # binary columns are left unchanged by myDisc
+            from ..discretize import MeanStdDiscretizer
+
+            disc = MeanStdDiscretizer(factor=0.5, n_states=3)
+        elif disc is None:
+            return X
+        return clone(disc).fit(X, Y).transform(X)
+
+    def _discretize_projection(self, z, Y):
+        """The PCA scores are continuous: mean ± 0.5·std (``orderSelect.m``) unless a
+        discretizer transformer is given."""
+        disc = self.discretizer
+        if disc is None or isinstance(disc, str):
+            from ..discretize import MeanStdDiscretizer
+
+            disc = MeanStdDiscretizer(factor=0.5, n_states=3)
+        return clone(disc).fit(z, Y).transform(z)
+
+    def _structure(self, X, Y, rng):
+        n, d = X.shape
+        q = Y.shape[1]
+        modelled = _modelled(self.constant_)
+        self.k_ = resolve_count(self.k, q, "k", allow_zero=True)
+        self.M_ = resolve_count(self.M, d, "M")
+        Yd = DiscreteData.from_array(Y)
+        need_x = self.feature_selection is not None and self.M_ < d
+        Xd = DiscreteData.from_array(self._discretize(X, Y)) if (
+            need_x or (isinstance(self.order, str) and self.order == "greedy"
+                       and self.order_projection == "none")) else None
+        # chain order
+        if isinstance(self.order, str) and self.order == "greedy":
+            if self.order_projection == "pca":
+                z = _pca_projection(X)[:, None]
+                Z = DiscreteData.from_array(self._discretize_projection(z, Y))
+            else:
+                Z = Xd
+            order = select_chain_order(Yd, Z, redundancy=bool(self.order_redundancy))
+        else:
+            order = _resolve_order(self.order, q, rng, allow=("greedy",))
+        # parents (Eq. 33)
+        parents = kcc_parents(Yd, order, self.k_, exclude=~modelled,
+                              max_candidates=self._cap)
+        # features (Eq. 43 / 42)
+        features: list = [None] * q
+        if need_x:
+            targets = np.asarray([j for j in order if modelled[j]], dtype=np.intp)
+            rel = mutual_info(Xd, Yd)
+            if self.feature_selection == "local":
+                sel = label_specific_select(
+                    Xd, Yd, targets, None, self.M_, parents=[parents[j] for j in targets],
+                    beta=1.0, gamma=1.0, max_candidates=self._cap, relevance=rel,
+                )
+                for j, f in zip(targets, sel, strict=True):
+                    features[j] = np.asarray(f, dtype=np.intp)
+            else:
+                shared, _ = global_select(Xd, Yd, self.M_, parents=parents, beta=1.0,
+                                          gamma=1.0, max_candidates=self._cap, relevance=rel)
+                shared = np.asarray(shared, dtype=np.intp)
+                features = [shared] * q
+        return order, parents, features
+
+
+# ---------------------------------------------------------------------- PCC
+class ProbabilisticClassifierChain(_BaseChain):
+    """Probabilistic Classifier Chains (Dembczyński, Cheng & Hüllermeier 2010).
+
+    Trained exactly like :class:`ClassifierChain`; prediction is the MAP assignment
+    ``argmax_y Π_t P(y_π(t) | x, y_π(1..t−1))`` (optimal for subset 0/1 loss, Eq. 2),
+    by exhaustive enumeration of the ``2^q`` paths when ``q ≤ max_exact_labels`` (ties →
+    the first path in chain order with 0 before 1), otherwise by beam search of width
+    ``beam_width`` (Kumar et al. 2012). ``predict_proba`` returns the exact marginals
+    ``Σ_{y: y_l = 1} P(y | x)`` (exhaustive) or the marginals of the final beam,
+    renormalised (beam; an approximation).
+
+    Parameters
+    ----------
+    estimator : probabilistic binary classifier, default=None
+        ``None``: :class:`~sklearn.linear_model.LogisticRegression` (LIBLINEAR solver,
+        ``C = 1``, regularised bias as in the SVM default) — PCC needs probabilities
+        (``../shared/specs/learners.md`` §10); an estimator without ``predict_proba``
+        is used through the sigmoid of its decision value.
+    order : "canonical", "random" or permutation, default="canonical"
+    inference : {"auto", "exhaustive", "beam"}, default="auto"
+        ``"auto"``: exhaustive when the number of modelled labels ≤ ``max_exact_labels``.
+    beam_width : int, default=5
+    max_exact_labels : int, default=15
+    random_state : int, RandomState or None
+    """
+
+    def __init__(self, estimator: Any = None, order: Any = "canonical",
+                 inference: str = "auto", beam_width: int = 5, max_exact_labels: int = 15,
+                 random_state: Any = None):
+        self.estimator = estimator
+        self.order = order
+        self.inference = inference
+        self.beam_width = beam_width
+        self.max_exact_labels = max_exact_labels
+        self.random_state = random_state
+
+    def _estimator(self):
+        if self.estimator is None:
+            return LogisticRegression(solver="liblinear")
+        return self.estimator
+
+    def _check_params(self) -> None:
+        if self.inference not in ("auto", "exhaustive", "beam"):
+            raise ValueError(
+                f"inference must be 'auto', 'exhaustive' or 'beam'; got {self.inference!r}."
+            )
+        for name in ("beam_width", "max_exact_labels"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+                raise ValueError(f"{name} must be a positive int; got {v!r}.")
+
+    def _structure(self, X, Y, rng):
+        q = Y.shape[1]
+        order = _resolve_order(self.order, q, rng)
+        return order, _chain_parents(order, _modelled(self.constant_)), [None] * q
+
+    # -- inference ---------------------------------------------------------------
+    def _cond_prob(self, X, j: int, prefix: np.ndarray) -> np.ndarray:
+        """P(y_j = 1 | x_i, parents = a prefix) for all rows and prefixes.
+
+        ``prefix`` is either shared by all rows, shape (S, t), or per row, shape
+        (n, S, t). Returns shape (n, S). Linear models use ``x·w_x`` once plus
+        ``prefix·w_y`` (LogisticRegression's binary ``predict_proba`` is exactly the
+        sigmoid of the decision value; other linear models follow the module convention).
+        """
+        est = self.estimators_[j]
+        n = X.shape[0]
+        S, t = prefix.shape[-2], prefix.shape[-1]
+        if isinstance(est, LinearClassifierMixin) and (
+            not hasattr(est, "predict_proba") or isinstance(est, LogisticRegression)
+        ):
+            w = np.asarray(est.coef_, dtype=float).ravel()
+            d = w.size - t
+            fx = np.asarray(X @ w[:d]).ravel() + float(np.ravel(est.intercept_)[0])
+            if prefix.ndim == 2:
+                f = fx[:, None] + (prefix @ w[d:])[None, :]
+            else:
+                f = fx[:, None] + prefix @ w[d:]
+            return _sigmoid(f)
+        out = np.empty((n, S))
+        for s in range(S):
+            P = prefix[s][None, :].repeat(n, axis=0) if prefix.ndim == 2 else prefix[:, s, :]
+            _, out[:, s] = _binary_output(est, _hstack(X, P))
+        return out
+
+    def _infer(self, X) -> tuple[np.ndarray, np.ndarray]:
+        X = self._check_X(X)
+        n, q = X.shape[0], self.n_labels_
+        chain = [int(j) for j in self.order_ if self.constant_[j] < 0]
+        Yhat = np.zeros((n, q), dtype=np.uint8)
+        P = np.zeros((n, q))
+        for j in range(q):
+            if self.constant_[j] >= 0:
+                Yhat[:, j] = self.constant_[j]
+                P[:, j] = float(self.constant_[j])
+        m = len(chain)
+        if m == 0:
+            return Yhat, P
+        exhaustive = self.inference == "exhaustive" or (
+            self.inference == "auto" and m <= self.max_exact_labels
+        )
+        step = max(1, 2**22 // (2**m)) if exhaustive else n
+        for lo in range(0, n, step):
+            Xb = X[lo : lo + step]
+            if exhaustive:
+                y, p = self._exhaustive(Xb, chain)
+            else:
+                y, p = self._beam(Xb, chain)
+            Yhat[lo : lo + step][:, chain] = y
+            P[lo : lo + step][:, chain] = p
+        return Yhat, P
+
+    def _exhaustive(self, X, chain):
+        n = X.shape[0]
+        logp = np.zeros((n, 1))
+        paths = np.zeros((1, 0))
+        for j in chain:
+            p1 = self._cond_prob(X, j, paths)
+            with np.errstate(divide="ignore"):
+                logp = np.concatenate([logp + np.log1p(-p1), logp + np.log(p1)], axis=1)
+            paths = np.vstack([np.hstack([paths, np.zeros((paths.shape[0], 1))]),
+                               np.hstack([paths, np.ones((paths.shape[0], 1))])])
+        # paths are in "0 before 1 at each depth" blocks; sort rows lexicographically in
+        # chain order so that argmax returns the lexicographically first MAP path
+        lex = np.lexsort(paths.T[::-1])
+        paths, logp = paths[lex], logp[:, lex]
+        best = np.argmax(logp, axis=1)
+        prob = np.exp(logp - logp.max(axis=1, keepdims=True))
+        prob /= prob.sum(axis=1, keepdims=True)
+        return paths[best].astype(np.uint8), prob @ paths
+
+    def _beam(self, X, chain):
+        n = X.shape[0]
+        b = int(self.beam_width)
+        beams = np.zeros((n, 1, 0))
+        logp = np.zeros((n, 1))
+        for j in chain:
+            p1 = self._cond_prob(X, j, beams)
+            S = beams.shape[1]
+            with np.errstate(divide="ignore"):
+                cand_lp = np.concatenate([logp + np.log1p(-p1), logp + np.log(p1)], axis=1)
+            cand_paths = np.concatenate(
+                [np.concatenate([beams, np.zeros((n, S, 1))], axis=2),
+                 np.concatenate([beams, np.ones((n, S, 1))], axis=2)], axis=1)
+            keep = np.argsort(-cand_lp, axis=1, kind="stable")[:, :b]
+            logp = np.take_along_axis(cand_lp, keep, axis=1)
+            beams = np.take_along_axis(cand_paths, keep[:, :, None], axis=1)
+        prob = np.exp(logp - logp[:, :1])
+        prob /= prob.sum(axis=1, keepdims=True)
+        marg = np.einsum("ns,nsl->nl", prob, beams)
+        return beams[:, 0, :].astype(np.uint8), marg
+
+    def predict(self, X: Any) -> np.ndarray:
+        """MAP label vectors, shape (n, q)."""
+        return self._infer(X)[0].astype(int)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Marginal P(label = 1), shape (n, q) (exact when enumerating)."""
+        return self._infer(X)[1]
+
+
+# ---------------------------------------------------------------------- ensembles
+_CHAIN_ALIASES = {
+    "cc": lambda: ClassifierChain(order="random"),
+    "bcc": lambda: BayesianClassifierChain(),
+    "occ": lambda: OCC(order="random"),
+}
+
+
+class EnsembleOfChains(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+    """Ensembles of chains: ECC, EBCC, EoCC (oCC paper §8.2; ``learners.md`` §9).
+
+    Each of ``n_estimators`` members is a clone of ``chain`` trained on a random subset of
+    ``max_samples`` of the instances and ``max_features`` of the features (both without
+    replacement; sizes rounded half up as MATLAB's ``round``); every member gets its own
+    seed, so random chain orders / BCC roots differ between members. The prediction is the
+    per-label majority vote: relevant iff the fraction of members voting 1 is
+    ``≥ threshold`` (0.5: a 5–5 tie is relevant, as the reference's ``round``).
+
+    Parameters
+    ----------
+    chain : estimator or {"cc", "bcc", "occ"}, default="cc"
+        ``"cc"``: ``ClassifierChain(order="random")`` (ECC); ``"bcc"``:
+        ``BayesianClassifierChain()`` with a random root (EBCC); ``"occ"``:
+        ``OCC(order="random")`` (EoCC, the reference ``eocc.alg = 'random'``).
+    n_estimators : int, default=10
+    max_samples, max_features : float in (0, 1], default=0.75, 0.5
+        The paper's rates. The reference ``EoCC.m`` swaps them (0.5 instances,
+        0.75 features); pass ``max_samples=0.5, max_features=0.75`` for that variant.
+    threshold : float, default=0.5
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    estimators_ : list of fitted chains
+    estimators_features_ : list of ndarray
+        Feature columns of every member.
+    estimators_samples_ : list of ndarray
+        Training rows of every member.
+
+    Notes
+    -----
+    ``predict_proba`` returns the vote fractions (so that ``predict`` is
+    ``predict_proba ≥ threshold``).
+    """
+
+    def __init__(self, chain: Any = "cc", n_estimators: int = 10, max_samples: float = 0.75,
+                 max_features: float = 0.5, threshold: float = 0.5, random_state: Any = None):
+        self.chain = chain
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.threshold = threshold
+        self.random_state = random_state
+
+    def _base_chain(self):
+        if isinstance(self.chain, str):
+            if self.chain not in _CHAIN_ALIASES:
+                raise ValueError(
+                    f"chain must be an estimator or one of {sorted(_CHAIN_ALIASES)}; got "
+                    f"{self.chain!r}."
+                )
+            return _CHAIN_ALIASES[self.chain]()
+        return self.chain
+
+    def fit(self, X: Any, Y: Any):
+        X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
+                          ensure_all_finite=True)
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+        Y = check_labels(Y, X.shape[0])
+        m = self.n_estimators
+        if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
+            raise ValueError(f"n_estimators must be a positive int; got {m!r}.")
+        for name in ("max_samples", "max_features", "threshold"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not 0 < v <= 1:
+                raise ValueError(f"{name} must be a number in (0, 1]; got {v!r}.")
+        base = self._base_chain()
+        rng = check_random_state(self.random_state)
+        n, d = X.shape
+        n_rows = max(1, int(np.floor(self.max_samples * n + 0.5)))
+        n_cols = max(1, int(np.floor(self.max_features * d + 0.5)))
+        self.estimators_, self.estimators_features_, self.estimators_samples_ = [], [], []
+        for _ in range(m):
+            rows = np.sort(rng.choice(n, n_rows, replace=False))
+            cols = np.sort(rng.choice(d, n_cols, replace=False))
+            member = clone(base)
+            if "random_state" in member.get_params(deep=False):
+                member.set_params(random_state=int(rng.randint(_MAX_SEED)))
+            member.fit(X[rows][:, cols], Y[rows])
+            self.estimators_.append(member)
+            self.estimators_features_.append(cols)
+            self.estimators_samples_.append(rows)
+        self.n_labels_ = Y.shape[1]
+        return self
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Fraction of members voting 1 for each label, shape (n, q)."""
+        check_is_fitted(self, "estimators_")
+        X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
+                          ensure_all_finite=True, reset=False)
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+        votes = np.zeros((X.shape[0], self.n_labels_))
+        for member, cols in zip(self.estimators_, self.estimators_features_, strict=True):
+            votes += member.predict(X[:, cols])
+        return votes / len(self.estimators_)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Majority vote, shape (n, q) int 0/1."""
+        votes = self.predict_proba(X) * len(self.estimators_)
+        return (votes >= self.threshold * len(self.estimators_) - 1e-9).astype(int)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        tags.classifier_tags.multi_label = True
+        tags.input_tags.sparse = True
+        return tags

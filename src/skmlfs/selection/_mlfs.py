@@ -1,0 +1,617 @@
+"""MLFS (Sun & Kudo, oCC paper §5) and its special cases MLMIM, MLJMI, MLMRMR (Table 1).
+
+The greedy criteria, with ``Pa_j`` the parent labels of label ``j`` (chosen by kCC,
+Eq. 33) and ``X_θ`` the features selected so far:
+
+* **local MLFS**, Eq. (43) — one subset ``X_θj`` per label::
+
+      X_m = argmax  I(X_m; Y_j) + β Σ_{Y_k∈Pa_j} I(Y_j; Y_k | X_m)
+                                + γ Σ_{X_n∈X_θj} I(Y_j; X_n | X_m)
+
+* **global MLFS**, Eq. (42) — one subset for all labels: the same bracket summed over
+  ``j = 1..q``.
+
+with ``β = 1/|Pa_j|`` and ``γ = 1/|X_θ|`` (the paper's normalisation). The *same*
+routine chooses the parent labels in kCC (Eq. 33): candidates are the labels earlier in
+the chain, no parent term, ``α = 1/|Pa_j|`` on the redundancy term.
+
+The greedy search follows the authors' ``oCC_select.m`` (``../shared/specs/filters.md``
+§8): when there are no more candidates than the budget all are returned; the first pick
+is the most relevant candidate; only the ``max_candidates`` (100) most relevant
+candidates are ever considered, so a budget of ``max_candidates`` or more degenerates to
+a relevance ranking. ``max_candidates=None`` gives the paper's uncapped search. Ties go
+to the more relevant candidate (then the lower index).
+
+Every information term comes from the count engine (:mod:`skmlfs.info`): the relevance
+block ``I(D_i; Y_j)`` from one product, and the conditional terms from one stratified
+product per *conditioning* candidate ``X_m``, which yields ``I(Y_j; X_n | X_m)`` and
+``I(Y_j; Y_k | X_m)`` for every pair at once. The greedy steps of all labels then run in
+lock-step on these tables (``numpy`` only, no information computed per pair).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from ..info import DiscreteData, InfoCache, conditional_mutual_info, mutual_info
+from ..info._engine import iter_conditional_mutual_info
+from ._base import BaseInfoSelector
+
+__all__ = [
+    "MLFS",
+    "MLJMI",
+    "MLMIM",
+    "MLMRMR",
+    "global_select",
+    "kcc_parents",
+    "label_specific_select",
+    "argmax_tol",
+    "resolve_count",
+]
+
+
+# ---------------------------------------------------------------------- helpers
+def resolve_count(value: Any, total: int, name: str, *, allow_zero: bool = False) -> int:
+    """A count or a fraction of ``total`` as an integer in ``[0 or 1, total]``.
+
+    ``None`` means ``total``; a float in ``(0, 1]`` is ``⌈value · total⌉`` (the paper's
+    ``k = ⌈0.8 q⌉``; the reference code rounds instead); an int is a count, capped at
+    ``total``.
+    """
+    low = 0 if allow_zero else 1
+    if value is None:
+        return int(total)
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, a float fraction or None; got a bool.")
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+        if v < low:
+            raise ValueError(f"{name} must be >= {low}; got {v}.")
+        return min(v, int(total))
+    if isinstance(value, numbers.Real):
+        f = float(value)
+        if not 0.0 < f <= 1.0:
+            raise ValueError(
+                f"{name} as a float is a fraction and must lie in (0, 1]; got {f}."
+            )
+        return min(int(np.ceil(f * total - 1e-12)), int(total))
+    raise TypeError(
+        f"{name} must be an int, a float fraction or None; got {type(value).__name__}."
+    )
+
+
+def check_max_candidates(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"max_candidates must be a positive int or None; got {value!r}.")
+    return int(value)
+
+
+# Scores that are equal in exact arithmetic (e.g. I(y;a) + I(y;b|a) = I(y;b) + I(y;a|b))
+# come out of different count paths with ~1e-15 differences; values within TIE_TOL bits
+# are treated as ties so that tie-breaking is deterministic and as documented.
+TIE_TOL = 1e-10
+
+
+def _relevance_order(rel: np.ndarray) -> np.ndarray:
+    """Positions by decreasing relevance; ties (within ``TIE_TOL``) keep the lower index."""
+    order = np.argsort(-rel, kind="stable")
+    r = rel[order]
+    group = np.concatenate([[0], np.cumsum(r[:-1] - r[1:] > TIE_TOL)])
+    return order[np.lexsort((order, group))]
+
+
+def argmax_tol(score: np.ndarray, axis: int = -1) -> np.ndarray:
+    """First index whose value is within ``TIE_TOL`` of the maximum (along ``axis``)."""
+    top = np.max(score, axis=axis, keepdims=True)
+    return np.argmax(score >= top - TIE_TOL, axis=axis)
+
+
+def _meanstd_default():
+    from ..discretize import MeanStdDiscretizer
+
+    return MeanStdDiscretizer(factor=0.5, n_states=3)
+
+
+# ---------------------------------------------------------------------- the routine
+def label_specific_select(
+    D: DiscreteData,
+    Y: DiscreteData,
+    targets: np.ndarray,
+    candidates: list[np.ndarray] | None,
+    n_select: int,
+    *,
+    parents: list[np.ndarray] | None = None,
+    beta: float = 1.0,
+    gamma: float = 1.0,
+    max_candidates: int | None = 100,
+    relevance: np.ndarray | None = None,
+) -> list[np.ndarray]:
+    """Greedy selection of Eq. (43) (or Eq. (33)) for several target labels at once.
+
+    Parameters
+    ----------
+    D : DiscreteData
+        The candidate variables (discretized features, or the labels themselves for
+        parent selection).
+    Y : DiscreteData
+        The labels.
+    targets : ndarray of int
+        Target labels ``j`` (indices into ``Y``).
+    candidates : list of ndarray or None
+        Per target, the indices into ``D`` that may be selected (in their original
+        order); ``None``: every variable of ``D`` for every target.
+    n_select : int
+        Budget ``K`` per target.
+    parents : list of ndarray, optional
+        Per target, the parent labels ``Pa_j`` (indices into ``Y``) of the label
+        correlation term.
+    beta, gamma : float
+        Weights of the *means* over ``Pa_j`` and over the selected set, i.e. the paper's
+        ``β = 1/|Pa_j|``, ``γ = 1/|X_θj|`` when both are 1. ``β = 0`` drops the label
+        correlation term, ``γ = 0`` the redundancy term.
+    max_candidates : int or None, default=100
+        Only the most relevant candidates are ever considered (reference cap).
+    relevance : ndarray of shape (D.n_vars, Y.n_vars), optional
+        Precomputed ``I(D_i; Y_j)``.
+
+    Returns
+    -------
+    list of ndarray
+        Per target, the selected indices into ``D`` in the order they were picked (all
+        candidates in their original order when they do not exceed the budget).
+    """
+    targets = np.asarray(targets, dtype=np.intp)
+    n_t = targets.size
+    if relevance is None:
+        relevance = mutual_info(D, Y.take(targets)) if n_t else np.zeros((D.n_vars, 0))
+        rel_cols = np.arange(n_t)
+    else:
+        rel_cols = targets
+    all_idx = np.arange(D.n_vars)
+    cands = [all_idx if candidates is None else np.asarray(candidates[i], dtype=np.intp)
+             for i in range(n_t)]
+    out: list[np.ndarray] = [np.empty(0, dtype=np.intp)] * n_t
+    cap = np.inf if max_candidates is None else max_candidates
+    K = int(n_select)
+    greedy: list[int] = []
+    pools: list[np.ndarray] = []
+    for i in range(n_t):
+        c = cands[i]
+        if K <= 0 or c.size == 0:
+            continue
+        if c.size <= K:
+            out[i] = c.copy()
+            continue
+        order = c[_relevance_order(relevance[c, rel_cols[i]])]
+        if cap <= K:
+            out[i] = order[:K]
+            continue
+        greedy.append(i)
+        pools.append(order[: int(min(cap, c.size))])
+    if not greedy:
+        return out
+
+    g = len(greedy)
+    L = max(p.size for p in pools)
+    T = np.full((g, L), -1, dtype=np.intp)
+    for r, p in enumerate(pools):
+        T[r, : p.size] = p
+    valid = T >= 0
+    rel_T = np.where(valid, relevance[np.where(valid, T, 0), rel_cols[greedy][:, None]], -np.inf)
+    g_targets = targets[greedy]
+    use_cor = beta != 0 and parents is not None and any(
+        np.asarray(parents[i]).size for i in greedy
+    )
+    use_red = gamma != 0 and K > 1
+
+    R = np.zeros((g, L, L)) if use_red else None  # R[r, a, b] = I(y; D_T[a] | D_T[b])
+    cor = np.zeros((g, L))  # mean_p I(y; Y_p | D_T[b])
+    if use_red or use_cor:
+        _fill_conditional_terms(
+            D, Y, T, valid, g_targets, greedy, parents, use_red, use_cor, R, cor
+        )
+
+    ar = np.arange(g)
+    chosen = ~valid
+    chosen[:, 0] = True
+    picks = np.zeros((g, K), dtype=np.intp)
+    red = R[:, 0, :].copy() if use_red else np.zeros((g, L))
+    for t in range(1, K):
+        score = rel_T + beta * cor + gamma * (red / t)
+        score[chosen] = -np.inf
+        b = argmax_tol(score, axis=1)  # first maximum = more relevant candidate
+        picks[:, t] = b
+        chosen[ar, b] = True
+        if use_red:
+            red += R[ar, b, :]
+    for r, i in enumerate(greedy):
+        out[i] = T[r, picks[r]]
+    return out
+
+
+def _fill_conditional_terms(D, Y, T, valid, g_targets, greedy, parents, use_red, use_cor,
+                            R, cor):
+    """Fill ``R[r, a, b] = I(y_r; D_{T[r,a]} | D_{T[r,b]})`` and the parent term ``cor``.
+
+    One engine call per distinct conditioning candidate ``c``: the CMI block of
+    (candidates of the pools ∪ parent labels) × (targets whose pool holds ``c``).
+    """
+    U = np.unique(T[valid])
+    pos_in_U = np.full(D.n_vars, -1, dtype=np.intp)
+    pos_in_U[U] = np.arange(U.size)
+    TU = np.where(valid, pos_in_U[np.where(valid, T, 0)], 0)
+    blocks = []
+    if use_red:
+        blocks.append(D.take(U))
+    n_red = U.size if use_red else 0
+    if use_cor:
+        par_labels = np.unique(np.concatenate([np.asarray(parents[i], dtype=np.intp)
+                                               for i in greedy]))
+        pos_par = np.full(Y.n_vars, -1, dtype=np.intp)
+        pos_par[par_labels] = np.arange(par_labels.size)
+        blocks.append(Y.take(par_labels))
+        # W[p, r] = 1/|Pa_r| for the parents of target r (mean over parents)
+        W = np.zeros((par_labels.size, len(greedy)))
+        for r, i in enumerate(greedy):
+            pa = np.asarray(parents[i], dtype=np.intp)
+            if pa.size:
+                W[pos_par[pa], r] = 1.0 / pa.size
+    A = blocks[0] if len(blocks) == 1 else DiscreteData.concat(blocks)
+    for c in U:
+        rows, cols = np.nonzero(T == c)  # targets r whose pool holds c, at position cols
+        B = Y.take(g_targets[rows])
+        cmi = conditional_mutual_info(A, B, D.take([c]))  # (n_red [+ n_par], len(rows))
+        if use_red:
+            vals = cmi[TU[rows], np.arange(rows.size)[:, None]]  # (len(rows), L)
+            R[rows, :, cols] = np.where(valid[rows], vals, 0.0)
+        if use_cor:
+            cor[rows, cols] = (cmi[n_red:] * W[:, rows]).sum(axis=0)
+
+
+def global_select(
+    D: DiscreteData,
+    Y: DiscreteData,
+    n_select: int,
+    *,
+    parents: list[np.ndarray] | None = None,
+    beta: float = 1.0,
+    gamma: float = 1.0,
+    max_candidates: int | None = 100,
+    relevance: np.ndarray | None = None,
+    redundancy: str = "cmi",
+    redundancy_scale: str = "q",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy selection of one subset for all labels, Eq. (42), and its special cases.
+
+    ``score(X_m) = Σ_j [ I(X_m;Y_j) + β·mean_{k∈Pa_j} I(Y_j;Y_k|X_m)
+    + γ·mean_{n∈X_θ} I(Y_j;X_n|X_m) ]``. With ``redundancy="mrmr"`` the redundancy term
+    is ``−(s/|X_θ|) Σ_{n∈X_θ} I(X_m;X_n)`` with ``s = q`` (``redundancy_scale="q"``, the
+    derivation) or ``s = 1`` (classic mRMR scaling) — MLMRMR. Same first-pick / candidate
+    cap conventions as :func:`label_specific_select` **[ASSUMPTION: no reference code
+    exists for the global variant]**.
+
+    Returns
+    -------
+    ranking : ndarray of int
+    scores : ndarray of float
+        Criterion value of each feature when picked (its relevance for the first pick,
+        and for every pick of a pure relevance ranking).
+    """
+    q = Y.n_vars
+    if relevance is None:
+        relevance = mutual_info(D, Y)
+    rel = relevance.sum(axis=1)
+    K = min(int(n_select), D.n_vars)
+    order = _relevance_order(rel)
+    cap = np.inf if max_candidates is None else max_candidates
+    if K <= 0:
+        return np.empty(0, dtype=np.intp), np.empty(0)
+    if D.n_vars <= K:
+        return np.arange(D.n_vars, dtype=np.intp), rel.copy()
+    if cap <= K:
+        return order[:K].astype(np.intp), rel[order[:K]]
+    T = order[: int(min(cap, D.n_vars))]
+    L = T.size
+    rel_T = rel[T]
+    cor = np.zeros(L)
+    R = np.zeros((L, L))  # R[a, b]: redundancy of candidate b given selected a
+    use_cor = beta != 0 and parents is not None and any(np.asarray(p).size for p in parents)
+    if redundancy == "mrmr":
+        scale = float(q) if redundancy_scale == "q" else 1.0
+        R = -scale * mutual_info(D.take(T), D.take(T))
+        if use_cor:
+            cor = _global_cor(D, Y, T, parents)
+    elif redundancy == "cmi":
+        if use_cor or (gamma != 0 and K > 1):
+            W = _parent_weights(parents, q) if use_cor else None
+            A = DiscreteData.concat([D.take(T), Y]) if use_cor else D.take(T)
+            for b, cmi in enumerate(iter_conditional_mutual_info(A, Y, D.take(T))):
+                R[:, b] = cmi[:L].sum(axis=1)  # Σ_j I(Y_j; X_T[a] | X_T[b])
+                if use_cor:
+                    cor[b] = (cmi[L:] * W).sum()
+    else:
+        raise ValueError(f"redundancy must be 'cmi' or 'mrmr'; got {redundancy!r}.")
+    chosen = np.zeros(L, dtype=bool)
+    chosen[0] = True
+    picks = [0]
+    scores = [float(rel_T[0])]
+    red = R[0].copy()
+    for t in range(1, K):
+        score = rel_T + beta * cor + gamma * (red / t)
+        score[chosen] = -np.inf
+        b = int(argmax_tol(score))
+        picks.append(b)
+        scores.append(float(score[b]))
+        chosen[b] = True
+        red += R[b]
+    return T[picks].astype(np.intp), np.asarray(scores)
+
+
+def _parent_weights(parents: list[np.ndarray], q: int) -> np.ndarray:
+    """``W[k, j] = 1/|Pa_j|`` for ``k ∈ Pa_j`` (the mean over parents)."""
+    W = np.zeros((q, q))
+    for j, pa in enumerate(parents):
+        pa = np.asarray(pa, dtype=np.intp)
+        if pa.size:
+            W[pa, j] = 1.0 / pa.size
+    return W
+
+
+def _global_cor(D, Y, T, parents) -> np.ndarray:
+    W = _parent_weights(parents, Y.n_vars)
+    return np.array([(cmi * W).sum() for cmi in iter_conditional_mutual_info(Y, Y, D.take(T))])
+
+
+def kcc_parents(
+    Y: DiscreteData,
+    order: np.ndarray,
+    k: int,
+    *,
+    exclude: np.ndarray | None = None,
+    max_candidates: int | None = 100,
+    mi_yy: np.ndarray | None = None,
+) -> list[np.ndarray]:
+    """Parent labels of every label by Eq. (33) along a chain (kCC, Algorithm 1 lines 3–5).
+
+    The candidates of label ``order[t]`` are the labels ``order[:t]`` (minus ``exclude``,
+    e.g. labels constant in training, which the reference never adds to the chain);
+    at most ``k`` are chosen with ``α = 1/|Pa_j|``::
+
+        Y_l = argmax I(Y_l; Y_j) + α Σ_{Y_k∈Pa_j} I(Y_j; Y_k | Y_l)
+
+    Returns
+    -------
+    list of ndarray
+        ``parents[j]`` for every label ``j`` (indexed by label, not by chain position).
+    """
+    q = Y.n_vars
+    order = np.asarray(order, dtype=np.intp)
+    skip = np.zeros(q, dtype=bool) if exclude is None else np.asarray(exclude, dtype=bool)
+    if mi_yy is None:
+        mi_yy = mutual_info(Y, Y)
+    targets, cands = [], []
+    earlier: list[int] = []
+    for j in order:
+        if not skip[j]:
+            targets.append(j)
+            cands.append(np.asarray(earlier, dtype=np.intp))
+            earlier.append(int(j))
+    parents = [np.empty(0, dtype=np.intp) for _ in range(q)]
+    sel = label_specific_select(
+        Y, Y, np.asarray(targets, dtype=np.intp), cands, k, beta=0.0, gamma=1.0,
+        max_candidates=max_candidates, relevance=mi_yy,
+    )
+    for j, pa in zip(targets, sel, strict=True):
+        parents[j] = np.asarray(pa, dtype=np.intp)
+    return parents
+
+
+# ---------------------------------------------------------------------- selectors
+class _MLFSBase(BaseInfoSelector):
+    """Discretization shared by the MLFS family: ``"auto"`` = mean ± 0.5·std, 3 states.
+
+    That is oCC's ``myDisc(X, 3, 0.5)`` (``../shared/specs/information_theory.md`` §4;
+    the paper's text says ±1·std, the authors' code uses 0.5), fitted on the training
+    data; binary columns are left as they are by the discretizer itself.
+    """
+
+    def _discretize(self, X, Y):
+        disc = self.discretizer
+        if isinstance(disc, str):
+            if disc != "auto":
+                raise ValueError(
+                    f"discretizer must be 'auto', None or a transformer; got {disc!r}."
+                )
+            disc = _meanstd_default()
+        elif disc is None:
+            return X
+        return clone(disc).fit(X, Y).transform(X)
+
+    def _check_params(self) -> None:
+        self._max_candidates = check_max_candidates(self.max_candidates)
+
+
+class MLFS(_MLFSBase):
+    """Multi-Label Feature Selection of the oCC paper, Eq. (42) (global) / Eq. (43) (local).
+
+    Parameters
+    ----------
+    n_features_to_select : int, float or None, default=None
+        ``M``: count, fraction of the features, or ``None`` for ⌈√n_samples⌉. In local
+        mode it is the size of every label-specific subset.
+    discretizer : "auto", None or transformer, default="auto"
+        ``"auto"``: mean ± 0.5·std in 3 states (oCC's ``myDisc``), fitted on the
+        training data. Used for the information terms only.
+    mode : {"local", "global"}, default="local"
+        Label-specific subsets (Eq. 43) or one shared subset (Eq. 42).
+    k : int, float or None, default=0.8
+        Parent budget of kCC (Eq. 33) on the canonical label order, which defines the
+        ``Pa_j`` of the label-correlation term; a float is a fraction of ``q``
+        (``⌈0.8 q⌉``, the paper's default); ``0`` gives no parents.
+    beta, gamma : float, default=1.0
+        Multipliers of the mean label-correlation and mean redundancy-difference terms
+        (``1`` = the paper's ``β = 1/|Pa_j|``, ``γ = 1/|X_θ|``).
+    max_candidates : int or None, default=100
+        Reference cap: only the most relevant candidates are considered; ``None`` =
+        the paper's uncapped search.
+
+    Attributes
+    ----------
+    ranking_ : ndarray of int
+        Global mode: features in the order picked. Local mode: features ordered by how
+        many labels selected them (ties: better mean position, then lower index) — the
+        selector's ``transform`` keeps the first ``n_features_to_select`` of them.
+    scores_ : ndarray of float
+        Global mode: criterion value when picked. Local mode: the vote counts.
+    label_features_ : list of ndarray
+        Local mode: the subset ``X_θj`` of every label, in selection order (empty for a
+        label that is constant in the training data).
+    parents_ : list of ndarray
+        ``Pa_j`` of every label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skmlfs.selection import MLFS
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 3, size=(60, 8)); Y = (X[:, :3] > 1).astype(int)
+    >>> sel = MLFS(n_features_to_select=2, discretizer=None).fit(X, Y)
+    >>> [f.tolist() for f in sel.label_features_]
+    [[0, 7], [1, 5], [2, 4]]
+    """
+
+    def __init__(
+        self,
+        n_features_to_select: Any = None,
+        discretizer: Any = "auto",
+        mode: str = "local",
+        k: Any = 0.8,
+        beta: float = 1.0,
+        gamma: float = 1.0,
+        max_candidates: int | None = 100,
+    ):
+        super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
+        self.mode = mode
+        self.k = k
+        self.beta = beta
+        self.gamma = gamma
+        self.max_candidates = max_candidates
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.mode not in ("local", "global"):
+            raise ValueError(f"mode must be 'local' or 'global'; got {self.mode!r}.")
+        for name in ("beta", "gamma"):
+            v = getattr(self, name)
+            if not isinstance(v, numbers.Real) or isinstance(v, bool) or v < 0:
+                raise ValueError(f"{name} must be a non-negative number; got {v!r}.")
+
+    def _select(self, cache: InfoCache, K: int):
+        X, Y = cache.X, cache.Y
+        q = Y.n_vars
+        k = resolve_count(self.k, max(q - 1, 0), "k", allow_zero=True)
+        constant = cache.h_y <= 0
+        if self.beta != 0 and k > 0:
+            parents = kcc_parents(Y, np.arange(q), k, exclude=constant,
+                                  max_candidates=self._max_candidates)
+        else:
+            parents = [np.empty(0, dtype=np.intp) for _ in range(q)]
+        self.parents_ = parents
+        if self.mode == "global":
+            return global_select(X, Y, K, parents=parents, beta=float(self.beta),
+                                 gamma=float(self.gamma), max_candidates=self._max_candidates,
+                                 relevance=cache.mi_xy)
+        targets = np.flatnonzero(~constant)
+        sel = label_specific_select(
+            X, Y, targets, None, K, parents=[parents[j] for j in targets],
+            beta=float(self.beta), gamma=float(self.gamma),
+            max_candidates=self._max_candidates, relevance=cache.mi_xy,
+        )
+        feats = [np.empty(0, dtype=np.intp) for _ in range(q)]
+        for j, f in zip(targets, sel, strict=True):
+            feats[j] = f
+        self.label_features_ = feats
+        return _aggregate_votes(feats, X.n_vars, K)
+
+
+def _aggregate_votes(feats: list[np.ndarray], d: int, K: int):
+    votes = np.zeros(d)
+    pos_sum = np.zeros(d)
+    for f in feats:
+        votes[f] += 1
+        pos_sum[f] += np.arange(f.size)
+    mean_pos = np.where(votes > 0, pos_sum / np.maximum(votes, 1), np.inf)
+    order = np.lexsort((np.arange(d), mean_pos, -votes))
+    order = order[votes[order] > 0][:K]
+    return order.astype(np.intp), votes[order]
+
+
+class MLMIM(_MLFSBase):
+    """Multi-Label MIM (Sechidis et al. 2014; oCC Table 1, ``β = γ = 0`` of Eq. 42).
+
+    Ranks the features by ``Σ_j I(X_m; Y_j)`` (ties: lower index). Parameters as in
+    :class:`MLFS`; ``max_candidates`` is accepted for a uniform interface but a pure
+    ranking needs no cap.
+    """
+
+    def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
+                 max_candidates: int | None = 100):
+        super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
+        self.max_candidates = max_candidates
+
+    def _select(self, cache: InfoCache, K: int):
+        return global_select(cache.X, cache.Y, K, beta=0.0, gamma=0.0,
+                             max_candidates=None, relevance=cache.mi_xy)
+
+
+class MLJMI(_MLFSBase):
+    """Multi-Label JMI (oCC Table 1: ``β = 0, γ = 1/|X_θ|`` of Eq. 42).
+
+    ``score(X_m) = Σ_j [ I(X_m;Y_j) + (1/|X_θ|) Σ_{n∈X_θ} I(Y_j;X_n|X_m) ]``, the CMI
+    summed over **all** labels (unlike ``MLC_toolbox/MLJMI_train.m``, which uses only the
+    last label — ``../shared/specs/filters.md`` §8). Reference first-pick and candidate
+    cap conventions (``max_candidates``).
+    """
+
+    def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
+                 max_candidates: int | None = 100):
+        super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
+        self.max_candidates = max_candidates
+
+    def _select(self, cache: InfoCache, K: int):
+        return global_select(cache.X, cache.Y, K, beta=0.0, gamma=1.0,
+                             max_candidates=self._max_candidates, relevance=cache.mi_xy)
+
+
+class MLMRMR(_MLFSBase):
+    """Multi-Label mRMR (oCC Table 1: ``β = 0, γ = 1/|X_θ|``, conditional redundancy dropped).
+
+    ``score(X_m) = Σ_j I(X_m;Y_j) − (s/|X_θ|) Σ_{n∈X_θ} I(X_m;X_n)`` with ``s = q``
+    (``redundancy_scale="q"``, what dropping the term from Eq. 42 gives) or ``s = 1``
+    (classic mRMR). The redundancy is *subtracted* (``MLC_toolbox/MLMRMR_train.m`` adds
+    it — a sign bug not reproduced).
+    """
+
+    def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
+                 max_candidates: int | None = 100, redundancy_scale: str = "q"):
+        super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
+        self.max_candidates = max_candidates
+        self.redundancy_scale = redundancy_scale
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.redundancy_scale not in ("q", "1"):
+            raise ValueError(
+                f"redundancy_scale must be 'q' or '1'; got {self.redundancy_scale!r}."
+            )
+
+    def _select(self, cache: InfoCache, K: int):
+        return global_select(cache.X, cache.Y, K, beta=0.0, gamma=1.0,
+                             max_candidates=self._max_candidates, relevance=cache.mi_xy,
+                             redundancy="mrmr", redundancy_scale=self.redundancy_scale)
