@@ -1,0 +1,34 @@
+"""Multi-label data sets: Mulan/MEKA ARFF (dense and sparse), MATLAB ``.mat``, synthetic data.
+
+Public API
+----------
+load                 an ARFF file (or a list of parts, or a ``.mat`` file) -> MultiLabelDataset
+load_train_test      a ``*-train.arff`` + ``*-test.arff`` pair as one data set
+load_name            a data set by name under ``$MLFS_DATASETS`` (``"emotions"``, ``"plcfs/enron"``)
+load_mat             a PLCFS-style ``.mat`` file (``data``, ``answer``, ``data_dis``, ``sim_seq``)
+read_label_xml       the label names of a Mulan XML label file
+make_multilabel_discrete  seeded synthetic data with informative / redundant / noise features
+MultiLabelDataset    the container (``X``, ``Y``, names, types, ``stats()``)
+format_stats         Table-1 style text table of data set statistics
+ARFFError            the one error type for malformed input (names file and line)
+"""
+
+from ._arff import ARFFError
+from ._dataset import MissingValuesWarning, MultiLabelDataset, format_stats
+from ._load import load, load_name, load_train_test, read_label_xml
+from ._mat import LabelCopiesWarning, load_mat
+from ._synthetic import make_multilabel_discrete
+
+__all__ = [
+    "ARFFError",
+    "LabelCopiesWarning",
+    "MissingValuesWarning",
+    "MultiLabelDataset",
+    "format_stats",
+    "load",
+    "load_mat",
+    "load_name",
+    "load_train_test",
+    "make_multilabel_discrete",
+    "read_label_xml",
+]

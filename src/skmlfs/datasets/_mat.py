@@ -1,0 +1,184 @@
+"""MATLAB ``.mat`` data sets (``data`` / ``answer`` / ``data_dis`` / ``sim_seq``)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._dataset import MultiLabelDataset
+
+__all__ = ["LabelCopiesWarning", "load_mat"]
+
+
+class LabelCopiesWarning(UserWarning):
+    """The feature matrix of a ``.mat`` file ends with an exact copy of the label matrix."""
+
+
+def _as_2d(value, key: str, path: Path) -> np.ndarray | sp.csr_matrix:
+    if sp.issparse(value):
+        return sp.csr_matrix(value)
+    arr = np.asarray(value)
+    if arr.ndim != 2 or arr.dtype.kind not in "biuf":
+        raise ValueError(
+            f"{path}: variable {key!r} must be a 2-D numeric matrix; got shape {arr.shape}, "
+            f"dtype {arr.dtype}"
+        )
+    return arr
+
+
+def _orient(arr, n: int, key: str, path: Path):
+    """Rows must be patterns; a matrix stored patterns-in-columns is transposed."""
+    if arr.shape[0] == n:
+        return arr
+    if arr.shape[1] == n:
+        return arr.T
+    raise ValueError(f"{path}: {key!r} has shape {arr.shape}, which does not match {n} patterns")
+
+
+def load_mat(
+    path: str | os.PathLike[str],
+    *,
+    label_copies: Literal["warn", "drop", "keep"] = "warn",
+    name: str | None = None,
+) -> MultiLabelDataset:
+    """Load a MATLAB ``.mat`` multi-label data set (PLCFS layout).
+
+    Variables: ``data`` (n × d features), ``answer`` (n × q labels, 0/1), and when
+    present ``data_dis`` (a discretized copy of ``data``) and ``sim_seq`` (n × k
+    holdout splits: ``sim_seq[:, k] == 1`` marks the training rows of split ``k``).
+    A matrix stored with patterns in columns is transposed.  MATLAB v7.3 (HDF5)
+    files are not supported by ``scipy.io.loadmat``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``.mat`` file.
+    label_copies : {"warn", "drop", "keep"}, default "warn"
+        What to do when the last ``q`` columns of ``data`` equal ``answer`` exactly
+        (the labels were left among the features — the case of PLCFS
+        ``medical.mat``, whose 1494 columns are Mulan's 1449 features plus the 45
+        labels): ``"warn"`` keeps them and issues a :class:`LabelCopiesWarning`,
+        ``"drop"`` removes them from ``X`` (and ``X_discrete``), ``"keep"`` keeps them
+        silently.
+    name : str, optional
+        Data set name; defaults to the file stem.
+
+    Returns
+    -------
+    MultiLabelDataset
+        ``X`` as float64 (dense, or CSR when ``data`` is sparse).  Integer-typed
+        ``data`` holds category codes: its features are typed ``"nominal"`` with
+        ``categories[j] = ["0", "1", ..., str(max_j)]`` so that ``X`` holds indices
+        into the category list as for ARFF nominal features; float ``data`` is
+        ``"numeric"``.  ``split_masks`` (bool) comes from ``sim_seq`` and
+        ``X_discrete`` from ``data_dis`` (dtype as stored), ``None`` when absent.
+
+    Raises
+    ------
+    ValueError
+        Missing ``data`` / ``answer``, inconsistent shapes, labels not 0/1, splits
+        not 0/1, unreadable file.
+    """
+    from scipy.io import loadmat
+
+    from .._validation import check_labels
+
+    if label_copies not in ("warn", "drop", "keep"):
+        raise ValueError(f"label_copies must be 'warn', 'drop' or 'keep'; got {label_copies!r}")
+    path = Path(path)
+    try:
+        m = loadmat(path)
+    except NotImplementedError:
+        raise ValueError(
+            f"{path}: MATLAB v7.3 (HDF5) files are not supported; re-save it with save(..., '-v7')"
+        ) from None
+    except (OSError, ValueError, TypeError) as exc:
+        raise ValueError(f"{path}: cannot read MATLAB file: {exc}") from exc
+    for key in ("data", "answer"):
+        if key not in m:
+            found = sorted(k for k in m if not k.startswith("__"))
+            raise ValueError(f"{path}: no variable {key!r} (found: {', '.join(found) or 'none'})")
+    data = _as_2d(m["data"], "data", path)
+    answer = _as_2d(m["answer"], "answer", path)
+    (dr, dc), (ar, ac) = data.shape, answer.shape
+    if dr == ar or dr == ac:
+        n = dr
+    elif dc == ac or dc == ar:
+        n = dc
+    else:
+        raise ValueError(f"{path}: 'data' {data.shape} and 'answer' {answer.shape} do not match")
+    answer = _orient(answer, n, "answer", path)
+    data = _orient(data, n, "data", path)
+    try:
+        Y = check_labels(answer, n, name="answer")
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+    integer = data.dtype.kind in "biu"
+    if sp.issparse(data):
+        X = sp.csr_matrix(data, dtype=np.float64)
+    else:
+        X = np.ascontiguousarray(data, dtype=np.float64)
+    if integer and (X.data if sp.issparse(X) else X).size and (X.min() < 0):
+        integer = False  # negative codes cannot index a category list
+
+    X_discrete = None
+    if "data_dis" in m:
+        Xd = _orient(_as_2d(m["data_dis"], "data_dis", path), n, "data_dis", path)
+        X_discrete = Xd.toarray() if sp.issparse(Xd) else np.ascontiguousarray(Xd)
+        if X_discrete.shape != X.shape:
+            raise ValueError(f"{path}: data_dis has shape {X_discrete.shape}, data has {X.shape}")
+    split_masks = None
+    if "sim_seq" in m:
+        S = _orient(_as_2d(m["sim_seq"], "sim_seq", path), n, "sim_seq", path)
+        S = S.toarray() if sp.issparse(S) else S
+        if np.any((S != 0) & (S != 1)):
+            raise ValueError(f"{path}: sim_seq must hold 0/1 training-row indicators")
+        split_masks = np.ascontiguousarray(S, dtype=bool)
+
+    q = Y.shape[1]
+    d = X.shape[1]
+    if d > q:
+        tail = X[:, d - q :]
+        tail = tail.toarray() if sp.issparse(tail) else tail
+        if np.array_equal(tail, Y):
+            if label_copies == "drop":
+                X = X[:, : d - q]
+                if X_discrete is not None:
+                    X_discrete = X_discrete[:, : d - q]
+                d -= q
+            elif label_copies == "warn":
+                warnings.warn(
+                    f"{path}: the last {q} columns of 'data' are an exact copy of the label "
+                    f"matrix 'answer' (features {d - q}..{d - 1}); they are kept as features. "
+                    "Pass label_copies='drop' to remove them (a selector would otherwise "
+                    "pick the labels themselves), or label_copies='keep' to silence this.",
+                    LabelCopiesWarning,
+                    stacklevel=2,
+                )
+    if integer:
+        maxes = (X.max(axis=0).toarray().ravel() if sp.issparse(X) else X.max(axis=0)) if n else []
+        types = ["nominal"] * d
+        categories = [[str(v) for v in range(int(mx) + 1)] for mx in maxes]
+        if not n:
+            categories = [["0"] for _ in range(d)]
+    else:
+        types = ["numeric"] * d
+        categories = [None] * d
+    return MultiLabelDataset(
+        X=X,
+        Y=Y,
+        feature_names=[f"f{j}" for j in range(d)],
+        label_names=[f"l{k}" for k in range(q)],
+        feature_types=types,
+        categories=categories,
+        name=name or path.stem,
+        source=str(path),
+        split_masks=split_masks,
+        X_discrete=X_discrete,
+    )
