@@ -221,6 +221,19 @@ def test_nominal_numeric_values_are_encoded_as_indices(tmp_path):
     np.testing.assert_array_equal(ds.X, [[2, 1], [0, 0], [np.nan, 0]])
 
 
+@pytest.mark.parametrize("careful", [False, True])
+def test_numeric_looking_nominal_values_and_literal_nan(tmp_path, monkeypatch, careful):
+    if careful:
+        _force_careful(monkeypatch)
+    head = "@relation n\n@attribute a {1,2,3}\n@attribute x numeric\n@attribute l {0,1}\n@data\n"
+    p = write(tmp_path, "n.arff", head + "2.0,1.5,1\n3,nan,0\n")
+    with pytest.warns(MissingValuesWarning, match="1 missing"):
+        ds = load(p, labels=["l"])
+    np.testing.assert_array_equal(ds.X, [[1, 1.5], [2, np.nan]])
+    q = write(tmp_path, "q.arff", head + "2,1.5,1\nnan,1,0\n")
+    expect_error(q, 7, "'nan' is not among the declared values", labels=["l"])
+
+
 # --------------------------------------------------------------------------- sparse ARFF
 
 
@@ -385,6 +398,8 @@ def test_label_errors(tmp_path):
     expect_error(p, 5, "MEKA label count -C 3", labels=3)
     with pytest.raises(FileNotFoundError):
         load(p, labels=tmp_path / "missing.xml")
+    with pytest.raises(FileNotFoundError, match=r"labels=\['l'\]"):
+        load(p, labels="l")
     with pytest.raises(TypeError):
         load(p, labels=1.5)
     bad_xml = write(tmp_path, "broken.xml", "<labels><label name='l'></labels>")

@@ -85,6 +85,7 @@ class Attribute:
             self.index = {v: i for i, v in enumerate(self.values)}
             if all(v == str(i) for i, v in enumerate(self.values)):
                 self.fast_kind = _K_IDENTITY
+                self.float_values = np.arange(len(self.values), dtype=np.float64)
             else:
                 try:
                     fv = np.array([float(v) for v in self.values])
@@ -325,6 +326,15 @@ def _convert(att: Attribute, val: str, quoted: bool, where: _Where) -> float:
         except ValueError:
             raise where(f"non-numeric value {val!r} for numeric attribute {att.name!r}") from None
     code = att.index.get(val)
+    if code is None and att.float_values is not None:
+        # Same leniency as the fast path, which compares numeric-looking nominal values as
+        # numbers: "2.0" is the declared value "2".
+        try:
+            hit = np.flatnonzero(att.float_values == float(val))
+        except ValueError:
+            hit = ()
+        if len(hit):
+            code = int(hit[0])
     if code is None:
         shown = ",".join(att.values[:8]) + (",..." if len(att.values) > 8 else "")
         raise where(
@@ -441,6 +451,9 @@ class _Fallback(Exception):
     """A fast-path guard failed; the careful reader takes over."""
 
 
+_NAN_INF = re.compile(r"[nNiI]")
+
+
 def _scan_numbers(text: str, per_field: int) -> np.ndarray:
     """Parse the numbers of ``text``: comma-separated fields of ``per_field`` tokens each.
 
@@ -475,6 +488,10 @@ def _scan_numbers(text: str, per_field: int) -> np.ndarray:
                 m = lengths > k
                 val[m] = val[m] * 10 + (b[s_pos[m] + k] - 48)
             return val.astype(np.float64)
+    if _NAN_INF.search(text):
+        # Literal nan/inf are left to the careful reader, so that NaN on the fast path
+        # can only come from "?" (the careful reader rejects "nan" for a nominal value).
+        raise _Fallback
     try:
         out = np.fromstring(text.replace(",", " ").replace("?", "nan"), sep=" ")
     except ValueError:

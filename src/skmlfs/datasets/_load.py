@@ -8,7 +8,7 @@ import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import scipy.sparse as sp
@@ -142,7 +142,10 @@ def _resolve_labels(parsed: ParsedARFF, labels: LabelSpec) -> list[int]:
     elif isinstance(labels, str | os.PathLike):
         xml = Path(labels)
         if not xml.is_file():
-            raise FileNotFoundError(f"label file {xml} does not exist")
+            raise FileNotFoundError(
+                f"label file {xml} does not exist (to name the labels pass a list, e.g. "
+                f"labels=[{str(labels)!r}])"
+            )
         names = read_label_xml(xml)
     elif isinstance(labels, Sequence) and all(isinstance(v, str) for v in labels):
         names = list(labels)
@@ -537,7 +540,7 @@ def load_name(
     root: PathLike | None = None,
     labels: LabelSpec = None,
     missing: MissingPolicy = "warn",
-    **mat_options,
+    **mat_options: Any,
 ) -> MultiLabelDataset:
     """Load a data set by name from the ``$MLFS_DATASETS`` tree.
 
