@@ -19,7 +19,6 @@ import sys
 import time
 import tomllib
 import warnings
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +33,7 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 import skmlfs.selection as selection
+from skmlfs.datasets import load
 from skmlfs.metrics import macro_f1, micro_f1
 from skmlfs.selection._base import is_discrete
 
@@ -41,39 +41,15 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 # ------------------------------------------------------------------------------ data
-def _label_names(xml_path: Path) -> list[str]:
-    return [
-        e.attrib["name"]
-        for e in ET.parse(xml_path).getroot().iter()
-        if e.tag.endswith("label") and "name" in e.attrib
-    ]
-
-
 def load_part(arff_path: Path, xml_path: Path) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
-    """Features and labels of one Mulan ARFF file (labels named in the XML file).
+    """Features and labels of one Mulan ARFF part (labels named in the XML file).
 
-    Uses liac-arff (a test dependency) until the project's loader (``skmlfs.datasets``)
-    lands; nominal values become their 0-based index in the declared list.
+    Read by the project's loader (:func:`skmlfs.datasets.load`): sparse files stay sparse,
+    nominal values become their 0-based index in the declared list, and the label columns
+    follow the attribute order of the file.
     """
-    import arff
-
-    names = _label_names(xml_path)
-    with open(arff_path) as fh:
-        head = fh.read(1 << 20)
-    data_pos = head.lower().find("@data")
-    sparse = head[data_pos:].lstrip()[5:].lstrip().startswith("{")
-    with open(arff_path) as fh:
-        d = arff.load(fh, encode_nominal=True, return_type=arff.COO if sparse else arff.DENSE)
-    attrs = [a[0] for a in d["attributes"]]
-    lab = [attrs.index(n) for n in names]
-    feat = [i for i in range(len(attrs)) if i not in set(lab)]
-    if sparse:
-        vals, rows, cols = d["data"]
-        n = max(rows) + 1 if rows else 0
-        M = sp.csr_matrix((np.asarray(vals, float), (rows, cols)), shape=(n, len(attrs)))
-        return M[:, feat].tocsr(), M[:, lab].toarray().astype(np.uint8)
-    A = np.array(d["data"], dtype=float)
-    return A[:, feat], A[:, lab].astype(np.uint8)
+    ds = load(arff_path, labels=xml_path)
+    return ds.X, np.asarray(ds.Y, dtype=np.uint8)
 
 
 def minmax_fit(X):

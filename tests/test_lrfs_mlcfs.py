@@ -10,6 +10,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 
+from skmlfs.datasets import load
 from skmlfs.selection._lrfs import LRFS
 from skmlfs.selection._mlcfs import MLCFS
 
@@ -88,11 +89,8 @@ def test_lrfs_matches_naive_reference(seed):
 
 
 def test_lrfs_real_data(dataset_path):
-    import arff
-
-    with open(dataset_path("mulan/flags/flags.arff")) as fh:
-        A = np.array(arff.load(fh, encode_nominal=True)["data"], dtype=float)
-    X, Y = A[:, :19], A[:, 19:].astype(int)
+    ds = load(dataset_path("mulan/flags/flags.arff"))
+    X, Y = ds.X, ds.Y
     sel = LRFS(n_features_to_select=5).fit(X, Y)
     assert len(set(sel.ranking_)) == 5 and sel.transform(X).shape == (X.shape[0], 5)
     assert np.all(sel.relevance_ >= -1e-9)

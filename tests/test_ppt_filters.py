@@ -9,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 
+from skmlfs.datasets import load
 from skmlfs.info import DiscreteData
 from skmlfs.selection._ppt_filters import PPTCHI, PPTMI, chi2_scores
 
@@ -140,12 +141,9 @@ def test_ppt_reintroduce_and_params():
 
 
 def test_ppt_filters_on_real_data(dataset_path):
-    import arff
-
-    with open(dataset_path("mulan/flags/flags.arff")) as fh:
-        data = arff.load(fh, encode_nominal=True)
-    A = np.array(data["data"], dtype=float)
-    X, Y = A[:, :19], A[:, 19:].astype(int)  # flags: 19 features then 7 labels
+    ds = load(dataset_path("mulan/flags/flags.arff"))
+    X, Y = ds.X, ds.Y
+    assert X.shape == (194, 19) and Y.shape == (194, 7)
     for Sel in (PPTMI, PPTCHI):
         sel = Sel(n_features_to_select=1.0).fit(X, Y)
         assert sorted(sel.ranking_) == list(range(19))

@@ -6,13 +6,12 @@ References are straightforward implementations written here from the spec
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 
+from skmlfs.datasets import load
 from skmlfs.selection._sparse_learning import (
     MIFS,
     RALMFS,
@@ -25,21 +24,8 @@ from skmlfs.selection._sparse_learning import (
 
 
 def _load_mulan(arff_path, xml_path):
-    """Minimal Mulan reader for the tests (liac-arff + the XML label list)."""
-    import arff
-
-    names = [
-        e.attrib["name"]
-        for e in ET.parse(xml_path).getroot().iter()
-        if e.tag.endswith("label") and "name" in e.attrib
-    ]
-    with open(arff_path) as fh:
-        data = arff.load(fh, encode_nominal=True, return_type=arff.DENSE)
-    attrs = [a[0] for a in data["attributes"]]
-    A = np.array(data["data"], dtype=float)
-    lab = [attrs.index(n) for n in names]
-    feat = [i for i in range(len(attrs)) if i not in set(lab)]
-    return A[:, feat], A[:, lab].astype(np.uint8)
+    ds = load(arff_path, labels=xml_path)
+    return ds.X, np.asarray(ds.Y, dtype=np.uint8)
 
 
 @pytest.fixture(scope="module")
