@@ -235,7 +235,7 @@ class TestLAIM:
         # cuts; no second cut improves it.
         X = np.array([[1.0], [2], [3], [4]])
         Y = np.array([[1], [1], [0], [0]])
-        est = LAIMDiscretizer().fit(X, Y)
+        est = LAIMDiscretizer(interval_total="patterns").fit(X, Y)
         np.testing.assert_array_equal(est.bin_edges_[0], [1, 2.5, 4])
         np.testing.assert_array_equal(est.transform(X).ravel(), [0, 0, 1, 1])
         # right-closed intervals; out-of-range values to the end intervals
@@ -248,7 +248,7 @@ class TestLAIM:
         # labels alternate in blocks: the greedy takes 2.5 (value 2), then 4.5 (value 7/3).
         X = np.array([[1.0], [2], [3], [4], [5], [6]])
         Y = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [1, 0], [1, 0]])
-        est = LAIMDiscretizer().fit(X, Y)
+        est = LAIMDiscretizer(interval_total="patterns").fit(X, Y)
         np.testing.assert_array_equal(est.bin_edges_[0], [1, 2.5, 4.5, 6])
         assert laim_value(X[:, 0], Y, [2.5, 4.5], "patterns") == pytest.approx(2.0)
         np.testing.assert_array_equal(est.transform(X).ravel(), [0, 0, 1, 1, 2, 2])

@@ -21,7 +21,7 @@ def laim_cut_positions(
     x: np.ndarray,
     Y: np.ndarray,
     max_intervals: int | None = None,
-    interval_total: str = "patterns",
+    interval_total: str = "label_occurrences",
 ) -> tuple[np.ndarray, list[int]]:
     """Greedy LAIM splitting of one column; returns the distinct values and the cuts.
 
@@ -86,7 +86,7 @@ class LAIMDiscretizer(_BaseDiscretizer):
        the scheme starts with one interval ``[v_1, v_m]`` and ``GlobalLAIM = 0``.
     2. For a scheme with intervals ``r = 1..I`` let ``q_{lr}`` be the number of training
        patterns in interval ``r`` having label ``l`` (a pattern counts for each of its
-       labels), ``M_{+r}`` the number of patterns in ``r`` (see ``interval_total``) and
+       labels), ``M_{+r}`` the column total of the quanta matrix (see ``interval_total``) and
        ``max_r = max_l q_{lr}``::
 
            LAIM = (1/I) Σ_r max_r² / M_{+r}        (intervals with M_{+r} = 0 skipped)
@@ -103,13 +103,15 @@ class LAIMDiscretizer(_BaseDiscretizer):
     max_intervals : int or None, default=None
         Optional cap on the number of intervals per column (``None``: no cap, as in the
         reconstruction).
-    interval_total : {"patterns", "label_occurrences"}, default="patterns"
-        What ``M_{+r}`` counts. ``"patterns"`` is the spec's reconstruction (number of
-        patterns in the interval). ``"label_occurrences"`` is the other literal reading of
-        CAIM's ``M_{+r}`` (the column total of the quanta matrix), which in a multi-label
-        quanta matrix is ``Σ_l q_{lr}``; fitted on all patterns it reproduces the PLCFS
-        ``data_dis`` partitions far more often (see the test-suite comparison) — an
-        observation, not a verified definition.
+    interval_total : {"label_occurrences", "patterns"}, default="label_occurrences"
+        What ``M_{+r}`` counts. ``"label_occurrences"`` (default) is CAIM's literal
+        definition, the column total of the quanta matrix, which in a multi-label quanta
+        matrix is ``Σ_l q_{lr}``. ``"patterns"`` (number of patterns in the interval) is the
+        reading of the project specs (``information_theory.md`` §5, marked as an
+        assumption). Evidence for the default: fitted on all patterns, it reproduces the
+        authors' discretization ``data_dis`` of the PLCFS files on 72/72 emotions and
+        95/103 yeast features (the spec's reading: 51/72 and 31/103), and on the 8 yeast
+        features that differ our cut scores strictly higher on the criterion.
     categorical_features : "auto", None, array-like of bool or of int, default="auto"
         Columns passed through unchanged. ``"auto"``: columns whose training values are all
         integers with at most ``max_discrete_values`` distinct values (binary columns with the
@@ -146,7 +148,7 @@ class LAIMDiscretizer(_BaseDiscretizer):
         self,
         max_intervals: int | None = None,
         *,
-        interval_total: str = "patterns",
+        interval_total: str = "label_occurrences",
         categorical_features: Any = "auto",
         max_discrete_values: int = 2,
     ) -> None:
