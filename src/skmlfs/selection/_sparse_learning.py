@@ -287,7 +287,9 @@ class RLEFS(_RowNormSelector):
     Notes
     -----
     Memory: the scaled copy of ``X`` (``nnz(X)`` for sparse input) plus ``O((n + d)·q + q²)``;
-    no ``n × n`` or ``d × d`` matrix is formed. Time per iteration ``O(nnz(X)·q + (n + d)·q²)``.
+    no ``n × n`` or ``d × d`` matrix is formed. Time per iteration
+    ``O(nnz(X)·q + nnz(Y)·q + (n + d)·q²)``: two products with ``X``, two ``n × q × q``
+    products (``FᵀF``, ``F(FᵀF)``) and a few ``d × q × q`` ones.
     """
 
     def __init__(
@@ -356,7 +358,10 @@ class RLEFS(_RowNormSelector):
             XsT = Xs.T.tocsr()  # one transposed copy: Xᵀ products stay row-major
         else:
             XsT = Xs.T
-        Yf = Yv.astype(np.float64)
+        # Labels are sparse in most data sets: Y B, Yᵀ D2 F and Yᵀ D2 Y cost O(nnz(Y)·q)
+        # instead of O(n q²) with Y in CSR form.
+        Yf = sp.csr_matrix(Yv, dtype=np.float64)
+        YfT = Yf.T.tocsr()
         q = Yf.shape[1]
 
         S, a = _label_graph(Yv, p, sigma, self.kernel_scale, self.label_distance)
@@ -369,8 +374,7 @@ class RLEFS(_RowNormSelector):
         B = rs.random_sample((q, q))
         I_q = np.eye(q)
 
-        def objective(XW, W, F, YB):
-            FtF = F.T @ F
+        def objective(XW, W, F, YB, FtF):
             return (
                 _row_norms(XW - F).sum()
                 + alpha * np.einsum("ij,ij->", W @ Lap, W)
@@ -381,7 +385,8 @@ class RLEFS(_RowNormSelector):
 
         XW = Xs @ W
         YB = Yf @ B
-        obj = [objective(XW, W, F, YB)]
+        FtF = F.T @ F  # kept in step with F: the only O(n q²) products are FᵀF and F(FᵀF)
+        obj = [objective(XW, W, F, YB, FtF)]
         n_iter = 0
         for _ in range(max_iter):
             # Eq. (13): diagonal reweighting matrices, stored as vectors.
@@ -396,16 +401,16 @@ class RLEFS(_RowNormSelector):
             XW = Xs @ W
             # F step (Gauss–Seidel: uses the new W).
             num = d1[:, None] * XW + beta * (d2[:, None] * YB) + lam * F
-            den = (d1 + beta * d2)[:, None] * F + lam * (F @ (F.T @ F)) + delta
+            den = (d1 + beta * d2)[:, None] * F + lam * (F @ FtF) + delta
             F = F * (num / den)
-            # B step (uses the new F).
-            D2Y = d2[:, None] * Yf
-            num = D2Y.T @ F
-            den = (D2Y.T @ Yf) @ B + delta
+            FtF = F.T @ F
+            # B step (uses the new F): Yᵀ D2 F and (Yᵀ D2 Y) B.
+            num = YfT @ (d2[:, None] * F)
+            den = (YfT @ Yf.multiply(d2[:, None])).toarray() @ B + delta
             B = B * (num / den)
             YB = Yf @ B
             n_iter += 1
-            obj.append(objective(XW, W, F, YB))
+            obj.append(objective(XW, W, F, YB, FtF))
             if abs(obj[-2] - obj[-1]) <= tol * abs(obj[-2]):
                 break
 
