@@ -8,8 +8,9 @@ from the Mulan XML file by name).  Usage::
 
     MLFS_DATASETS=/path/to/datasets python benchmarks/bench_load.py [bibtex delicious ...]
 
-Arguments are data set names under ``$MLFS_DATASETS/mulan/<name>/<name>.arff`` or
-paths to ARFF files.  The exit status is 1 if any result differs.
+Arguments are data set names (``$MLFS_DATASETS/mulan/<name>/<name>.arff``), files
+relative to ``$MLFS_DATASETS/mulan`` (``scene/scene-train.arff``) or ARFF paths.
+The exit status is 1 if any result differs.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ def resolve(arg: str) -> Path:
     root = os.environ.get("MLFS_DATASETS")
     if not root:
         sys.exit("set MLFS_DATASETS (or pass ARFF paths)")
-    p = Path(root) / "mulan" / arg / f"{arg}.arff"
+    # "scene/scene-train.arff" names a file under mulan/, "bibtex" the whole file of a folder
+    p = Path(root) / "mulan" / (arg if arg.endswith(".arff") else f"{arg}/{arg}.arff")
     if not p.is_file():
         sys.exit(f"{p} not found")
     return p

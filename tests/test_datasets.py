@@ -234,6 +234,55 @@ def test_numeric_looking_nominal_values_and_literal_nan(tmp_path, monkeypatch, c
     expect_error(q, 7, "'nan' is not among the declared values", labels=["l"])
 
 
+@pytest.mark.parametrize("kind", ["plain", "digits", "mixed"])
+def test_numeric_tokens_convert_exactly_like_float(tmp_path, kind):
+    # The fast paths convert decimal tokens without strtod; the reference is float().
+    rng = np.random.default_rng({"plain": 0, "digits": 1, "mixed": 2}[kind])
+    toks = []
+    for _ in range(3000):
+        if kind == "digits":
+            toks.append(str(rng.integers(0, 10 ** rng.integers(1, 16))))
+            continue
+        r = rng.integers(0, 7 if kind == "mixed" else 5)
+        if r == 0:
+            toks.append(f"{rng.normal() * 10.0 ** rng.integers(-3, 6):.6f}")
+        elif r == 1:
+            toks.append(f"{rng.random():.{rng.integers(1, 18)}f}")
+        elif r == 2:
+            toks.append(str(rng.choice(["+1.5", "-.5", "1.", "0", "-0", ".25", "-7", "?"])))
+        elif r == 3:
+            toks.append(f"{rng.integers(0, 2**53)}.{rng.integers(0, 10)}")
+        elif r == 4:
+            toks.append(f"-{rng.integers(0, 10**8)}.{rng.integers(0, 10**8):08d}")
+        elif r == 5:
+            toks.append(repr(float(rng.normal() * 10.0 ** rng.integers(-30, 30))))
+        else:
+            toks.append(f"{rng.normal():.{rng.integers(1, 12)}e}")
+    n = len(toks) // 3
+    rows = [",".join(toks[3 * i : 3 * i + 3]) + ",1" for i in range(n)]
+    head = "@relation t\n" + "".join(f"@attribute x{j} numeric\n" for j in range(3))
+    p = write(tmp_path, "t.arff", head + "@attribute l {0,1}\n@data\n" + "\n".join(rows) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingValuesWarning)
+        ds = load(p, labels=["l"])
+    ref = np.array([np.nan if t == "?" else float(t) for t in toks[: 3 * n]]).reshape(n, 3)
+    np.testing.assert_array_equal(ds.X, ref)
+    assert np.array_equal(np.signbit(ds.X), np.signbit(ref))  # -0 stays -0
+
+
+def test_question_mark_inside_a_token_is_not_missing(tmp_path):
+    head = "@relation q\n@attribute x numeric\n@attribute l {0,1}\n@data\n"
+    expect_error(
+        write(tmp_path, "q.arff", head + "1.5,1\n-?,0\n"), 6, "non-numeric value '-?'", labels=["l"]
+    )
+    expect_error(
+        write(tmp_path, "r.arff", head + "1.5,1\n{0 ?5}\n"),
+        6,
+        "non-numeric value '?5'",
+        labels=["l"],
+    )
+
+
 # --------------------------------------------------------------------------- sparse ARFF
 
 
@@ -823,6 +872,7 @@ REFERENCE_FILES = [
     "mulan/enron/enron-test.arff",
     "mulan/corel5k/Corel5k-test-sparse.arff",
     "mulan/scene/scene-test.arff",
+    "mulan/cal500/cal500.arff",
 ]
 
 

@@ -451,7 +451,53 @@ class _Fallback(Exception):
     """A fast-path guard failed; the careful reader takes over."""
 
 
-_NAN_INF = re.compile(r"[nNiI]")
+_POW10 = np.array([float(f"1e{k}") for k in range(23)])  # exact doubles
+
+
+def _decimal_values(b: np.ndarray, s_pos: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
+    """Exact vectorised conversion of plain decimal tokens (Clinger's fast path).
+
+    Every token must be ``?`` or ``[+-]digits[.digits]`` (either digit run may be
+    empty, not both).  The significand is accumulated exactly in int64 by a Horner
+    scheme over character positions (vectorised over tokens); when it is below 2**53
+    and there are at most 22 decimals, the single division by an exact power of ten
+    is correctly rounded, i.e. bit for bit what ``strtod`` / ``float()`` return.
+    Returns ``None`` when any token falls outside (the caller then uses ``strtod``).
+    """
+    n = s_pos.size
+    max_len = int(lengths.max(initial=0))
+    if n == 0 or max_len > 24:
+        return None
+    c = b[s_pos]
+    d = (c - np.uint8(48)).astype(np.int64)
+    isd = d < 10
+    mant = np.where(isd, d, 0)
+    n_dig = isd.astype(np.int64)
+    frac = np.zeros(n, dtype=np.int64)
+    dot = c == 46
+    neg = c == 45
+    is_q = (c == 63) & (lengths == 1)
+    if not np.all(isd | dot | neg | (c == 43) | is_q):
+        return None
+    for k in range(1, max_len):
+        idx = np.flatnonzero(lengths > k)
+        c = b[s_pos[idx] + k]
+        d = (c - np.uint8(48)).astype(np.int64)
+        isd = d < 10
+        isdot = c == 46
+        if not np.all(isd | isdot) or np.any(dot[idx[isdot]]):
+            return None
+        di = idx[isd]
+        mant[di] = mant[di] * 10 + d[isd]
+        n_dig[di] += 1
+        frac[di] += dot[di]
+        dot[idx[isdot]] = True
+    if np.any((n_dig == 0) & ~is_q) or n_dig.max() > 18 or mant.max() >= 2**53 or frac.max() > 22:
+        return None
+    val = mant / _POW10[frac]
+    np.negative(val, out=val, where=neg)
+    val[is_q] = np.nan
+    return val
 
 
 def _scan_numbers(text: str, per_field: int) -> np.ndarray:
@@ -460,7 +506,9 @@ def _scan_numbers(text: str, per_field: int) -> np.ndarray:
     The token structure is checked on the raw bytes (a field with a missing or an
     extra token raises :class:`_Fallback` even when the total count happens to be
     right).  Digit-only tokens, which is all of a typical sparse file, are converted
-    exactly with a vectorised Horner scheme; anything else goes through
+    exactly with a vectorised Horner scheme; plain decimals (``-0.25``) likewise by
+    :func:`_decimal_values`;
+    anything else (``nan``/``inf`` excepted, left to the careful reader) by
     ``np.fromstring`` (C ``strtod``).  ``?`` becomes NaN.
     """
     try:
@@ -477,18 +525,23 @@ def _scan_numbers(text: str, per_field: int) -> np.ndarray:
     bounds = np.concatenate(([0], np.searchsorted(s_pos, c_pos), [s_pos.size]))
     if np.any(np.diff(bounds) != per_field):
         raise _Fallback
+    end = ~blank
+    end[:-1] &= blank[1:]
+    lengths = np.flatnonzero(end) - s_pos + 1
     digit = (b - np.uint8(48)) < 10
-    if np.all(blank | digit):
-        end = ~blank
-        end[:-1] &= blank[1:]
-        lengths = np.flatnonzero(end) - s_pos + 1
-        if lengths.max(initial=0) <= 15:
-            val = np.zeros(s_pos.size, dtype=np.int64)
-            for k in range(int(lengths.max(initial=0))):
-                m = lengths > k
-                val[m] = val[m] * 10 + (b[s_pos[m] + k] - 48)
-            return val.astype(np.float64)
-    if _NAN_INF.search(text):
+    if np.all(blank | digit) and lengths.max(initial=0) <= 15:
+        val = np.zeros(s_pos.size, dtype=np.int64)
+        for k in range(int(lengths.max(initial=0))):
+            m = lengths > k
+            val[m] = val[m] * 10 + (b[s_pos[m] + k] - 48)
+        return val.astype(np.float64)
+    out = _decimal_values(b, s_pos, lengths)
+    if out is not None:
+        return out
+    q = b == 63
+    if q.any() and not np.all(start[q] & end[q]):
+        raise _Fallback  # "?" must be a whole token, never part of one ("-?" is not "-nan")
+    if any(ch in text for ch in "nNiI"):
         # Literal nan/inf are left to the careful reader, so that NaN on the fast path
         # can only come from "?" (the careful reader rejects "nan" for a nominal value).
         raise _Fallback
