@@ -16,7 +16,7 @@ class MissingValuesWarning(UserWarning):
     """Issued by the loaders when features hold missing values (``?`` in ARFF, kept as NaN)."""
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, eq=False)  # arrays make field-wise == meaningless
 class MultiLabelDataset:
     """A multi-label data set: features ``X``, labels ``Y`` and their metadata.
 

@@ -438,6 +438,25 @@ def load(
         among the declared nominal values, non-numeric value in a numeric column,
         unterminated quote, missing ``@data`` or data rows, label not found, label
         attribute not 0/1, missing label value.
+
+    Notes
+    -----
+    * Every attribute that is not a label is a feature; nothing is dropped.  Mulan's
+      genbase therefore has 1186 features: the 1185 ``{YES,NO}`` motif features
+      counted in Table 1 of the SCLS paper plus ``protein``, a nominal identifier
+      with one distinct value per pattern (drop it yourself if you want Table 1's
+      1185, e.g. ``X[:, 1:]``).  Note also that its ``{YES,NO}`` declaration makes
+      YES index 0.
+    * Values are read as in Weka / liac-arff: comma-separated, optionally quoted
+      with ``'`` or ``"`` (backslash escapes), ``%`` starts a comment, keywords are
+      case-insensitive; bare attribute names are taken verbatim (backslashes
+      included, as Mulan's XML files spell them).  A numeric-looking nominal value
+      matches its declaration numerically (``2.0`` is the declared ``2``).  A
+      literal ``nan`` in a numeric column is a missing value like ``?``.
+    * Files are decoded as UTF-8, falling back to Latin-1.
+    * Dense and sparse rows are parsed by vectorised fast paths; any irregularity
+      sends the file to a careful line-by-line reader, which gives the same result
+      or the error message.
     """
     _check_missing_policy(missing)
     if isinstance(path, str | os.PathLike):
