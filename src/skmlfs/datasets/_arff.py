@@ -521,10 +521,11 @@ def _scan_numbers(text: str, per_field: int) -> np.ndarray:
     start = ~blank
     start[1:] &= blank[:-1]
     s_pos = np.flatnonzero(start)
-    c_pos = np.flatnonzero(comma)
-    bounds = np.concatenate(([0], np.searchsorted(s_pos, c_pos), [s_pos.size]))
-    if np.any(np.diff(bounds) != per_field):
+    bounds = np.concatenate(([0], np.searchsorted(s_pos, np.flatnonzero(comma)), [s_pos.size]))
+    del comma
+    if np.any(np.diff(bounds) != per_field):  # tokens per comma-separated field
         raise _Fallback
+    del bounds
     end = ~blank
     end[:-1] &= blank[1:]
     lengths = np.flatnonzero(end) - s_pos + 1
@@ -695,10 +696,10 @@ def parse_arff(path: str | Path) -> ParsedARFF:
     if not rows:
         last = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
         raise ARFFError("no data rows after @data (file truncated?)", path, max(last, 1))
+    del text, lines  # only the data rows are needed from here on (peak memory)
     linenos = np.asarray(nos, dtype=np.int64)
-    body = "\n".join(rows)
     n_sparse = sum(1 for s in rows if s[0] == "{")
-    simple = not ("'" in body or '"' in body or "%" in body)
+    simple = not any("'" in s or '"' in s or "%" in s for s in rows)
     M: np.ndarray | sp.csr_matrix | None = None
     sparse = n_sparse > 0
     if simple and n_sparse in (0, len(rows)):
