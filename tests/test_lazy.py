@@ -330,6 +330,22 @@ def test_clone_params_and_validation(Est):
     assert Est(k=3).fit(Xn, Y).predict(Xn).shape == Y.shape
 
 
+@pytest.mark.parametrize("Est", [MLkNN, DMLkNN, MLCWkNN])
+def test_precomputed_distances_equal_heom_path(Est):
+    X, Y = _data(14, n=70, d=5)
+    w = np.random.default_rng(14).uniform(0.1, 1, 5)
+    a = Est(k=5, feature_weights=w).fit(X[:50], Y[:50])
+    Dtr = heom_distances(X[:50], feature_weights=w)
+    Dte = heom_distances(X[50:], X[:50], feature_weights=w, ranges_from=X[:50])
+    b = Est(k=5, metric="precomputed").fit(Dtr, Y[:50])
+    np.testing.assert_allclose(b.predict_proba(Dte), a.predict_proba(X[50:]), atol=1e-9)
+    np.testing.assert_array_equal(b.kneighbors()[1], a.kneighbors()[1])
+    with pytest.raises(ValueError, match="square"):
+        Est(k=5, metric="precomputed").fit(Dte, Y[50:])
+    with pytest.raises(ValueError, match="do not apply"):
+        Est(k=5, metric="precomputed", feature_weights=w).fit(Dtr, Y[:50])
+
+
 # --------------------------------------------------------------------------- DML-kNN
 
 

@@ -129,16 +129,20 @@ def stable_smallest(D: np.ndarray, k: int) -> np.ndarray:
     # only those rows are redone, keeping the lowest columns among the tied values.
     redo = np.flatnonzero(np.count_nonzero(D <= kth, axis=1) > k)
     if redo.size:
-        Dr = D[redo] if redo.size < n_rows else D
+        # Keep the partition's entries below the k-th value (all of them are there) and
+        # fill up with the lowest columns holding the k-th value itself.
         kr = kth[redo]
-        sel = Dr < kr
-        need = k - np.count_nonzero(sel, axis=1)
-        r_eq, c_eq = np.nonzero(Dr == kr)  # row-major: ascending columns within a row
+        lt = vals[redo] < kr
+        need = k - lt.sum(axis=1)
+        r_eq, c_eq = np.nonzero(D[redo] == kr)  # row-major: ascending columns
         first = np.searchsorted(r_eq, np.arange(redo.size))
         keep = np.arange(r_eq.size) - first[r_eq] < need[r_eq]
-        sel[r_eq[keep], c_eq[keep]] = True
-        cols[redo] = np.nonzero(sel)[1].reshape(redo.size, k)
-        vals[redo] = np.take_along_axis(Dr, cols[redo], axis=1)
+        r_lt = np.nonzero(lt)[0]
+        rr = np.concatenate([r_lt, r_eq[keep]])
+        cc = np.concatenate([cols[redo][lt], c_eq[keep]])
+        o = np.lexsort((cc, rr))
+        cols[redo] = cc[o].reshape(redo.size, k)
+        vals[redo] = np.take_along_axis(D[redo], cols[redo], axis=1)
     order = np.lexsort((cols, vals), axis=1)
     return np.take_along_axis(cols, order, axis=1)
 
@@ -401,15 +405,14 @@ class HEOM:
         scale = self.inv_range_
         if sp.issparse(XA) or sp.issparse(XB):
             Dm = sp.csr_matrix(sp.csr_matrix(XA, dtype=float) - sp.csr_matrix(XB, dtype=float))
-            data = Dm.data
-            cols = Dm.indices
-            nanm = np.isnan(data)
-            nom = nominal[cols]
-            out = np.abs(data) * scale[cols]
-            out[nom] = (data[nom] != 0).astype(float)
-            out[nanm] = 1.0
-            Dm.data = out
-            Dm.eliminate_zeros()
+            data, cols = Dm.data, Dm.indices
+            out = np.abs(data)
+            out *= scale[cols]
+            if self.nominal_idx_.size:
+                nom = nominal[cols]
+                out[nom] = data[nom] != 0
+            out[np.isnan(data)] = 1.0
+            Dm.data = out  # explicit zeros left in place: harmless in the products
             return Dm
         Dm = np.asarray(XA, dtype=float) - np.asarray(XB, dtype=float)
         nanm = np.isnan(Dm)

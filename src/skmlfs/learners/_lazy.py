@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_labels
-from ._heom import HEOM, check_heom_X
+from ._heom import HEOM, check_heom_X, stable_smallest
 
 __all__ = ["DMLkNN", "MLCWkNN", "MLkNN"]
 
@@ -44,6 +44,18 @@ def _check_smoothing(s: Any) -> float:
     return float(s)
 
 
+def _check_precomputed(estimator: Any, D: Any, *, reset: bool) -> np.ndarray:
+    """Dense, finite, non-negative distances to the training samples (metric='precomputed')."""
+    D = validate_data(estimator, D, reset=reset, accept_sparse=False, dtype=np.float64)
+    if np.any(D < 0):
+        raise ValueError("metric='precomputed' needs non-negative distances.")
+    return D
+
+
+def _dense(M: Any) -> np.ndarray:
+    return M.toarray() if sp.issparse(M) else np.asarray(M)
+
+
 def _label_counts(nb: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """``counts[i, l]`` = number of the neighbours ``nb[i]`` having label ``l``."""
     n, k = nb.shape
@@ -57,30 +69,60 @@ class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """Validation, distance geometry and neighbour search shared by the lazy learners."""
 
     def _fit_neighbours(self, X: Any, Y: Any) -> tuple[Any, np.ndarray, int]:
-        X = check_heom_X(self, X, reset=True)
-        Y = check_labels(Y, X.shape[0])
         k = _check_int(self.k, "k", 1)
-        if self.metric not in ("heom", "euclidean"):
-            raise ValueError(f"metric must be 'heom' or 'euclidean'; got {self.metric!r}.")
+        if self.metric not in ("heom", "euclidean", "precomputed"):
+            raise ValueError(
+                f"metric must be 'heom', 'euclidean' or 'precomputed'; got {self.metric!r}."
+            )
+        if self.metric == "precomputed":
+            X = _check_precomputed(self, X, reset=True)
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    "metric='precomputed' needs the square matrix of distances between the "
+                    f"training samples at fit; got shape {X.shape}."
+                )
+            if self.feature_weights is not None or self.categorical_features is not None:
+                raise ValueError(
+                    "feature_weights and categorical_features do not apply to "
+                    "metric='precomputed' (weigh the distances before passing them)."
+                )
+            self.heom_ = None
+        else:
+            X = check_heom_X(self, X, reset=True)
+        Y = check_labels(Y, X.shape[0])
         if k >= X.shape[0]:
             raise ValueError(
                 f"k={k} must be smaller than the number of training samples ({X.shape[0]}): "
                 "each training sample needs k neighbours other than itself."
             )
-        self.heom_ = HEOM(
-            self.categorical_features,
-            self.feature_weights,
-            normalize=self.metric == "heom",
-        ).fit(X)
-        self._train = self.heom_.prepare(X)
+        if self.metric != "precomputed":
+            self.heom_ = HEOM(
+                self.categorical_features,
+                self.feature_weights,
+                normalize=self.metric == "heom",
+            ).fit(X)
+            self._train = self.heom_.prepare(X)
         self._X_fit = X
         self._Y_fit = Y
         self.n_labels_ = Y.shape[1]
         self.k_ = k
         return X, Y, k
 
+    def _train_neighbours(self) -> tuple[np.ndarray, np.ndarray]:
+        """Squared distances and indices of each training sample's neighbours (not itself)."""
+        if self.heom_ is None:
+            D = self._X_fit.copy()
+            np.fill_diagonal(D, np.inf)
+            nb = stable_smallest(D, self.k_)
+            return np.take_along_axis(D, nb, axis=1) ** 2, nb
+        return self.heom_.kneighbors(self._train, self._train, self.k_, exclude_self=True)
+
     def _query(self, X: Any) -> tuple[Any, np.ndarray, np.ndarray]:
-        check_is_fitted(self, "heom_")
+        check_is_fitted(self, "n_labels_")
+        if self.heom_ is None:
+            X = _check_precomputed(self, X, reset=False)
+            nb = stable_smallest(X, self.k_)
+            return X, np.take_along_axis(X, nb, axis=1) ** 2, nb
         X = check_heom_X(self, X, reset=False)
         d2, nb = self.heom_.kneighbors(self.heom_.prepare(X), self._train, self.k_)
         return X, d2, nb
@@ -92,9 +134,9 @@ class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         itself (the neighbourhoods the training statistics use). Sorted by (distance,
         index).
         """
-        check_is_fitted(self, "heom_")
+        check_is_fitted(self, "n_labels_")
         if X is None:
-            d2, nb = self.heom_.kneighbors(self._train, self._train, self.k_, exclude_self=True)
+            d2, nb = self._train_neighbours()
         else:
             _, d2, nb = self._query(X)
         return np.sqrt(d2), nb
@@ -106,6 +148,11 @@ class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     def predict_proba(self, X: Any) -> np.ndarray:
         """Confidences ``P(label = 1)``, a dense ``(n, q)`` float array."""
         return self._predict_both(X)[0]
+
+    def predict_with_proba(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(predict(X), predict_proba(X))`` from one neighbour search."""
+        proba, pred = self._predict_both(X)
+        return pred, proba
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -132,9 +179,13 @@ class MLkNN(_LazyBase):
     k : int, default=10
     s : float, default=1.0
         Smoothing (1 = Laplace).
-    metric : {"heom", "euclidean"}, default="heom"
+    metric : {"heom", "euclidean", "precomputed"}, default="heom"
         ``"euclidean"`` (raw features) reproduces Zhang's code and scikit-multilearn;
         ``"heom"`` range-normalises numeric features (Mulan, ReliefF-ML).
+        ``"precomputed"``: ``fit`` takes the square matrix of distances between the
+        training samples and ``predict`` the ``(n_queries, n_train)`` distances to them
+        (e.g. from :func:`~skmlfs.learners.heom_distances`, to share one distance
+        computation between several learners and values of ``k``).
     feature_weights : array-like of shape (n_features,) or None, default=None
         Weights of the weighted distance (e.g. ``ReliefFML().fit(X, Y).weights_``).
     categorical_features : None, bool mask or int indices, default=None
@@ -167,7 +218,7 @@ class MLkNN(_LazyBase):
         s = _check_smoothing(self.s)
         X, Y, k = self._fit_neighbours(X, Y)
         n, q = Y.shape
-        _, nb = self.heom_.kneighbors(self._train, self._train, k, exclude_self=True)
+        _, nb = self._train_neighbours()
         delta = _label_counts(nb, Y)
         self.prior_true_ = (s + Y.sum(axis=0, dtype=np.int64)) / (2.0 * s + n)
         code = np.arange(q) * (k + 1) + delta  # (n, q): cell (l, δ_il) of the tables
@@ -237,7 +288,7 @@ class DMLkNN(_LazyBase):
         _check_int(self.delta, "delta", 0)
         X, Y, k = self._fit_neighbours(X, Y)
         n = Y.shape[0]
-        _, nb = self.heom_.kneighbors(self._train, self._train, k, exclude_self=True)
+        _, nb = self._train_neighbours()
         self.counts_ = _label_counts(nb, Y)  # Ci
         self.n_pos_ = Y.sum(axis=0, dtype=np.int64)  # C_l
         self.prior_true_ = (self.s + self.n_pos_) / (2.0 * self.s + n)
@@ -256,7 +307,7 @@ class DMLkNN(_LazyBase):
         cols = (np.arange(q) * width + Ci).ravel()
         B = sp.csr_matrix((np.ones(n * q), (rows, cols)), shape=(n, q * width))
         B1 = sp.csr_matrix((Y.ravel().astype(float), (rows, cols)), shape=(n, q * width))
-        BT, B1T = B.T.tocsr(), B1.T.tocsr()
+        tot, tot1 = np.asarray(B.sum(axis=0)).ravel(), np.asarray(B1.sum(axis=0)).ravel()
         # Only labels whose counts (train and test) spread over more than Δ can disqualify.
         lo = np.minimum(Ci.min(axis=0), Ct.min(axis=0))
         hi = np.maximum(Ci.max(axis=0), Ct.max(axis=0))
@@ -271,18 +322,25 @@ class DMLkNN(_LazyBase):
         step = max(1, _BLOCK_ENTRIES // max(1, n))
         for s0 in range(0, Ct.shape[0], step):
             Cb = Ct[s0 : s0 + step]
+            idx = lab + Cb  # column (l, Ct[t, l]) of every test row and label
+            # Counts over all training samples, then the non-qualifying ones removed
+            # (or the qualifying ones counted directly, whichever set is smaller).
+            v, nall = tot1[idx], tot[idx]
             if check.size:
-                # bad[t, i] = number of labels with |Ci[i, l] − Ct[t, l]| > Δ
+                # bad[i, t] = number of labels with |Ci[i, l] − Ct[t, l]| > Δ
                 far = np.abs(values[None, None, :] - Cb[:, check, None]) > dlt
-                bad = Bc @ far.reshape(Cb.shape[0], -1).T.astype(float)  # (n, b)
-                Q = (bad.T < 0.5).astype(float)
-            else:
-                Q = np.ones((Cb.shape[0], n))
-            M = (BT @ Q.T).T  # qualifying samples with Ci[i, l] = v, per (l, v)
-            M1 = (B1T @ Q.T).T  # ... of which have label l
-            idx = lab + Cb
-            V[s0 : s0 + step] = np.take_along_axis(M1, idx, axis=1)
-            NV[s0 : s0 + step] = np.take_along_axis(M, idx, axis=1) - V[s0 : s0 + step]
+                bad = Bc @ far.reshape(Cb.shape[0], -1).T.astype(float)
+                nq = bad.T > 0.5
+                if nq.mean() <= 0.5:
+                    NQ = sp.csr_matrix(nq, dtype=float)
+                    v = v - np.take_along_axis(_dense(NQ @ B1), idx, axis=1)
+                    nall = nall - np.take_along_axis(_dense(NQ @ B), idx, axis=1)
+                else:
+                    Qs = sp.csr_matrix(~nq, dtype=float)
+                    v = np.take_along_axis(_dense(Qs @ B1), idx, axis=1)
+                    nall = np.take_along_axis(_dense(Qs @ B), idx, axis=1)
+            V[s0 : s0 + step] = v
+            NV[s0 : s0 + step] = nall - v
         p1 = self.prior_true_
         C = self.n_pos_
         a = p1 * (s + V) / (s * q + C)
@@ -419,15 +477,18 @@ class MLCWkNN(_LazyBase):
         lo, hi = np.minimum(a, c), np.maximum(a, c)
         n = self._X_fit.shape[0]
         key, inv = np.unique(lo.astype(np.int64) * n + hi, return_inverse=True)
-        dpair = np.empty(key.size)
-        w2 = self.heom_.weights_
-        chunk = max(1, _BLOCK_ENTRIES // max(1, self._X_fit.shape[1]))
-        for s in range(0, key.size, chunk):
-            I, J = key[s : s + chunk] // n, key[s : s + chunk] % n
-            dl = self.heom_.deltas(self._X_fit[I], self._X_fit[J])
-            dpair[s : s + chunk] = (
-                np.asarray(dl.multiply(dl) @ w2).ravel() if sp.issparse(dl) else (dl * dl) @ w2
-            )
+        I, J = key // n, key % n
+        if self.heom_ is None:
+            dpair = self._X_fit[I, J] ** 2
+        else:
+            dpair = np.empty(key.size)
+            w2 = self.heom_.weights_
+            chunk = max(1, _BLOCK_ENTRIES // max(1, self._X_fit.shape[1]))
+            for s in range(0, key.size, chunk):
+                dl = self.heom_.deltas(self._X_fit[I[s : s + chunk]], self._X_fit[J[s : s + chunk]])
+                dpair[s : s + chunk] = (
+                    np.asarray(dl.multiply(dl) @ w2).ravel() if sp.issparse(dl) else (dl * dl) @ w2
+                )
         Dnn = np.zeros((b, k, k))
         Dnn[:, iu, ju] = dpair[inv.ravel()].reshape(b, -1)
         Dnn[:, ju, iu] = Dnn[:, iu, ju]

@@ -111,7 +111,9 @@ def _relief_weights(
     key, inv = np.unique(np.concatenate(keys), return_inverse=True)
     coef = np.bincount(inv.ravel(), weights=np.concatenate(vals))
     I, J = key // n, key % n
-    chunk = max(1, _PAIR_CHUNK_ENTRIES // max(1, d))
+    # Entries of Δ per pair: d when dense, about twice a row's non-zeros when sparse.
+    per_pair = 2.0 * X.nnz / max(1, n) + 1.0 if sp.issparse(X) else float(d)
+    chunk = max(1, int(_PAIR_CHUNK_ENTRIES // per_pair))
     for s in range(0, key.size, chunk):
         delta = heom.deltas(X[I[s : s + chunk]], X[J[s : s + chunk]])
         c = coef[s : s + chunk]
