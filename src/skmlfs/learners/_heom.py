@@ -28,6 +28,7 @@ exact ties. Ties between neighbours always go to the lower training index.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,12 @@ __all__ = ["HEOM", "check_heom_X", "heom_distances", "stable_smallest"]
 # Target size (number of float64 entries) of one block of a distance matrix or of the
 # per-pair difference matrices: bounded memory whatever the data size (~32 MB).
 _BLOCK_ENTRIES = 4_000_000
+
+
+def _check_int(value: Any, name: str, minimum: int) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
 
 
 def check_heom_X(estimator: Any, X: Any, *, reset: bool) -> Any:

@@ -25,17 +25,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_labels
-from ._heom import HEOM, check_heom_X, stable_smallest
+from ._heom import HEOM, _check_int, check_heom_X, stable_smallest
 
 __all__ = ["DMLkNN", "MLCWkNN", "MLkNN"]
 
 _BLOCK_ENTRIES = 4_000_000
-
-
-def _check_int(value: Any, name: str, minimum: int) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
 
 
 def _check_smoothing(s: Any) -> float:

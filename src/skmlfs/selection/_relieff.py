@@ -28,13 +28,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_labels, resolve_n_features
-from ..learners._heom import HEOM, check_heom_X, stable_smallest
+from ..learners._heom import HEOM, _check_int, check_heom_X, stable_smallest
 from ._ppt import pruned_problem_transformation
 
 __all__ = ["PPTReliefF", "ReliefFML", "relieff_ml_sample_size"]
 
-# Chunk of the per-pair difference matrix, in float64 entries (~32 MB).
+# Chunk of the per-pair difference matrix and block of distance rows, in float64 entries
+# (~32 MB each).
 _PAIR_CHUNK_ENTRIES = 4_000_000
+_BLOCK_ENTRIES = 4_000_000
 
 
 def relieff_ml_sample_size(n_samples: int) -> int:
@@ -52,12 +54,6 @@ def relieff_ml_sample_size(n_samples: int) -> int:
     return max(1, int(np.floor(frac * n_samples + 0.5)))
 
 
-def _check_int(value: Any, name: str, minimum: int) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
-
-
 def _relief_weights(
     heom: HEOM,
     X: Any,
@@ -65,7 +61,6 @@ def _relief_weights(
     groups: list[np.ndarray],
     k: int,
     coefficients: Any,
-    exclude: np.ndarray | None = None,
 ) -> np.ndarray:
     """``W_f = Σ_(i,j) c_ij δ_f(x_i, x_j)`` over the k nearest members of every group.
 
@@ -80,19 +75,17 @@ def _relief_weights(
         Coefficient given to *each* valid neighbour of group ``g`` for the sampled rows
         ``block``; ``nb`` (b, k') are neighbour rows, ``valid`` marks real neighbours (the
         sample itself is never one) and ``k_used`` counts them.
-    exclude : rows excluded for each sample (default: the sample's own row)
     """
     n, d = X.shape
     P_all = heom.prepare(X)
-    excl = samples if exclude is None else exclude
     keys: list[np.ndarray] = []
     vals: list[np.ndarray] = []
-    step = max(1, 4_000_000 // max(1, n))
+    step = max(1, _BLOCK_ENTRIES // max(1, n))
     for s in range(0, samples.size, step):
         block = samples[s : s + step]
         b = block.size
         D = heom.sq_distances(heom.prepare(X[block]), P_all)
-        D[np.arange(b), excl[s : s + step]] = np.inf
+        D[np.arange(b), block] = np.inf  # a sample is never its own neighbour
         for g, members in enumerate(groups):
             if members.size == 0:
                 continue
