@@ -123,8 +123,12 @@ def test_bad_inputs():
         SCLS().fit(X, Y * 2)
     with pytest.raises(ValueError, match="inconsistent"):
         SCLS().fit(X, Y[:-1])
-    with pytest.raises(ValueError, match="2-D"):
-        SCLS().fit(X, Y[:, 0])
+    # a 1-D target is one discrete variable (the single-label case), not an error
+    np.testing.assert_array_equal(SCLS(3).fit(X, Y[:, 0]).ranking_, SCLS(3).fit(X, Y[:, :1]).ranking_)
+    with pytest.raises(ValueError, match="continuous"):
+        SCLS().fit(X, Y[:, 0] + 0.5)
+    with pytest.raises(ValueError, match="requires y"):
+        SCLS().fit(X, None)
     Xn = X.astype(float)
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):

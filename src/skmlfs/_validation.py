@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-__all__ = ["check_labels", "check_X_Y", "resolve_n_features"]
+__all__ = ["check_X_Y", "check_labels", "check_target", "resolve_n_features"]
 
 
 def check_labels(Y: Any, n_samples: int | None = None, *, name: str = "Y") -> np.ndarray:
@@ -24,6 +24,11 @@ def check_labels(Y: Any, n_samples: int | None = None, *, name: str = "Y") -> np
         If ``Y`` is not 2-D, has NaN/inf, holds values other than 0 and 1, or its
         number of rows differs from ``n_samples``.
     """
+    if Y is None:
+        raise ValueError(
+            "This estimator requires y to be passed, but the target y is None: pass the "
+            "(n_samples, n_labels) 0/1 label matrix."
+        )
     if sp.issparse(Y):
         Y = sp.csr_matrix(Y)
         data = Y.data
@@ -61,6 +66,36 @@ def check_labels(Y: Any, n_samples: int | None = None, *, name: str = "Y") -> np
             f"X and {name} have inconsistent numbers of samples: {n_samples} != {Yd.shape[0]}."
         )
     return np.ascontiguousarray(Yd, dtype=np.uint8)
+
+
+def check_target(Y: Any, n_samples: int | None = None, *, name: str = "Y") -> np.ndarray:
+    """Validate the target of a *selector*: a 0/1 label matrix, or one discrete target.
+
+    A 2-D ``Y`` must be a 0/1 label indicator matrix (:func:`check_labels`). A 1-D ``y`` is
+    one discrete target variable (single-label, binary or multi-class): it is returned as
+    an ``(n, 1)`` column of class codes, so information-theoretic selectors compute
+    ``I(f; y)`` with the multi-valued ``y`` — the single-label special case of the same
+    criteria.
+    """
+    if Y is not None and not sp.issparse(Y):
+        arr = np.asarray(Y)
+        if arr.ndim == 1:
+            arr = check_array(
+                arr, ensure_2d=False, dtype=None, ensure_all_finite=True, input_name=name
+            )
+            if n_samples is not None and arr.shape[0] != n_samples:
+                raise ValueError(
+                    f"X and {name} have inconsistent numbers of samples: {n_samples} != "
+                    f"{arr.shape[0]}."
+                )
+            if arr.dtype.kind == "f" and not np.all(arr == np.floor(arr)):
+                raise ValueError(
+                    f"Unknown label type: {name} is continuous; a selector needs discrete "
+                    "class labels or a 0/1 label matrix."
+                )
+            codes = np.unique(arr, return_inverse=True)[1].ravel()
+            return codes.astype(np.int64)[:, None]
+    return check_labels(Y, n_samples, name=name)
 
 
 def check_X_Y(

@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_labels, resolve_n_features
+from .._validation import check_target, resolve_n_features
 from ..info import DiscreteData, InfoCache
 
 __all__ = ["BaseInfoSelector", "is_discrete"]
@@ -60,11 +60,12 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         ----------
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
         Y : array-like or sparse matrix of shape (n_samples, n_labels), 0/1
+            A 1-D ``y`` is accepted as one discrete target (single-label problem).
         """
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
-        Y = check_labels(Y, X.shape[0])
+        Y = check_target(Y, X.shape[0])
         self._check_params()
         Xd = self._discretize(X, Y)
         cache = InfoCache(DiscreteData.from_array(Xd), DiscreteData.from_array(Y))
