@@ -18,7 +18,7 @@ _SKIPPED_REALDATA: list[str] = []
 
 def _root() -> Path | None:
     value = os.environ.get("MLFS_DATASETS")
-    return Path(value) if value else None
+    return Path(value).resolve() if value else None
 
 
 @pytest.fixture(scope="session")

@@ -124,7 +124,9 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="inconsistent"):
         SCLS().fit(X, Y[:-1])
     # a 1-D target is one discrete variable (the single-label case), not an error
-    np.testing.assert_array_equal(SCLS(3).fit(X, Y[:, 0]).ranking_, SCLS(3).fit(X, Y[:, :1]).ranking_)
+    np.testing.assert_array_equal(
+        SCLS(3).fit(X, Y[:, 0]).ranking_, SCLS(3).fit(X, Y[:, :1]).ranking_
+    )
     with pytest.raises(ValueError, match="continuous"):
         SCLS().fit(X, Y[:, 0] + 0.5)
     with pytest.raises(ValueError, match="requires y"):

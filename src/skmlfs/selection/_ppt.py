@@ -43,7 +43,6 @@ def pruned_problem_transformation(
     documented in the specs.
     """
     Y = np.asarray(Y, dtype=np.uint8)
-    n = Y.shape[0]
     _, first, inverse, counts = np.unique(
         Y, axis=0, return_index=True, return_inverse=True, return_counts=True
     )
