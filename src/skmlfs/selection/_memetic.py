@@ -99,16 +99,15 @@ class _NBCountTables:
         self.arity = np.asarray(arity, dtype=np.int64)
         self.off = np.concatenate([[0], np.cumsum(self.arity)])
         n_cols = int(self.off[-1])
-        onehot = sp.csr_matrix(
-            (
-                np.ones(n * d, dtype=np.float64),
-                (codes + self.off[:-1]).ravel(),
-                np.arange(0, n * d + 1, d),
-            ),
-            shape=(n, n_cols),
-        )
-        self.n_pos = onehot.T @ self.Y  # (n_cols, q): n_{f,v,l=1}
-        self.n_val = np.asarray(onehot.sum(axis=0)).ravel()  # (n_cols,): n_{f,v}
+        # Counts of the non-zero codes from one sparse product; code 0 (the most frequent
+        # value, implicit as in the count engine) by subtraction from the totals.
+        r, c = np.nonzero(codes)
+        onehot = sp.csr_matrix((np.ones(r.size), (r, self.off[c] + codes[r, c])), shape=(n, n_cols))
+        self.n_pos = np.asarray(onehot.T @ self.Y)  # (n_cols, q): n_{f,v,l=1}
+        self.n_val = np.bincount(self.off[c] + codes[r, c], minlength=n_cols).astype(float)
+        zero = self.off[:-1]
+        self.n_pos[zero] = self.Y.sum(axis=0) - np.add.reduceat(self.n_pos, zero, axis=0)
+        self.n_val[zero] = n - np.add.reduceat(self.n_val, zero)
         self.y_pos = self.Y.sum(axis=0)
         self.n = n
 
