@@ -51,7 +51,7 @@ DATASETS = [  # (name, arff relative to mulan/, xml)
     ("corel5k", "corel5k/Corel5k-train-sparse.arff", "corel5k/Corel5k.xml"),
     ("bibtex", "bibtex/bibtex-train.arff", "bibtex/bibtex.xml"),
     ("tmc2007", "tmc2007/tmc2007-500-train.arff", "tmc2007/tmc2007.xml"),
-    ("corel16k", "corel16k/Corel16k001-test.arff", "corel16k/Corel16k.xml"),
+    ("corel16k", "corel16k/Corel16k001-test.arff", "corel16k/Corel16k001.xml"),
     ("delicious", "delicious/delicious-train.arff", "delicious/delicious.xml"),
 ]
 # genbase is left out: its first attribute is a string (protein id), not a feature.
@@ -79,8 +79,10 @@ def naive_iterations(X, Y, n_iter, seed, p=5, sigma=1.0):
         D3 = np.diag(1 / (2 * np.linalg.norm(W, axis=1) + eps))
         XtD1 = X.T @ D1
         W = W * (XtD1 @ F + al * W @ S) / ((XtD1 @ X) @ W + al * W @ A + ga * D3 @ W + delta)
-        F = F * (D1 @ X @ W + be * D2 @ Y @ B + la * F) / (
-            D1 @ F + be * D2 @ F + la * F @ F.T @ F + delta
+        F = (
+            F
+            * (D1 @ X @ W + be * D2 @ Y @ B + la * F)
+            / (D1 @ F + be * D2 @ F + la * F @ F.T @ F + delta)
         )
         B = B * (Y.T @ D2 @ F) / (Y.T @ D2 @ Y @ B + delta)
     return W, (time.perf_counter() - t0) / n_iter
