@@ -116,6 +116,23 @@ def test_sparse_stays_sparse_and_matches_dense():
     )
 
 
+@pytest.mark.parametrize("value", [1, 3.5, -2])
+def test_binary_sparse_fast_path(value):
+    Xs = sp.random(120, 30, density=0.1, random_state=4, format="csr")
+    Xs.data[:] = value
+    Xs[:, 7] = 0  # an all-zero column
+    Xs.eliminate_zeros()
+    D = DiscreteData.from_array(Xs)
+    Xd = Xs.toarray()
+    assert sp.issparse(D.indicators) and D.indicators.nnz == Xs.nnz
+    np.testing.assert_allclose(entropy(D), [ref_entropy(c) for c in Xd.T], atol=TOL)
+    np.testing.assert_array_equal(D.codes() * value, Xd)
+    np.testing.assert_allclose(
+        joint_entropy(D, Xd[:, :5]), _ref_matrix(lambda a, b: ref_entropy(a, b), Xd, Xd[:, :5]),
+        atol=TOL,
+    )
+
+
 def test_constant_and_empty_columns():
     X = np.column_stack([np.zeros(10), np.ones(10), np.arange(10) % 2])
     D = DiscreteData.from_array(X)

@@ -172,6 +172,19 @@ class DiscreteData:
         data = X.data
         if data.dtype.kind == "f" and np.isnan(data).any():
             raise ValueError("X contains NaN; discrete variables need a value in every row.")
+        if data.size and np.all(data == data[0]):
+            # Binary sparse data (one non-zero value): the indicators are X's own pattern.
+            nnz_col = np.diff(X.indptr)
+            arity = 1 + (nnz_col > 0).astype(np.int64)
+            ptr = np.concatenate([[0], np.cumsum(arity - 1)])
+            keep = np.flatnonzero(nnz_col > 0)
+            indptr = np.append(X.indptr[keep], data.size)
+            ind = sp.csc_matrix(
+                (np.ones(data.size, dtype=np.float32), X.indices, indptr), shape=(n, keep.size)
+            )
+            zero, one = np.zeros(1, dtype=data.dtype), np.array([0, data[0]], dtype=data.dtype)
+            values = [one if a == 2 else zero for a in arity]
+            return cls._finish(n, arity, ptr, ind, values, dense)
         col_of = np.repeat(np.arange(p), np.diff(X.indptr))
         # Distinct (column, non-zero value) pairs, ordered by column then value.
         order = np.lexsort((data, col_of))
