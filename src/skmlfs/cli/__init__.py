@@ -18,6 +18,8 @@ _COMMANDS = {
     "info": ("_info", "print the statistics table (Table 1 of the SCLS paper) of dataset files"),
     "select": ("_select", "rank and select features of a dataset with one method"),
     "evaluate": ("_evaluate", "compare selection methods with a learner over repeated splits"),
+    "benchmark": ("_benchmark", "run an experiment file (resumable) and write its report"),
+    "report": ("_report", "tables and figures from a results database"),
 }
 
 _DESCRIPTION = """\

@@ -1,0 +1,73 @@
+"""Experiments: split protocols, evaluation, and the resumable benchmark runner.
+
+Function-level API (one dataset, in memory)::
+
+    from skmlfs.experiments import holdout_splits, evaluate, summarize
+    splits = holdout_splits(len(ds.Y), repeats=10, test_size=0.2, random_state=0)
+    res = evaluate(ds, {"scls": SCLS(), "ami": "ami"}, "mlnb", splits, n_features=None)
+    summarize(res)                       # mean ± std per method × metric
+
+Whole experiments (TOML, resumable, SQLite)::
+
+    spec = load_experiment("experiments/scls_paper.toml")
+    run_experiment(spec, "runs/scls_paper.db", n_jobs=2)      # or dask="local"
+    write_report("runs/scls_paper.db", "docs/results/scls_paper")
+
+Both paths build the same tasks and run them with the same per-cell function
+(:mod:`skmlfs.experiments._cells`). Short method names come from the registries in
+:mod:`skmlfs.experiments._registry`.
+"""
+
+from ._cells import prepare_split, run_task
+from ._protocols import Split, holdout_splits, kfold_splits, mat_splits
+from ._registry import DISCRETIZERS, LEARNERS, SELECTORS, AllFeatures, resolve
+from ._runner import RunSummary, evaluate, run_experiment, summarize
+from ._spec import (
+    DatasetSpec,
+    ExperimentSpec,
+    MethodSpec,
+    MetricRef,
+    ProtocolSpec,
+    SpecError,
+    load_experiment,
+    parse_n_features,
+    resolve_n_features_grid,
+)
+from ._store import ResultStore
+
+__all__ = [
+    "DISCRETIZERS",
+    "LEARNERS",
+    "SELECTORS",
+    "AllFeatures",
+    "DatasetSpec",
+    "ExperimentSpec",
+    "MethodSpec",
+    "MetricRef",
+    "ProtocolSpec",
+    "ResultStore",
+    "RunSummary",
+    "SpecError",
+    "Split",
+    "evaluate",
+    "holdout_splits",
+    "kfold_splits",
+    "load_experiment",
+    "mat_splits",
+    "parse_n_features",
+    "prepare_split",
+    "resolve",
+    "resolve_n_features_grid",
+    "run_experiment",
+    "run_task",
+    "summarize",
+]
+
+
+def __getattr__(name):
+    # the report pulls in matplotlib; import it only when asked for
+    if name in ("write_report", "metric_tables"):
+        from . import _report
+
+        return getattr(_report, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,272 @@
+"""Benchmark of the experiment runner and its results store (issue #3 §5).
+
+1. Wall time of an experiment (default ``experiments/scls_paper.toml``) run serially, with
+   joblib on 2 workers and on a 2-worker ``dask.distributed.LocalCluster`` (the serial run
+   is the straightforward implementation the others are compared with), with the ratios;
+   every run starts from an empty database and the three give identical cells.
+2. Overhead of the store per cell: ``ResultStore.add_cell`` (one transaction per cell,
+   WAL, synchronous=NORMAL and FULL) against straightforward alternatives (appending JSON
+   lines to a file; SQLite with its default rollback journal and synchronous=FULL).
+3. Memory: peak RSS of a whole ``run_experiment`` in a fresh process as the number of
+   cells grows (200 → 5,000 cells), against the straightforward approach of collecting
+   every cell in memory (``evaluate`` → one DataFrame).
+
+Usage::
+
+    MLFS_DATASETS=/path/to/datasets python benchmarks/bench_runner.py
+    python benchmarks/bench_runner.py --skip-runner        # sections 2-3 only (no data)
+    python benchmarks/bench_runner.py --datasets enron,emotions   # a subset of the grid
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# --------------------------------------------------------------------------- 1. runner
+def _subset(spec, names):
+    from dataclasses import replace
+
+    if not names:
+        return spec
+    keep = tuple(d for d in spec.datasets if d.name in names)
+    missing = set(names) - {d.name for d in keep}
+    if missing:
+        raise SystemExit(f"unknown dataset(s) {sorted(missing)} in {spec.source}")
+    return replace(spec, datasets=keep)
+
+
+def bench_runner(experiment: str, datasets: list[str], workers: int) -> dict:
+    from distributed import LocalCluster
+
+    from skmlfs.experiments import ResultStore, load_experiment, run_experiment
+
+    spec = _subset(load_experiment(experiment), datasets)
+    out = {}
+    frames = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, kw in (
+            ("serial", {}),
+            (f"joblib x{workers}", {"n_jobs": workers}),
+            (f"LocalCluster x{workers}", {"dask": "cluster"}),
+        ):
+            db = Path(tmp) / f"{label.split()[0]}.db"
+            startup = 0.0
+            cluster = None
+            if kw.get("dask") == "cluster":
+                t0 = time.perf_counter()
+                cluster = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                )
+                startup = time.perf_counter() - t0
+                kw = {"dask": cluster.scheduler_address}
+            t0 = time.perf_counter()
+            s = run_experiment(spec, db, progress=False, verbose=False, **kw)
+            wall = time.perf_counter() - t0
+            if cluster is not None:
+                cluster.close()
+            with ResultStore(db, readonly=True) as st:
+                frames[label] = st.to_frame()
+            out[label] = {"wall": wall, "startup": startup, "cells": s.n_computed}
+            print(
+                f"  {label:<18} {wall:8.1f} s  ({s.n_computed} cells"
+                + (f"; cluster start-up {startup:.1f} s not included" if startup else "")
+                + ")",
+                flush=True,
+            )
+    ref = frames["serial"]
+    metrics = [m.name for m in spec.metrics]
+    for label, df in frames.items():
+        same = (
+            list(df["cell_id"]) == list(ref["cell_id"])
+            and np.array_equal(df[metrics].to_numpy(), ref[metrics].to_numpy())
+            and all(a == b for a, b in zip(df["features"], ref["features"], strict=True))
+        )
+        out[label]["identical_to_serial"] = bool(same)
+    base = out["serial"]["wall"]
+    print(f"  {'':<18} {'wall':>8}   ratio serial/x   identical cells")
+    for label, r in out.items():
+        print(
+            f"  {label:<18} {r['wall']:8.1f} s {base / r['wall']:8.2f}x        "
+            f"{r['identical_to_serial']}"
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- 2. store
+def _records(n: int, k: int = 50):
+    rng = np.random.default_rng(0)
+    for i in range(n):
+        yield {
+            "cell_id": f"{i:032x}",
+            "dataset": "enron",
+            "split": i % 10,
+            "protocol": '{"kind":"mat"}',
+            "method": "scls",
+            "selector": {"method": "scls", "params": {}},
+            "k": k,
+            "n_selected": k,
+            "learner": "mlnb",
+            "learner_spec": {"method": "mlnb", "params": {}},
+            "seed": 0,
+            "metrics": {
+                "hamming_loss": rng.random(),
+                "ranking_loss": rng.random(),
+                "normalized_coverage": rng.random(),
+            },
+            "features": rng.permutation(1000)[:k],
+            "selection_time": 0.1,
+            "fit_time": 0.01,
+            "predict_time": 0.01,
+            "n_train": 1362,
+            "n_test": 340,
+            "ranking_id": f"{i // 5:032x}",
+            "ranking_reused": False,
+            "versions": {"skmlfs": "0.1.0", "numpy": np.__version__},
+        }
+
+
+def bench_store(n: int) -> dict:
+    import sqlite3
+
+    from skmlfs.experiments import ResultStore
+
+    recs = list(_records(n))
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for sync in ("NORMAL", "FULL"):
+            with ResultStore(Path(tmp) / f"s_{sync}.db", synchronous=sync) as st:
+                t0 = time.perf_counter()
+                for r in recs:
+                    st.add_cell(r)
+                dt = time.perf_counter() - t0
+                t1 = time.perf_counter()
+                done = st.done_cells(["hamming_loss", "ranking_loss", "normalized_coverage"])
+                t_resume = time.perf_counter() - t1
+                assert len(done) == n
+            out[f"ResultStore WAL synchronous={sync}"] = dt / n
+            if sync == "NORMAL":
+                out["resume check (done_cells) per stored cell"] = t_resume / n
+        # straightforward 1: JSON lines appended and flushed (no transaction, no index)
+        p = Path(tmp) / "cells.jsonl"
+        t0 = time.perf_counter()
+        with open(p, "a") as fh:
+            for r in recs:
+                r2 = dict(r, features=[int(f) for f in r["features"]])
+                fh.write(json.dumps(r2) + "\n")
+                fh.flush()
+        out["JSON lines + flush (no atomicity)"] = (time.perf_counter() - t0) / n
+        # straightforward 2: sqlite defaults (rollback journal, synchronous=FULL)
+        con = sqlite3.connect(Path(tmp) / "plain.db")
+        con.execute("CREATE TABLE cells (cell_id TEXT PRIMARY KEY, body TEXT)")
+        t0 = time.perf_counter()
+        for r in recs:
+            r2 = dict(r, features=[int(f) for f in r["features"]])
+            with con:
+                con.execute("INSERT INTO cells VALUES (?, ?)", (r["cell_id"], json.dumps(r2)))
+        out["sqlite default journal, synchronous=FULL"] = (time.perf_counter() - t0) / n
+        con.close()
+    ours = out["ResultStore WAL synchronous=NORMAL"]
+    for label, v in out.items():
+        print(f"  {label:<45} {1e3 * v:8.3f} ms/cell   ({v / ours:6.2f}x ours)")
+    return out
+
+
+# --------------------------------------------------------------------------- 3. memory
+_CHILD = r"""
+import json, resource, sys, tempfile, time, tracemalloc
+from skmlfs.experiments import ExperimentSpec, run_experiment, evaluate, holdout_splits
+from skmlfs.datasets import make_multilabel_discrete
+repeats, mode = int(sys.argv[1]), sys.argv[2]
+ds = make_multilabel_discrete(n_samples=300, n_features=20, random_state=0)
+tracemalloc.start()
+t0 = time.perf_counter()
+if mode == "runner":
+    spec = ExperimentSpec.from_dict({
+        "name": "mem", "seed": 0, "n_features": "1..20", "selectors": ["ami"],
+        "metrics": ["hamming_loss", "ranking_loss"],
+        "protocol": {"kind": "holdout", "repeats": repeats},
+        "datasets": [{"name": "synth", "generator": "skmlfs.datasets:make_multilabel_discrete",
+                      "params": {"n_samples": 300, "n_features": 20, "random_state": 0}}]})
+    with tempfile.TemporaryDirectory() as tmp:
+        s = run_experiment(spec, tmp + "/m.db", progress=False, verbose=False)
+        n = s.n_computed
+else:
+    df = evaluate(ds, {"ami": "ami"}, "mlnb", holdout_splits(300, repeats, 0.2, 0),
+                  n_features="1..20", metrics=["hamming_loss", "ranking_loss"], progress=False)
+    n = len(df)
+_, peak = tracemalloc.get_traced_memory()
+print(json.dumps({"cells": n, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "py_peak_mb": peak / 2**20, "seconds": time.perf_counter() - t0}))
+"""
+
+
+def bench_memory(repeats_list: list[int]) -> list[dict]:
+    rows = []
+    print(f"  {'mode':<28} {'cells':>6} {'peak RSS MB':>12} {'Python peak MB':>15} {'s':>6}")
+    for mode in ("runner", "evaluate"):
+        for r in repeats_list:
+            res = subprocess.run(
+                [sys.executable, "-c", _CHILD, str(r), mode],
+                capture_output=True,
+                text=True,
+                check=True,
+                env={**os.environ, "PYTHONWARNINGS": "ignore"},
+            )
+            d = json.loads(res.stdout.strip().splitlines()[-1])
+            d["mode"] = mode
+            rows.append(d)
+            label = (
+                "run_experiment → SQLite" if mode == "runner" else "evaluate → DataFrame (naive)"
+            )
+            print(
+                f"  {label:<28} {d['cells']:6d} {d['rss_mb']:12.1f} {d['py_peak_mb']:15.2f} "
+                f"{d['seconds']:6.1f}",
+                flush=True,
+            )
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--experiment", default=str(REPO / "experiments" / "scls_paper.toml"))
+    ap.add_argument("--datasets", default="", help="comma-separated subset of the datasets")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--skip-runner", action="store_true")
+    ap.add_argument("--store-cells", type=int, default=2000)
+    ap.add_argument(
+        "--memory-repeats",
+        default="10,50,250",
+        help="holdout repeats of the memory grid (x 20 budgets = cells)",
+    )
+    ap.add_argument("--json", help="also write the numbers to this JSON file")
+    args = ap.parse_args()
+    results = {}
+    if not args.skip_runner:
+        print(f"1. runner wall time: {args.experiment}", flush=True)
+        names = [s for s in args.datasets.split(",") if s]
+        results["runner"] = bench_runner(args.experiment, names, args.workers)
+    print(f"2. store overhead per cell ({args.store_cells} cells)", flush=True)
+    results["store_s_per_cell"] = bench_store(args.store_cells)
+    print("3. memory as the number of cells grows", flush=True)
+    results["memory"] = bench_memory([int(x) for x in args.memory_repeats.split(",")])
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""``mlfs report``: paper-style tables and figures from a results database."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    p.add_argument("db", help="results database written by 'mlfs benchmark'")
+    p.add_argument("--out", help="output folder; default: the database path without .db")
+    p.add_argument(
+        "--format", default="md,latex,csv",
+        help="table formats, comma-separated among md, latex, csv (default all)",
+    )
+    p.add_argument("--no-figures", action="store_true", help="tables only")
+    p.add_argument(
+        "-k", type=int, default=None,
+        help="report one feature budget (default: each method's only budget, or the mean "
+        "over its budgets)",
+    )
+    p.add_argument("--learner", help="report one learner (default: one table per learner)")
+    p.add_argument(
+        "--control", help="method compared with all others (Bonferroni-Dunn CD); default "
+        "all pairs (Nemenyi), or the experiment's [report] control",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--decimals", type=int, default=3, help="printed decimals (3)")
+    p.add_argument("--export", metavar="FILE", action="append", default=[],
+                   help="also export every cell to FILE (.csv or .parquet); repeatable")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..experiments import ResultStore
+    from ..experiments._report import write_report
+
+    db = Path(args.db)
+    if not db.exists():
+        raise FileNotFoundError(f"results database {db} does not exist")
+    out = Path(args.out) if args.out else db.with_suffix("")
+    formats = [f.strip() for f in args.format.split(",") if f.strip()]
+    files = write_report(
+        db, out, formats=formats, figures=not args.no_figures, k=args.k,
+        learner=args.learner, control=args.control, alpha=args.alpha, decimals=args.decimals,
+    )
+    if args.export:
+        with ResultStore(db, readonly=True) as store:
+            for target in args.export:
+                print(f"exported {store.export(target)}", file=sys.stderr)
+    print(f"report: {files[-1]} ({len(files)} files)")
+    return 0

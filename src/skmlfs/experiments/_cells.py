@@ -1,0 +1,310 @@
+"""The per-cell work, shared by :func:`~skmlfs.experiments.evaluate` and the benchmark runner.
+
+A *cell* is one (dataset, split, selector, k, learner) combination. Cells sharing
+(dataset, split, selector) form a :class:`Task`: the split is discretized once, the
+selector is fitted once with the largest budget ``k_max`` (or its cached ranking is
+reused), and every cell evaluates a prefix ``ranking[:k]`` with each learner. Tasks are
+the unit of parallel work; :func:`run_task` never touches the results store, so the same
+function runs in-process, in joblib workers and on Dask workers.
+
+Discretization (once per dataset and split, *before* selection and learning): ``"auto"``
+keeps integer-valued data as it is and otherwise fits
+:class:`~skmlfs.discretize.LAIMDiscretizer` on the training part only (the SCLS paper
+discretizes numeric data with LAIM, and the MLNB of the SCLS/memetic experiments uses the
+discretized data); ``"none"`` keeps values; a name or table selects another discretizer.
+Selectors and learners then see discrete data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import time
+import traceback
+import warnings
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._registry import resolve
+from ._spec import MethodSpec, MetricRef, canonical_json
+
+__all__ = [
+    "CellResult",
+    "CellSpec",
+    "RankingResult",
+    "Task",
+    "TaskResult",
+    "compact",
+    "make_id",
+    "prepare_split",
+    "run_task",
+    "versions",
+]
+
+
+def make_id(payload: Any) -> str:
+    """Deterministic id: SHA-256 of the canonical JSON of ``payload`` (32 hex digits)."""
+    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:32]
+
+
+_VERSIONS: dict[str, str] | None = None
+
+
+def versions() -> dict[str, str]:
+    """Versions of the software a cell ran with (cached per process)."""
+    global _VERSIONS
+    if _VERSIONS is None:
+        import scipy
+        import sklearn
+
+        from .. import __version__
+
+        _VERSIONS = {
+            "skmlfs": __version__,
+            "numpy": np.__version__,
+            "scipy": scipy.__version__,
+            "sklearn": sklearn.__version__,
+            "python": platform.python_version(),
+        }
+    return _VERSIONS
+
+
+def _is_integer_valued(X: Any) -> bool:
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    if data.dtype.kind in "biu":
+        return True
+    if data.size == 0:
+        return True
+    return bool(np.all(np.isfinite(data)) and np.all(data == np.floor(data)))
+
+
+def compact(X: Any) -> Any:
+    """Store integer-valued features in the smallest integer dtype (less memory and
+    transfer to workers); other data is returned unchanged."""
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    if data.dtype.kind == "b" or not _is_integer_valued(X):
+        return X
+    lo = int(data.min()) if data.size else 0
+    hi = int(data.max()) if data.size else 0
+    for dt in (np.int8, np.int16, np.int32, np.int64):
+        info = np.iinfo(dt)
+        if info.min <= lo and hi <= info.max:
+            break
+    if data.dtype == dt:
+        return X
+    return X.astype(dt)
+
+
+# --------------------------------------------------------------------------- task types
+@dataclass(frozen=True)
+class CellSpec:
+    cell_id: str
+    k: int
+    learner: MethodSpec
+
+
+@dataclass
+class Task:
+    """All cells of one (dataset, split, selector); built by the caller, run by a worker."""
+
+    task_id: str
+    data_token: str
+    dataset: str
+    split: int
+    train: np.ndarray
+    test: np.ndarray
+    discretizer: Any
+    selector: MethodSpec
+    k_max: int
+    cells: tuple[CellSpec, ...]
+    metrics: tuple[MetricRef, ...]
+    seed: int | None
+    cached_ranking: RankingResult | None = None
+
+
+@dataclass
+class RankingResult:
+    ranking: np.ndarray
+    scores: np.ndarray | None
+    selection_time: float
+    k_requested: int
+    reused: bool = False
+
+
+@dataclass
+class CellResult:
+    cell_id: str
+    k: int
+    learner: str
+    n_selected: int
+    metrics: dict[str, float]
+    fit_time: float
+    predict_time: float
+
+
+@dataclass
+class TaskResult:
+    task_id: str
+    ranking: RankingResult | None
+    cells: list[CellResult] = field(default_factory=list)
+    n_train: int = 0
+    n_test: int = 0
+    discretize_time: float = 0.0
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- discretization
+def _make_discretizer(spec: Any, Xtr: Any) -> Any:
+    if isinstance(spec, str):
+        if spec == "none":
+            return None
+        if spec == "auto":
+            if _is_integer_valued(Xtr):
+                return None
+            from ..discretize import LAIMDiscretizer
+
+            return LAIMDiscretizer()
+        return resolve("discretizer", spec)()
+    if isinstance(spec, dict):
+        params = {k: v for k, v in spec.items() if k != "method"}
+        return resolve("discretizer", spec["method"])(**params)
+    from sklearn.base import clone
+
+    return clone(spec)
+
+
+def _rows(X: Any, idx: np.ndarray) -> Any:
+    return X[idx]
+
+
+_PREP_CACHE: OrderedDict = OrderedDict()
+_PREP_CACHE_SIZE = 2  # a worker holds at most this many prepared splits (memory stays flat)
+
+
+def prepare_split(
+    X: Any, Y: np.ndarray, train: np.ndarray, test: np.ndarray, discretizer: Any = "auto",
+    *, cache_key: Any = None,
+) -> tuple[Any, np.ndarray, Any, np.ndarray, float]:
+    """Split and discretize: the discretizer is fitted on the training part only.
+
+    Returns ``(X_train, Y_train, X_test, Y_test, seconds)``; discrete outputs are stored in
+    compact integer dtypes. With ``cache_key`` the result is kept in a small per-process
+    cache so the selectors of one split share one discretization.
+    """
+    if cache_key is not None and cache_key in _PREP_CACHE:
+        _PREP_CACHE.move_to_end(cache_key)
+        return _PREP_CACHE[cache_key]
+    t0 = time.perf_counter()
+    Xtr, Xte = _rows(X, train), _rows(X, test)
+    Ytr, Yte = Y[train], Y[test]
+    disc = _make_discretizer(discretizer, Xtr)
+    if disc is not None:
+        disc.fit(Xtr, Ytr)
+        Xtr, Xte = disc.transform(Xtr), disc.transform(Xte)
+    Xtr, Xte = compact(Xtr), compact(Xte)
+    out = (Xtr, Ytr, Xte, Yte, time.perf_counter() - t0)
+    if cache_key is not None:
+        _PREP_CACHE[cache_key] = out
+        while len(_PREP_CACHE) > _PREP_CACHE_SIZE:
+            _PREP_CACHE.popitem(last=False)
+    return out
+
+
+def clear_cache() -> None:
+    """Drop the prepared splits kept by :func:`prepare_split` in this process."""
+    _PREP_CACHE.clear()
+
+
+# --------------------------------------------------------------------------- the work
+def _columns(X: Any, feats: np.ndarray) -> Any:
+    return X[:, feats]
+
+
+def _rank(task: Task, Xtr: Any, Ytr: np.ndarray) -> RankingResult:
+    if task.cached_ranking is not None:
+        r = task.cached_ranking
+        return RankingResult(r.ranking, r.scores, r.selection_time, r.k_requested, reused=True)
+    est = task.selector.build(n_features_to_select=task.k_max, random_state=task.seed)
+    t0 = time.perf_counter()
+    est.fit(Xtr, Ytr)
+    elapsed = time.perf_counter() - t0
+    ranking = getattr(est, "ranking_", None)
+    if ranking is None:
+        # a generic selector without an order: its support, in index order
+        ranking = est.get_support(indices=True)
+    ranking = np.asarray(ranking, dtype=np.intp)
+    scores = getattr(est, "scores_", None)
+    if scores is not None:
+        scores = np.asarray(scores, dtype=float)
+    return RankingResult(ranking, scores, elapsed, task.k_max, reused=False)
+
+
+def _evaluate_cell(
+    cell: CellSpec, ranking: np.ndarray, Xtr, Ytr, Xte, Yte, metrics, seed
+) -> CellResult:
+    feats = ranking[: cell.k]
+    if feats.size == 0:
+        raise ValueError(
+            f"the selector returned no feature for k={cell.k} (every feature is constant on "
+            "this training split?)."
+        )
+    learner = cell.learner.build(random_state=seed)
+    A, B = _columns(Xtr, feats), _columns(Xte, feats)
+    t0 = time.perf_counter()
+    learner.fit(A, Ytr)
+    t1 = time.perf_counter()
+    specs = [(m, m.spec()) for m in metrics]
+    needs = {s.needs for _, s in specs}
+    pred = learner.predict(B) if "pred" in needs else None
+    score = learner.predict_proba(B) if "score" in needs else None
+    t2 = time.perf_counter()
+    values = {}
+    for m, s in specs:
+        out = pred if s.needs == "pred" else score
+        values[m.name] = float(s.function(Yte, out, **dict(m.params)))
+    return CellResult(
+        cell_id=cell.cell_id,
+        k=cell.k,
+        learner=cell.learner.name,
+        n_selected=int(feats.size),
+        metrics=values,
+        fit_time=t1 - t0,
+        predict_time=t2 - t1,
+    )
+
+
+def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskResult:
+    """Run every cell of ``task`` on the data ``(X, Y)``.
+
+    With ``catch=True`` an exception does not propagate: the cells finished before it are
+    returned with ``error`` holding the traceback (the runner stores those cells and
+    reports the failure; the failed cells are retried by the next run).
+    """
+    res = TaskResult(task.task_id, None, versions=versions())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            Xtr, Ytr, Xte, Yte, tdisc = prepare_split(
+                X, Y, task.train, task.test, task.discretizer,
+                cache_key=(task.data_token, task.split, canonical_json(task.discretizer)),
+            )
+            res.n_train, res.n_test, res.discretize_time = len(Ytr), len(Yte), tdisc
+            res.ranking = _rank(task, Xtr, Ytr)
+            for cell in task.cells:
+                res.cells.append(
+                    _evaluate_cell(
+                        cell, res.ranking.ranking, Xtr, Ytr, Xte, Yte, task.metrics, task.seed
+                    )
+                )
+        except Exception as exc:  # noqa: BLE001 — reported to the caller, see docstring
+            if not catch:
+                raise
+            res.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+    res.warnings = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
+    return res

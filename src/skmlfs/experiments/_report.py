@@ -1,0 +1,564 @@
+"""Paper-style reports of a results store: tables (Markdown, LaTeX, CSV) and PNG figures.
+
+For each metric: a table datasets × methods of mean ± std over the splits (sample std,
+``ddof=1``), the best method of each dataset marked (bold; ranks use the printed values,
+so equal printed values tie, as in the papers), an average-rank row, and the Friedman /
+Iman–Davenport test with a critical-difference diagram (:mod:`skmlfs.stats`,
+:mod:`skmlfs.plots`). Figures: CD diagram per metric, metric versus number of features per
+dataset (when a method has several budgets), and selection time per method.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MetricTable", "metric_tables", "write_report"]
+
+
+@dataclass
+class MetricTable:
+    """One metric's table: ``mean``/``std``/``n`` (datasets × methods DataFrames), the
+    best-mask, per-dataset ranks and average ranks (over complete rows)."""
+
+    metric: str
+    learner: str | None
+    greater_is_better: bool
+    mean: Any
+    std: Any
+    n: Any
+    best: Any
+    ranks: Any
+    avg_ranks: Any
+    decimals: int
+    friedman: Any = None
+    cd: float | None = None
+    cd_test: str | None = None
+
+
+# --------------------------------------------------------------------------- helpers
+def _metric_direction(name: str, meta: dict) -> bool:
+    info = meta.get(f"metric:{name}")
+    if info is not None:
+        return bool(json.loads(info)["greater_is_better"])
+    from ..metrics import METRICS
+
+    if name in METRICS:
+        return METRICS[name].greater_is_better
+    raise ValueError(
+        f"cannot tell whether higher {name!r} is better (not a registered metric and not "
+        "described in the store)."
+    )
+
+
+def _order(values: Sequence[str], preferred: Sequence[str]) -> list[str]:
+    pref = [v for v in preferred if v in set(values)]
+    return pref + sorted(v for v in set(values) if v not in set(pref))
+
+
+def _fmt(x: float, d: int) -> str:
+    return "–" if x is None or not np.isfinite(x) else f"{x:.{d}f}"
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", s).strip("_") or "x"
+
+
+def _tex(s: str) -> str:
+    return (
+        s.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("%", r"\%")
+        .replace("&", r"\&").replace("#", r"\#")
+    )
+
+
+def _select(df, k, learner):
+    """Rows of one learner; per (dataset, method, split) one value per metric.
+
+    ``k=None``: a method with one budget uses it; with several, each split's values are
+    averaged over the budgets first. ``k=int``: only that budget (methods with a single
+    budget, such as the ``all`` baseline, keep theirs).
+    """
+    if learner is not None:
+        df = df[df["learner"] == learner]
+    if k is not None:
+        single = df.groupby(["dataset", "method"])["k"].transform("nunique") == 1
+        df = df[(df["k"] == k) | single]
+    return df
+
+
+# --------------------------------------------------------------------------- tables
+def metric_tables(
+    results: Any,
+    metrics: Sequence[str] | None = None,
+    *,
+    k: int | None = None,
+    learner: str | None = None,
+    datasets: Sequence[str] = (),
+    methods: Sequence[str] = (),
+    decimals: int = 3,
+    alpha: float = 0.05,
+    control: str | None = None,
+    meta: dict | None = None,
+) -> list[MetricTable]:
+    """Aggregate a results DataFrame into one :class:`MetricTable` per metric (and learner).
+
+    Parameters
+    ----------
+    results : DataFrame
+        :meth:`ResultStore.to_frame` or :func:`evaluate` output.
+    metrics : list of str, optional
+        Default: every metric column.
+    k, learner : optional
+        Restrict to one budget / learner (see :func:`_select`); with several learners and
+        ``learner=None`` one table per learner is made.
+    datasets, methods : sequences of str
+        Preferred row/column order (others follow alphabetically).
+    decimals : int, default=3
+        Printed decimals; ranks and best marks use the rounded means.
+    alpha : float, default=0.05
+    control : str, optional
+        Compare every method with this one (Bonferroni–Dunn CD, as SCLS Fig. 1); default
+        all pairs (Nemenyi CD).
+    """
+    from ..stats import critical_difference, friedman_test, rank_matrix
+    from ._runner import _NON_METRIC
+
+    meta = meta or {}
+    df = results
+    if metrics is None:
+        metrics = [c for c in df.columns if c not in _NON_METRIC and df[c].dtype.kind == "f"]
+    learners = [learner] if learner is not None else list(dict.fromkeys(df["learner"]))
+    out = []
+    for lrn in learners:
+        sub = _select(df, k, lrn)
+        if sub.empty:
+            raise ValueError(f"no results for learner={lrn!r}, k={k!r}.")
+        ds_order = _order(sub["dataset"].unique(), datasets)
+        m_order = _order(sub["method"].unique(), methods)
+        for metric in metrics:
+            gib = _metric_direction(metric, meta)
+            per_split = sub.groupby(["dataset", "method", "split"])[metric].mean()
+            g = per_split.groupby(["dataset", "method"])
+            mean = g.mean().unstack("method").reindex(index=ds_order, columns=m_order)
+            std = g.std(ddof=1).unstack("method").reindex(index=ds_order, columns=m_order)
+            n = g.count().unstack("method").reindex(index=ds_order, columns=m_order)
+            shown = mean.round(decimals)
+            best_val = shown.max(axis=1) if gib else shown.min(axis=1)
+            best = shown.eq(best_val, axis=0) & shown.notna()
+            complete = shown.dropna(axis=0, how="any")
+            ranks = avg = None
+            fr = cd = None
+            cd_test = None
+            if complete.shape[1] >= 2 and complete.shape[0] >= 1:
+                import pandas as pd
+                from scipy.stats import rankdata
+
+                vals = complete.to_numpy()
+                if complete.shape[0] >= 2:
+                    rk = rank_matrix(vals, gib)
+                else:
+                    rk = rankdata(-vals if gib else vals, method="average", axis=1)
+                ranks = pd.DataFrame(rk, index=complete.index, columns=complete.columns)
+                avg = ranks.mean(axis=0)
+                if complete.shape[0] >= 2:
+                    fr = friedman_test(vals, gib, alpha=alpha)
+                    cd_test = "bonferroni-dunn" if control in complete.columns else "nemenyi"
+                    cd = critical_difference(
+                        complete.shape[1], complete.shape[0], alpha, cd_test
+                    )
+            out.append(
+                MetricTable(
+                    metric, lrn if len(learners) > 1 else None, gib, mean, std, n, best,
+                    ranks, avg, decimals, fr, cd, cd_test,
+                )
+            )
+    return out
+
+
+def _arrow(t: MetricTable) -> str:
+    return "↑" if t.greater_is_better else "↓"
+
+
+def table_markdown(t: MetricTable) -> str:
+    cols = list(t.mean.columns)
+    lines = [
+        "| Dataset | " + " | ".join(cols) + " |",
+        "|---|" + "---|" * len(cols),
+    ]
+    d = t.decimals
+    for ds in t.mean.index:
+        cells = []
+        for m in cols:
+            mu, sd = t.mean.at[ds, m], t.std.at[ds, m]
+            s = "–" if not np.isfinite(mu) else f"{_fmt(mu, d)} ± {_fmt(sd, d)}"
+            if t.best.at[ds, m]:
+                s = f"**{s}** ✓"
+            cells.append(s)
+        lines.append(f"| {ds} | " + " | ".join(cells) + " |")
+    if t.avg_ranks is not None:
+        lines.append(
+            "| Avg. rank | "
+            + " | ".join(
+                f"{t.avg_ranks[m]:.2f}" if m in t.avg_ranks.index else "–" for m in cols
+            )
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def table_latex(t: MetricTable) -> str:
+    cols = list(t.mean.columns)
+    d = t.decimals
+    name = _tex(t.metric.replace("_", " "))
+    out = [
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\caption{{{name} ({'higher' if t.greater_is_better else 'lower'} is better; "
+        r"mean $\pm$ std over the splits; best in bold).}",
+        r"\begin{tabular}{l" + "c" * len(cols) + "}",
+        r"\toprule",
+        "Dataset & " + " & ".join(_tex(c) for c in cols) + r" \\",
+        r"\midrule",
+    ]
+    for ds in t.mean.index:
+        cells = []
+        for m in cols:
+            mu, sd = t.mean.at[ds, m], t.std.at[ds, m]
+            if not np.isfinite(mu):
+                cells.append("--")
+                continue
+            s = f"{_fmt(mu, d)} $\\pm$ {_fmt(sd, d)}"
+            cells.append(rf"\textbf{{{s}}}" if t.best.at[ds, m] else s)
+        out.append(f"{_tex(str(ds))} & " + " & ".join(cells) + r" \\")
+    if t.avg_ranks is not None:
+        out.append(r"\midrule")
+        out.append(
+            "Avg. rank & "
+            + " & ".join(
+                f"{t.avg_ranks[m]:.2f}" if m in t.avg_ranks.index else "--" for m in cols
+            )
+            + r" \\"
+        )
+    out += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(out) + "\n"
+
+
+def table_csv(t: MetricTable, path: Path) -> None:
+    import pandas as pd
+
+    cols = list(t.mean.columns)
+    data = {"dataset": list(t.mean.index)}
+    for m in cols:
+        data[f"{m}_mean"] = t.mean[m].to_numpy()
+        data[f"{m}_std"] = t.std[m].to_numpy()
+    data["best"] = [";".join(c for c in cols if t.best.at[ds, c]) for ds in t.mean.index]
+    df = pd.DataFrame(data)
+    if t.avg_ranks is not None:
+        row = {"dataset": "avg_rank", "best": ""}
+        for m in cols:
+            row[f"{m}_mean"] = t.avg_ranks.get(m, np.nan)
+            row[f"{m}_std"] = np.nan
+        df = pd.concat([df, pd.DataFrame([row])], ignore_index=True)
+    df.to_csv(path, index=False, float_format="%.6g")
+
+
+# --------------------------------------------------------------------------- report
+def _read_store(db: Any, cell_ids=None):
+    from ._store import ResultStore
+
+    store = db if isinstance(db, ResultStore) else ResultStore(db, readonly=True)
+    try:
+        df = store.to_frame(cell_ids=cell_ids)
+        meta = dict(store._conn.execute("SELECT key, value FROM meta").fetchall())
+        fails = store.failures()
+    finally:
+        if store is not db:
+            store.close()
+    return df, meta, fails
+
+
+def write_report(
+    db: Any,
+    out_dir: str | os.PathLike,
+    *,
+    formats: Sequence[str] = ("md", "latex", "csv"),
+    figures: bool = True,
+    k: int | None = None,
+    learner: str | None = None,
+    control: str | None = None,
+    alpha: float = 0.05,
+    decimals: int = 3,
+    cell_ids: Sequence[str] | None = None,
+    experiment: str | None = None,
+    title: str | None = None,
+) -> list[Path]:
+    """Write tables and figures of a results store (or DataFrame) into ``out_dir``.
+
+    Files: ``README.md`` (everything, with the figures embedded), ``tables/<metric>.md``,
+    ``.tex`` and ``.csv``, ``figures/cd_<metric>.png``, ``figures/curves_<metric>_<dataset>.png``
+    (only for methods with several budgets), ``figures/runtime.png``.
+
+    Parameters
+    ----------
+    db : path, ResultStore or DataFrame
+    out_dir : path
+    formats : subset of {"md", "latex", "csv"}
+    figures : bool, default=True
+    k, learner : optional
+        See :func:`metric_tables`.
+    control : str, optional
+        Method compared with the others (Bonferroni–Dunn); default Nemenyi (all pairs).
+    cell_ids : optional
+        Report only these cells (``mlfs benchmark`` passes the cells of its experiment).
+    experiment : str, optional
+        Name of the experiment whose stored order of datasets/methods is used.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    bad = set(formats) - {"md", "latex", "csv"}
+    if bad:
+        raise ValueError(f"unknown table format(s) {sorted(bad)}; use md, latex, csv.")
+    if hasattr(db, "columns"):
+        import pandas as pd
+
+        df, meta, fails = db, {}, pd.DataFrame()
+    else:
+        df, meta, fails = _read_store(db, cell_ids)
+    if df.empty:
+        raise ValueError("the results store holds no cell to report.")
+    names = [experiment] if experiment else [
+        key.split(":", 1)[1] for key in meta if key.startswith("order:")
+    ]
+    ds_pref: list[str] = []
+    m_pref: list[str] = []
+    for nm in names:
+        o = meta.get(f"order:{nm}")
+        if o:
+            o = json.loads(o)
+            ds_pref += [d for d in o["datasets"] if d not in ds_pref]
+            m_pref += [m for m in o["methods"] if m not in m_pref]
+    if control is None:
+        for nm in names:
+            c = meta.get(f"control:{nm}")
+            if c:
+                control = c
+    out = Path(out_dir)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    if figures:
+        (out / "figures").mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    tables = metric_tables(
+        df, k=k, learner=learner, datasets=ds_pref, methods=m_pref, decimals=decimals,
+        alpha=alpha, control=control, meta=meta,
+    )
+    title = title or (f"Results: {names[0]}" if len(names) == 1 else "Results")
+    md = [f"# {title}\n"]
+    md.append(_overview(df, meta, k))
+    for t in tables:
+        stem = _slug(t.metric + (f"_{t.learner}" if t.learner else ""))
+        heading = f"{t.metric.replace('_', ' ')} {_arrow(t)}" + (
+            f" — learner {t.learner}" if t.learner else ""
+        )
+        md.append(f"## {heading}\n")
+        body = table_markdown(t)
+        md.append(body)
+        md.append(_stats_line(t, alpha, control))
+        if "md" in formats:
+            p = out / "tables" / f"{stem}.md"
+            p.write_text(f"# {heading}\n\n{body}", encoding="utf-8")
+            written.append(p)
+        if "latex" in formats:
+            p = out / "tables" / f"{stem}.tex"
+            p.write_text(table_latex(t), encoding="utf-8")
+            written.append(p)
+        if "csv" in formats:
+            p = out / "tables" / f"{stem}.csv"
+            table_csv(t, p)
+            written.append(p)
+        if figures:
+            written += _figures_for(t, df, out, stem, control, k)
+            for f in written:
+                if f.parent.name == "figures" and f.name.startswith(f"cd_{stem}."):
+                    md.append(f"![CD diagram, {heading}](figures/{f.name})\n")
+            curves = [
+                f for f in written
+                if f.parent.name == "figures" and f.name.startswith(f"curves_{stem}__")
+            ]
+            for f in curves:
+                md.append(f"![{heading} versus number of features](figures/{f.name})\n")
+    md.append(_runtime_section(df, ds_pref, m_pref))
+    if figures:
+        p = _runtime_figure(df, out, ds_pref, m_pref)
+        if p is not None:
+            written.append(p)
+            md.append(f"![selection time per method](figures/{p.name})\n")
+    if len(fails):
+        md.append(f"## Failures\n\n{len(fails)} task failure(s) recorded; first lines:\n")
+        for _, r in fails.head(20).iterrows():
+            md.append(f"- {r['dataset']} split {r['split']} {r['method']}: "
+                      f"`{r['error'].splitlines()[0]}`")
+        md.append("")
+    md.append(_versions_line(df))
+    p = out / "README.md"
+    p.write_text("\n".join(md), encoding="utf-8")
+    written.append(p)
+    return written
+
+
+def _overview(df, meta, k) -> str:
+    lines = ["## Setup\n"]
+    rows = []
+    for ds in _order(df["dataset"].unique(), []):
+        info = meta.get(f"dataset:{ds}")
+        info = json.loads(info) if info else {}
+        sub = df[df["dataset"] == ds]
+        ks = sorted(sub["k"].unique())
+        rows.append(
+            f"| {ds} | {info.get('n_samples', '?')} | {info.get('n_features', '?')} | "
+            f"{info.get('n_labels', '?')} | {info.get('protocol', sub['protocol'].iloc[0] if 'protocol' in sub else '?')} | "  # noqa: E501
+            f"{sub['split'].nunique()} | {', '.join(str(x) for x in ks)} |"
+        )
+    lines.append("| Dataset | patterns | features | labels | protocol | splits | budgets k |")
+    lines.append("|---|---|---|---|---|---|---|")
+    lines += rows
+    methods = ", ".join(_order(df["method"].unique(), []))
+    learners = ", ".join(df["learner"].unique())
+    lines.append("")
+    lines.append(
+        f"Methods: {methods}. Learner(s): {learners}. {len(df)} cells. Values are mean ± "
+        "sample std over the splits"
+        + (
+            "; a method with several budgets is averaged over them first"
+            if k is None and (df.groupby(["dataset", "method"])["k"].nunique() > 1).any()
+            else ""
+        )
+        + ". ✓ marks the best printed value of each dataset; ranks use the printed values.\n"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _stats_line(t: MetricTable, alpha: float, control) -> str:
+    if t.friedman is None:
+        return "_Friedman test needs at least 2 datasets with every method._\n"
+    f = t.friedman
+    ff = "∞" if not math.isfinite(f.ff) else f"{f.ff:.3f}"
+    verdict = "rejected" if f.reject else "not rejected"
+    test = "Bonferroni–Dunn vs " + str(control) if t.cd_test == "bonferroni-dunn" else "Nemenyi"
+    return (
+        f"Friedman (Iman–Davenport) F_F = {ff}, critical F({f.df[0]}, {f.df[1]}) at α = "
+        f"{alpha} is {f.f_critical:.3f}: equal performance {verdict} (N = {f.n_datasets}, "
+        f"k = {f.n_methods}). CD ({test}, α = {alpha}) = {t.cd:.3f}.\n"
+    )
+
+
+def _figures_for(t: MetricTable, df, out: Path, stem: str, control, k) -> list[Path]:
+    from ..plots import cd_diagram, metric_curves
+
+    written = []
+    if t.cd is not None and t.avg_ranks is not None:
+        p = out / "figures" / f"cd_{stem}.png"
+        fig = cd_diagram(
+            {m: float(r) for m, r in t.avg_ranks.items()},
+            t.cd,
+            p,
+            title=f"{t.metric.replace('_', ' ')} (CD = {t.cd:.2f})",
+            control=control if t.cd_test == "bonferroni-dunn" else None,
+        )
+        _close(fig)
+        written.append(p)
+    sub = df if t.learner is None else df[df["learner"] == t.learner]
+    for ds in t.mean.index:
+        d = sub[sub["dataset"] == ds]
+        nk = d.groupby("method")["k"].nunique()
+        multi = nk[nk > 1].index
+        if len(multi) == 0:
+            continue
+        d = d[d["method"].isin(multi)]
+        per = d.groupby(["method", "k", "split"])[t.metric].mean().groupby(["method", "k"])
+        curves = per.mean().rename("mean").to_frame().join(per.std(ddof=1).rename("std"))
+        curves = curves.reset_index().rename(columns={"k": "x"})
+        order = {m: i for i, m in enumerate(t.mean.columns)}
+        curves = curves.sort_values(["method", "x"], key=lambda s: s.map(order)
+                                    if s.name == "method" else s)
+        p = out / "figures" / f"curves_{stem}__{_slug(str(ds))}.png"
+        fig = metric_curves(
+            curves, "number of selected features", f"{t.metric.replace('_', ' ')} {_arrow(t)}",
+            p, title=str(ds),
+        )
+        _close(fig)
+        written.append(p)
+    return written
+
+
+def _selection_times(df, ds_pref, m_pref):
+    per = df.groupby(["dataset", "method", "split"])["selection_time"].first()
+    tab = per.groupby(["dataset", "method"]).mean().unstack("method")
+    return tab.reindex(
+        index=_order(tab.index, ds_pref), columns=_order(tab.columns, m_pref)
+    )
+
+
+def _runtime_section(df, ds_pref, m_pref) -> str:
+    tab = _selection_times(df, ds_pref, m_pref)
+    cols = list(tab.columns)
+    lines = [
+        "## Selection time (s, mean per split)\n",
+        "| Dataset | " + " | ".join(cols) + " |",
+        "|---|" + "---|" * len(cols),
+    ]
+    for ds in tab.index:
+        lines.append(
+            f"| {ds} | " + " | ".join(_fmt_time(tab.at[ds, m]) for m in cols) + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _fmt_time(x: float) -> str:
+    if x is None or not np.isfinite(x):
+        return "–"
+    return f"{x:.3g}"
+
+
+def _runtime_figure(df, out: Path, ds_pref, m_pref) -> Path | None:
+    from ..plots import runtime_bars
+
+    tab = _selection_times(df, ds_pref, m_pref).fillna(0.0)
+    if tab.empty:
+        return None
+    tab = tab.clip(lower=1e-5)  # the "all" baseline takes ~0 s; keep the log axis valid
+    p = out / "figures" / "runtime.png"
+    fig = runtime_bars(tab, p, log=True, ylabel="selection time per split (s)",
+                       title="Feature selection time", figsize=(max(6.0, 1.2 * len(tab)), 4.0))
+    _close(fig)
+    return p
+
+
+def _close(fig) -> None:
+    try:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    except Exception:  # noqa: BLE001 — Agg figures without pyplot need no closing
+        pass
+
+
+def _versions_line(df) -> str:
+    vs = sorted(set(df["versions"])) if "versions" in df else []
+    if not vs:
+        return ""
+    parts = []
+    for v in vs[:3]:
+        d = json.loads(v)
+        parts.append(", ".join(f"{k} {d[k]}" for k in sorted(d)))
+    return "Software: " + " | ".join(parts) + "\n"

@@ -1,0 +1,777 @@
+"""Experiment definition: a TOML file or the equivalent Python dict, validated up front.
+
+Every error names the offending key (``datasets[2].path``, ``protocol.kind``) and the
+file, so a typo fails in the first second of a run rather than after hours.
+See :func:`ExperimentSpec.from_dict` for the schema.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import numbers
+import os
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._protocols import Split, holdout_splits, kfold_splits, mat_splits, train_test_split_of
+from ._registry import resolve
+
+__all__ = [
+    "DatasetSpec",
+    "ExperimentSpec",
+    "MethodSpec",
+    "MetricRef",
+    "ProtocolSpec",
+    "SpecError",
+    "canonical_json",
+    "load_experiment",
+    "parse_n_features",
+    "resolve_n_features_grid",
+]
+
+
+class SpecError(ValueError):
+    """An experiment definition is invalid; the message names the file and the key."""
+
+
+def _fail(source: str, key: str, msg: str) -> SpecError:
+    return SpecError(f"{source}: {key}: {msg}")
+
+
+# --------------------------------------------------------------------------- identity
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    if hasattr(obj, "get_params"):
+        cls = type(obj)
+        return {
+            "__estimator__": f"{cls.__module__}:{cls.__qualname__}",
+            "params": obj.get_params(deep=False),
+        }
+    if isinstance(obj, type):
+        return f"{obj.__module__}:{obj.__qualname__}"
+    return repr(obj)
+
+
+def canonical_json(obj: Any) -> str:
+    """Deterministic JSON (sorted keys, no spaces) used for ids and stored parameters."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_json_default)
+
+
+# --------------------------------------------------------------------------- n_features
+_NUM = r"(\d+(?:\.\d+)?)"
+_RANGE = re.compile(rf"^{_NUM}(%?)\s*\.\.\s*{_NUM}(%?)(?:\s*:\s*{_NUM}(%?))?$")
+_PERCENT = re.compile(rf"^{_NUM}%$")
+
+
+def parse_n_features(value: Any, key: str = "n_features") -> tuple[tuple, ...]:
+    """Parse a feature-budget specification into terms ``("ceil_sqrt",)``, ``("count", k)``
+    or ``("percent", p)``.
+
+    Accepted forms (and lists of them, whose budgets are united):
+
+    * ``"ceil_sqrt"`` (alias ``"sqrt"``): ``⌈√|W|⌉`` with ``|W|`` the number of patterns
+      of the whole dataset (SCLS §4.1); ``"round_sqrt"``: ``round(√|W|)``;
+    * an int ``k ≥ 1``: ``k`` features;
+    * ``"P%"`` or a float in ``(0, 1]``: ``⌈P/100 · |F|⌉`` features (at least 1);
+    * ``"A..B"`` / ``"A..B:S"``: counts ``A, A+S, …, B``; ``"A%..B%"`` / ``"A%..B%:S%"``:
+      percentages (RLEFS: ``"1%..20%"`` = 1 %, 2 %, …, 20 %); ``S`` defaults to 1;
+    * ``"all"``: every feature.
+
+    Raises
+    ------
+    SpecError
+        Naming ``key`` and the accepted forms.
+    """
+    forms = (
+        "expected 'ceil_sqrt', 'round_sqrt', 'all', an int >= 1, a fraction in (0, 1], "
+        "'P%', 'A..B[:S]', 'A%..B%[:S%]', or a list of these"
+    )
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise SpecError(f"{key}: empty list; {forms}.")
+        terms: list[tuple] = []
+        for i, v in enumerate(value):
+            terms.extend(parse_n_features(v, f"{key}[{i}]"))
+        return tuple(dict.fromkeys(terms))
+    if isinstance(value, bool):
+        raise SpecError(f"{key}: got {value!r}; {forms}.")
+    if isinstance(value, numbers.Integral):
+        if value < 1:
+            raise SpecError(f"{key}: a feature count must be >= 1; got {value}.")
+        return (("count", int(value)),)
+    if isinstance(value, numbers.Real):
+        f = float(value)
+        if not 0.0 < f <= 1.0:
+            raise SpecError(
+                f"{key}: a float is a fraction of the features and must lie in (0, 1]; got {f} "
+                "(write an int for a count, or 'P%')."
+            )
+        return (("percent", f * 100.0),)
+    if not isinstance(value, str):
+        raise SpecError(f"{key}: got {type(value).__name__}; {forms}.")
+    s = value.strip().lower()
+    if s in ("ceil_sqrt", "sqrt"):
+        return (("ceil_sqrt",),)
+    if s == "round_sqrt":
+        return (("round_sqrt",),)
+    if s == "all":
+        return (("percent", 100.0),)
+    if s.isdigit():
+        return parse_n_features(int(s), key)
+    m = _PERCENT.match(s)
+    if m:
+        p = float(m.group(1))
+        if not 0.0 < p <= 100.0:
+            raise SpecError(f"{key}: a percentage must lie in (0, 100]; got {value!r}.")
+        return (("percent", p),)
+    m = _RANGE.match(s)
+    if m:
+        a, pa, b, pb, step, ps = m.groups()
+        pct = pa == "%"
+        if (pb == "%") != pct or (step is not None and (ps == "%") != pct):
+            raise SpecError(f"{key}: mix of counts and percentages in range {value!r}.")
+        a_, b_, s_ = float(a), float(b), float(step) if step is not None else 1.0
+        if s_ <= 0 or b_ < a_ or a_ <= 0:
+            raise SpecError(f"{key}: range {value!r} must have 0 < A <= B and a step > 0.")
+        n_steps = int(math.floor((b_ - a_) / s_ + 1e-9))
+        vals = [a_ + i * s_ for i in range(n_steps + 1)]
+        if pct:
+            if b_ > 100:
+                raise SpecError(f"{key}: percentages above 100 in {value!r}.")
+            return tuple(("percent", round(v, 9)) for v in vals)
+        if any(v != int(v) for v in vals):
+            raise SpecError(f"{key}: a count range needs integer bounds and step; got {value!r}.")
+        return tuple(("count", int(v)) for v in vals)
+    raise SpecError(f"{key}: cannot read {value!r}; {forms}.")
+
+
+def resolve_n_features_grid(terms: Sequence[tuple], n_samples: int, n_features: int) -> list[int]:
+    """Turn parsed budget terms into sorted distinct feature counts, capped at ``n_features``."""
+    ks = set()
+    for t in terms:
+        if t[0] == "ceil_sqrt":
+            k = math.ceil(math.sqrt(n_samples))
+        elif t[0] == "round_sqrt":
+            k = int(np.round(math.sqrt(n_samples)))
+        elif t[0] == "count":
+            k = t[1]
+        else:  # percent; the epsilon keeps 7 % of 100 at 7, not 8 (float round-off)
+            k = max(1, math.ceil(t[1] * n_features / 100.0 - 1e-9))
+        ks.add(max(1, min(int(k), n_features)))
+    return sorted(ks)
+
+
+# --------------------------------------------------------------------------- pieces
+@dataclass(frozen=True, eq=False)
+class MethodSpec:
+    """A selector or learner: display ``name``, registry name or ``module:Class``, params.
+
+    ``prototype`` (Python use only) is an estimator instance that is cloned instead of
+    building ``method(**params)``.
+    """
+
+    name: str
+    method: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    kind: str = "selector"
+    prototype: Any = None
+
+    @classmethod
+    def from_estimator(cls, name: str, estimator: Any, kind: str = "selector") -> MethodSpec:
+        klass = type(estimator)
+        return cls(
+            name=name,
+            method=f"{klass.__module__}:{klass.__qualname__}",
+            params=dict(estimator.get_params(deep=False)),
+            kind=kind,
+            prototype=estimator,
+        )
+
+    def estimator_class(self) -> type:
+        if self.prototype is not None:
+            return type(self.prototype)
+        return resolve(self.kind, self.method)
+
+    @property
+    def selects_all(self) -> bool:
+        return bool(getattr(self.estimator_class(), "selects_all_features", False))
+
+    def build(self, **defaults: Any) -> Any:
+        """A fresh estimator; ``defaults`` are set when the estimator has that parameter
+        (``n_features_to_select`` always, ``random_state`` only when left at ``None``)."""
+        from sklearn.base import clone
+
+        est = clone(self.prototype) if self.prototype is not None else (
+            self.estimator_class()(**dict(self.params))
+        )
+        have = est.get_params(deep=False)
+        upd = {}
+        for k, v in defaults.items():
+            if k not in have:
+                continue
+            if k == "random_state" and have[k] is not None:
+                continue
+            upd[k] = v
+        if upd:
+            est.set_params(**upd)
+        return est
+
+    def identity(self) -> dict:
+        method = self.method.lower() if ":" not in self.method else self.method
+        return {"method": method, "params": json.loads(canonical_json(dict(self.params)))}
+
+
+@dataclass(frozen=True, eq=False)
+class MetricRef:
+    """A metric column: display ``name``, registered ``metric`` and keyword ``params``."""
+
+    name: str
+    metric: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def spec(self):
+        from ..metrics import get_metric
+
+        return get_metric(self.metric)
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """How a dataset is split: ``holdout`` (repeats, test_size), ``kfold`` (k), ``mat``
+    (the first ``n_splits`` stored ``sim_seq`` masks) or ``train_test`` (the dataset's own
+    train/test parts, e.g. Mulan's ``-train``/``-test`` files: one split)."""
+
+    kind: str = "holdout"
+    repeats: int = 10
+    test_size: float = 0.2
+    k: int = 5
+    n_splits: int | None = 10
+
+    def identity(self) -> dict:
+        if self.kind == "holdout":
+            return {"kind": "holdout", "repeats": self.repeats, "test_size": self.test_size}
+        if self.kind == "kfold":
+            return {"kind": "kfold", "k": self.k}
+        return {"kind": self.kind}
+
+    def label(self) -> str:
+        if self.kind == "holdout":
+            return f"holdout {self.repeats} x {1 - self.test_size:.0%}/{self.test_size:.0%}"
+        if self.kind == "kfold":
+            return f"{self.k}-fold CV"
+        if self.kind == "mat":
+            return f"stored sim_seq splits (first {self.n_splits})"
+        return "given train/test parts"
+
+    def splits(self, dataset: Any, n: int, seed: int | None) -> list[Split]:
+        if self.kind == "holdout":
+            return holdout_splits(n, self.repeats, self.test_size, random_state=seed)
+        if self.kind == "kfold":
+            return kfold_splits(n, self.k, random_state=seed)
+        if self.kind == "mat":
+            return mat_splits(dataset, self.n_splits)
+        return train_test_split_of(dataset)
+
+
+@dataclass(frozen=True, eq=False)
+class DatasetSpec:
+    """One dataset of the grid and how it is read, split and discretized.
+
+    Exactly one source: ``path`` (file; relative paths are looked up beside the experiment
+    file, then under ``$MLFS_DATASETS``), ``load`` (a name for
+    :func:`skmlfs.datasets.load_name`, e.g. ``"emotions"`` or ``"plcfs/enron"``), or
+    ``generator`` (``"module:function"`` called with ``params``, returning a dataset or an
+    ``(X, Y)`` pair). ``name`` is the display name used in tables and figures.
+    """
+
+    name: str
+    path: str | None = None
+    generator: str | None = None
+    load_name: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    use_discretized: bool = False
+    discretizer: Any = "auto"
+    protocol: ProtocolSpec | None = None
+    n_features: tuple | None = None
+    base_dir: str | None = None
+
+    def identity(self) -> dict:
+        src: dict[str, Any]
+        if self.generator is not None:
+            src = {"generator": self.generator, "params": json.loads(canonical_json(self.params))}
+        elif self.path is not None:
+            src = {"path": self.path}
+        else:
+            src = {"load": self.load_name}
+        return {
+            "name": self.name,
+            "source": src,
+            "use_discretized": bool(self.use_discretized),
+            "discretizer": json.loads(canonical_json(self.discretizer)),
+        }
+
+    def resolved_path(self) -> Path:
+        p = Path(os.path.expanduser(self.path))
+        if p.is_absolute():
+            if p.exists():
+                return p
+            raise FileNotFoundError(f"dataset {self.name!r}: file {p} does not exist.")
+        tried = []
+        if self.base_dir is not None:
+            cand = Path(self.base_dir) / p
+            tried.append(str(cand))
+            if cand.exists():
+                return cand
+        root = os.environ.get("MLFS_DATASETS")
+        if root:
+            cand = Path(root) / p
+            tried.append(str(cand))
+            if cand.exists():
+                return cand
+        hint = "" if root else " (MLFS_DATASETS is not set)"
+        raise FileNotFoundError(
+            f"dataset {self.name!r}: {self.path!r} not found; tried {', '.join(tried) or '-'}"
+            f"{hint}."
+        )
+
+    def load(self) -> Any:
+        """Read the dataset (a ``MultiLabelDataset``, or whatever the generator returns)."""
+        if self.generator is not None:
+            module, _, attr = self.generator.partition(":")
+            import importlib
+
+            fn = getattr(importlib.import_module(module), attr)
+            return fn(**dict(self.params))
+        from .. import datasets as _ds
+
+        if self.path is not None:
+            return _ds.load(self.resolved_path())
+        return _ds.load_name(self.load_name)
+
+
+# --------------------------------------------------------------------------- experiment
+_TOP_KEYS = {
+    "name",
+    "description",
+    "seed",
+    "datasets",
+    "selectors",
+    "learners",
+    "protocol",
+    "n_features",
+    "metrics",
+    "discretizer",
+    "use_discretized",
+    "report",
+}
+_REPORT_KEYS = {"control", "decimals", "alpha"}
+_DATASET_KEYS = {
+    "name",
+    "load",
+    "path",
+    "generator",
+    "params",
+    "use_discretized",
+    "discretizer",
+    "protocol",
+    "n_features",
+}
+_PROTOCOL_KEYS = {"kind", "repeats", "test_size", "k", "n_splits"}
+DEFAULT_METRICS = ("hamming_loss", "ranking_loss", "normalized_coverage")
+
+
+def _unknown(source: str, key: str, got: Mapping, allowed: set) -> None:
+    for k in got:
+        if k not in allowed:
+            near = difflib.get_close_matches(str(k), sorted(allowed), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise _fail(
+                source,
+                f"{key}.{k}" if key else str(k),
+                f"unknown key{hint}; allowed: {', '.join(sorted(allowed))}.",
+            )
+
+
+def _int(source, key, v, minimum=None, allow_none=False):
+    if v is None and allow_none:
+        return None
+    if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+        raise _fail(source, key, f"must be an integer; got {v!r}.")
+    if minimum is not None and v < minimum:
+        raise _fail(source, key, f"must be >= {minimum}; got {v}.")
+    return int(v)
+
+
+def _parse_protocol(source: str, key: str, value: Any) -> ProtocolSpec:
+    if isinstance(value, str):
+        value = {"kind": value}
+    if not isinstance(value, Mapping):
+        raise _fail(source, key, f"must be a table or a kind string; got {value!r}.")
+    _unknown(source, key, value, _PROTOCOL_KEYS)
+    kind = value.get("kind", "holdout")
+    if kind not in ("holdout", "kfold", "mat", "train_test"):
+        raise _fail(
+            source,
+            f"{key}.kind",
+            f"must be 'holdout', 'kfold', 'mat' or 'train_test'; got {kind!r}.",
+        )
+    repeats = _int(source, f"{key}.repeats", value.get("repeats", 10), 1)
+    ts = value.get("test_size", 0.2)
+    if not isinstance(ts, numbers.Real) or isinstance(ts, bool) or not 0 < ts < 1:
+        raise _fail(source, f"{key}.test_size", f"must be a fraction in (0, 1); got {ts!r}.")
+    k = _int(source, f"{key}.k", value.get("k", 5), 2)
+    n_splits = _int(source, f"{key}.n_splits", value.get("n_splits", 10), 1, allow_none=True)
+    return ProtocolSpec(kind, repeats, float(ts), k, n_splits)
+
+
+def _parse_discretizer(source: str, key: str, value: Any) -> Any:
+    if value is None or value is False:
+        return "none"
+    if isinstance(value, str):
+        if value in ("auto", "none"):
+            return value
+        try:
+            resolve("discretizer", value)
+        except ValueError as exc:
+            raise _fail(source, key, f"{exc} Use 'auto' or 'none' otherwise.") from None
+        return value
+    if isinstance(value, Mapping):
+        if "method" not in value:
+            raise _fail(source, key, "a discretizer table needs a 'method' key.")
+        try:
+            resolve("discretizer", value["method"])
+        except ValueError as exc:
+            raise _fail(source, f"{key}.method", str(exc)) from None
+        return {str(k): v for k, v in value.items()}
+    if hasattr(value, "fit") and hasattr(value, "transform"):
+        return value
+    raise _fail(source, key, f"must be 'auto', 'none', a name or a table; got {value!r}.")
+
+
+def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[MethodSpec, ...]:
+    """Accept ``["a", "b"]``, ``{name: params-table | estimator | str}`` or ``[{name=..}]``."""
+    items: list[tuple[str, str, Any]] = []  # (key path, name, body)
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, Mapping):
+        for name, body in value.items():
+            items.append((f"{key}.{name}", str(name), body))
+    elif isinstance(value, Sequence):
+        for i, body in enumerate(value):
+            if isinstance(body, str):
+                items.append((f"{key}[{i}]", body, {}))
+            elif isinstance(body, Mapping):
+                if "name" not in body and "method" not in body:
+                    raise _fail(source, f"{key}[{i}]", "needs a 'name' (or 'method') key.")
+                nm = str(body.get("name", body.get("method")))
+                items.append((f"{key}[{i}]", nm, {k: v for k, v in body.items() if k != "name"}))
+            elif hasattr(body, "get_params"):
+                items.append((f"{key}[{i}]", type(body).__name__.lower(), body))
+            else:
+                raise _fail(source, f"{key}[{i}]", f"expected a name or a table; got {body!r}.")
+    else:
+        raise _fail(source, key, f"expected a list or a table of {kind}s; got {value!r}.")
+    if not items:
+        raise _fail(source, key, f"at least one {kind} is needed.")
+    out: list[MethodSpec] = []
+    seen: set[str] = set()
+    for kp, name, body in items:
+        if name in seen:
+            raise _fail(source, kp, f"duplicate {kind} name {name!r}.")
+        seen.add(name)
+        if hasattr(body, "get_params") and not isinstance(body, type):
+            spec = MethodSpec.from_estimator(name, body, kind)
+        else:
+            if isinstance(body, str):
+                body = {"method": body}
+            if not isinstance(body, Mapping):
+                raise _fail(source, kp, f"expected a table of parameters; got {body!r}.")
+            body = dict(body)
+            method = body.pop("method", name)
+            params = body.pop("params", {})
+            if not isinstance(params, Mapping):
+                raise _fail(source, f"{kp}.params", "must be a table.")
+            params = {**params, **body}
+            spec = MethodSpec(name=name, method=str(method), params=params, kind=kind)
+        try:
+            cls = spec.estimator_class()
+        except ValueError as exc:
+            raise _fail(source, kp, str(exc)) from None
+        if spec.prototype is None:
+            try:
+                valid = set(cls().get_params(deep=False))
+            except Exception:  # noqa: BLE001 — a class without defaults: checked at build
+                valid = None
+            if valid is not None:
+                for p in spec.params:
+                    if p not in valid:
+                        near = difflib.get_close_matches(p, sorted(valid), n=1)
+                        hint = f" (did you mean {near[0]!r}?)" if near else ""
+                        raise _fail(
+                            source,
+                            f"{kp}.{p}",
+                            f"{cls.__name__} has no parameter {p!r}{hint}; "
+                            f"valid: {', '.join(sorted(valid))}.",
+                        )
+        if kind == "selector" and "n_features_to_select" in spec.params:
+            raise _fail(
+                source,
+                f"{kp}.n_features_to_select",
+                "is set by the experiment's 'n_features' (one ranking per split serves every "
+                "budget); remove it here.",
+            )
+        out.append(spec)
+    return tuple(out)
+
+
+def _parse_metrics(source: str, value: Any) -> tuple[MetricRef, ...]:
+    from ..metrics import METRICS
+
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, Sequence) or not value:
+        raise _fail(source, "metrics", "must be a non-empty list of metric names or tables.")
+    out: list[MetricRef] = []
+    for i, m in enumerate(value):
+        if isinstance(m, str):
+            ref = MetricRef(m, m, {})
+        elif isinstance(m, Mapping):
+            m = dict(m)
+            metric = m.pop("metric", m.get("name"))
+            name = m.pop("name", metric)
+            params = m.pop("params", {})
+            ref = MetricRef(str(name), str(metric), {**params, **m})
+        else:
+            raise _fail(source, f"metrics[{i}]", f"expected a name or a table; got {m!r}.")
+        if ref.metric not in METRICS:
+            near = difflib.get_close_matches(ref.metric, sorted(METRICS), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise _fail(
+                source,
+                f"metrics[{i}]",
+                f"unknown metric {ref.metric!r}{hint}; available: {', '.join(sorted(METRICS))}.",
+            )
+        if ref.name in {r.name for r in out}:
+            raise _fail(source, f"metrics[{i}]", f"duplicate metric column {ref.name!r}.")
+        out.append(ref)
+    return tuple(out)
+
+
+@dataclass(frozen=True, eq=False)
+class ExperimentSpec:
+    """A validated experiment: the grid dataset × split × selector × k × learner.
+
+    Build it with :func:`load_experiment` (TOML) or :meth:`from_dict` (Python).
+    """
+
+    name: str
+    datasets: tuple[DatasetSpec, ...]
+    selectors: tuple[MethodSpec, ...]
+    learners: tuple[MethodSpec, ...]
+    protocol: ProtocolSpec
+    n_features: tuple
+    metrics: tuple[MetricRef, ...]
+    seed: int
+    description: str = ""
+    source: str = "<dict>"
+    text: str = ""
+    report: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(
+        cls, d: Mapping[str, Any], *, source: str = "<dict>", base_dir: str | None = None
+    ) -> ExperimentSpec:
+        """Validate an experiment given as a mapping (the parsed TOML, or built in Python).
+
+        Schema (TOML shown; every key optional except ``datasets`` and ``selectors``)::
+
+            name = "scls_paper"            # default: the file name
+            seed = 0                       # splits and every random_state left at None
+            n_features = "ceil_sqrt"       # or 20, "10%", [5, 10, 20], "1%..20%", ...
+            metrics = ["hamming_loss", "ranking_loss", "normalized_coverage"]
+            # or tables: { name = "rl_zh", metric = "ranking_loss", convention = "zhang" }
+            discretizer = "auto"           # default of every dataset: auto|none|laim|...
+            use_discretized = false        # default of every dataset (.mat data_dis)
+            selectors = ["scls", "ami"]    # or [selectors.mdmr_i] method = "mdmr" variant = ..
+            learners = ["mlnb"]            # default ["mlnb"]; same forms as selectors
+
+            [protocol]                     # default holdout, 10 repeats, test_size 0.2
+            kind = "holdout"               # "holdout" | "kfold" (k = 5) | "mat" (n_splits = 10)
+                                           # | "train_test" (the dataset's -train/-test parts)
+
+            [report]                       # optional
+            control = "scls"               # Bonferroni-Dunn CD against it (default Nemenyi)
+            decimals = 3                   # printed decimals (ranks use printed values)
+
+            [[datasets]]                   # or datasets = ["emotions", "plcfs/enron.mat"]
+            name = "enron"                 # display name
+            path = "plcfs/enron.mat"       # or load = "plcfs/enron" (skmlfs.datasets.load_name)
+                                           # or generator = "module:function" + params = {...}
+            protocol = "mat"               # per-dataset override (string or table)
+            use_discretized = true         # the .mat file's X_discrete (data_dis)
+            discretizer = "laim"           # per-dataset override
+            n_features = 50                # per-dataset override
+
+        In Python, ``selectors``/``learners`` may also map names to estimator instances.
+        """
+        src = source
+        if not isinstance(d, Mapping):
+            raise SpecError(f"{src}: the experiment must be a table; got {type(d).__name__}.")
+        _unknown(src, "", d, _TOP_KEYS)
+        name = d.get("name")
+        if name is None:
+            name = Path(src).stem if src != "<dict>" else "experiment"
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]+", name):
+            raise _fail(src, "name", f"must be a simple name (letters, digits, _.-); got {name!r}.")
+        seed = _int(src, "seed", d.get("seed", 0), 0)
+        protocol = _parse_protocol(src, "protocol", d.get("protocol", {}))
+        n_features = parse_n_features(d.get("n_features", "ceil_sqrt"))
+        metrics = _parse_metrics(src, d.get("metrics", list(DEFAULT_METRICS)))
+        default_disc = _parse_discretizer(src, "discretizer", d.get("discretizer", "auto"))
+        default_use = d.get("use_discretized", False)
+        if not isinstance(default_use, bool):
+            raise _fail(src, "use_discretized", f"must be true or false; got {default_use!r}.")
+        if "selectors" not in d:
+            raise _fail(src, "selectors", "missing; list the selection methods to compare.")
+        selectors = _parse_methods(src, "selectors", d["selectors"], "selector")
+        learners = _parse_methods(src, "learners", d.get("learners", ["mlnb"]), "learner")
+        if "datasets" not in d:
+            raise _fail(src, "datasets", "missing; list at least one dataset.")
+        raw = d["datasets"]
+        if isinstance(raw, (str, Mapping)):
+            raw = [raw]
+        if not isinstance(raw, Sequence) or not raw:
+            raise _fail(src, "datasets", "must be a non-empty list.")
+        datasets: list[DatasetSpec] = []
+        for i, ds in enumerate(raw):
+            key = f"datasets[{i}]"
+            if isinstance(ds, str):
+                is_file = Path(ds).suffix.lower() in (".arff", ".mat")
+                ds = {"path": ds} if is_file else {"load": ds}
+            if not isinstance(ds, Mapping):
+                raise _fail(src, key, f"expected a name, a path or a table; got {ds!r}.")
+            _unknown(src, key, ds, _DATASET_KEYS)
+            sources = [k for k in ("path", "generator", "load") if ds.get(k) is not None]
+            if len(sources) > 1:
+                raise _fail(src, key, "give only one of 'path', 'load' and 'generator'.")
+            if not sources and not ds.get("name"):
+                raise _fail(src, key, "needs 'path', 'load' (a dataset name) or 'generator'.")
+            path = ds.get("path")
+            gen = ds.get("generator")
+            lname = ds.get("load", None if sources else ds.get("name"))
+            for kk, vv in (("path", path), ("load", lname)):
+                if vv is not None and not isinstance(vv, str):
+                    raise _fail(src, f"{key}.{kk}", f"must be a string; got {vv!r}.")
+            if gen is not None and (not isinstance(gen, str) or ":" not in gen):
+                raise _fail(src, f"{key}.generator", f"must be 'module:function'; got {gen!r}.")
+            dname = ds.get("name")
+            if dname is None:
+                if path:
+                    dname = Path(path).stem
+                elif gen:
+                    dname = gen.rpartition(":")[2]
+                else:
+                    dname = lname.rstrip("/").rpartition("/")[2]
+            if not isinstance(dname, str) or not re.fullmatch(r"[A-Za-z0-9_.()+\- ]+", dname):
+                raise _fail(
+                    src, f"{key}.name", f"must be a simple name (letters, digits, _.-); "
+                    f"got {dname!r}."
+                )
+            if dname in {x.name for x in datasets}:
+                raise _fail(
+                    src, f"{key}.name", f"duplicate dataset name {dname!r}; set distinct 'name's."
+                )
+            params = ds.get("params", {})
+            if not isinstance(params, Mapping):
+                raise _fail(src, f"{key}.params", "must be a table.")
+            use = ds.get("use_discretized", default_use)
+            if not isinstance(use, bool):
+                raise _fail(src, f"{key}.use_discretized", f"must be true or false; got {use!r}.")
+            disc = (
+                _parse_discretizer(src, f"{key}.discretizer", ds["discretizer"])
+                if "discretizer" in ds
+                else default_disc
+            )
+            prot = None
+            if "protocol" in ds:
+                prot = _parse_protocol(src, f"{key}.protocol", ds["protocol"])
+            nf = None
+            if "n_features" in ds:
+                nf = parse_n_features(ds["n_features"], f"{key}.n_features")
+            spec = DatasetSpec(
+                name=dname,
+                path=path,
+                generator=gen,
+                load_name=lname,
+                params=dict(params),
+                use_discretized=use,
+                discretizer=disc,
+                protocol=prot,
+                n_features=nf,
+                base_dir=base_dir,
+            )
+            if path is not None:
+                try:
+                    spec.resolved_path()
+                except FileNotFoundError as exc:
+                    raise _fail(src, f"{key}.path", str(exc)) from None
+            datasets.append(spec)
+        desc = d.get("description", "")
+        report = d.get("report", {})
+        if not isinstance(report, Mapping):
+            raise _fail(src, "report", "must be a table.")
+        _unknown(src, "report", report, _REPORT_KEYS)
+        if "control" in report and report["control"] not in {m.name for m in selectors}:
+            raise _fail(
+                src, "report.control", f"{report['control']!r} is not one of the selectors."
+            )
+        return cls(
+            name=name,
+            datasets=tuple(datasets),
+            selectors=selectors,
+            learners=learners,
+            protocol=protocol,
+            n_features=n_features,
+            metrics=metrics,
+            seed=seed,
+            description=str(desc),
+            source=src,
+            report=dict(report),
+        )
+
+    def protocol_of(self, ds: DatasetSpec) -> ProtocolSpec:
+        return ds.protocol or self.protocol
+
+    def n_features_of(self, ds: DatasetSpec) -> tuple:
+        return ds.n_features or self.n_features
+
+
+def load_experiment(path: str | os.PathLike) -> ExperimentSpec:
+    """Read and validate an experiment TOML file (see :meth:`ExperimentSpec.from_dict`)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"experiment file {p} does not exist.") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{p}: invalid TOML: {exc}") from None
+    spec = ExperimentSpec.from_dict(data, source=str(p), base_dir=str(p.resolve().parent))
+    object.__setattr__(spec, "text", text)
+    return spec
