@@ -282,3 +282,23 @@ def test_resolve_count_and_errors():
         MLFS(mode="both", discretizer=None).fit(X, Y)
     with pytest.raises(ValueError, match="max_candidates"):
         MLFS(max_candidates=0, discretizer=None).fit(X, Y)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_lazy_redundancy_rows_match_eager_table(seed, monkeypatch):
+    # uncapped searches on many targets compute the redundancy rows for the picks only,
+    # through I(y; a | b) = I(y; b | a) + I(y; a) − I(y; b): same selections
+    from skmlfs.selection import _mlfs
+
+    X, Y = _random_problem(seed, n=80, d=16, q=4)
+    D, Yd = DiscreteData.from_array(X), DiscreteData.from_array(Y)
+    parents = [np.array([], int), np.array([0]), np.array([0, 1]), np.array([2, 0, 1])]
+    args = (D, Yd, np.arange(4), None, 6)
+    eager = label_specific_select(*args, parents=parents, max_candidates=None)
+    monkeypatch.setattr(_mlfs, "_R_MAX_BYTES", 0)
+    lazy = label_specific_select(*args, parents=parents, max_candidates=None)
+    assert [a.tolist() for a in eager] == [b.tolist() for b in lazy]
+    for j in range(4):
+        ref = ref_occ_select(X, Y[:, j], Y[:, parents[j]] if parents[j].size else None, 6,
+                             1.0, 1.0, None)
+        assert lazy[j].tolist() == ref

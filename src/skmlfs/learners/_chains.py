@@ -23,9 +23,11 @@ Conventions shared by all learners here
 ---------------------------------------
 * The base estimator defaults to scikit-learn's :class:`~sklearn.svm.LinearSVC` — the
   LIBLINEAR L2-regularised L2-loss SVC used in the paper's experiments, ``C = 1``, bias
-  feature of value 1 (``intercept_scaling=1``), primal or dual chosen by
-  ``dual="auto"``. Each label gets a clone; a ``random_state`` parameter of the clone
-  that is ``None`` receives a seed drawn from the learner's ``random_state``.
+  feature of value 1 (``intercept_scaling=1``); per label, primal (``-s 2``, tolerance
+  0.01) when the label's training design has more rows than columns, else dual
+  (``-s 1``, tolerance 0.1), as LIBLINEAR is run in the oCC experiments
+  (:func:`default_estimator`). A given estimator is cloned per label; a ``random_state``
+  parameter that is ``None`` receives a seed drawn from the learner's ``random_state``.
 * ``predict`` returns a dense ``(n, q)`` int 0/1 array. ``predict_proba`` returns a dense
   ``(n, q)`` float array of P(label = 1): the base estimator's ``predict_proba`` when it
   has one, otherwise the **logistic sigmoid of its decision value**, ``1 / (1 + e^{−f})``
@@ -83,10 +85,20 @@ __all__ = [
 _MAX_SEED = np.iinfo(np.int32).max
 
 
-def default_estimator() -> LinearSVC:
-    """LIBLINEAR's L2-regularised L2-loss linear SVC with ``C = 1`` and a bias of 1."""
-    return LinearSVC(C=1.0, loss="squared_hinge", dual="auto", fit_intercept=True,
-                     intercept_scaling=1.0)
+def default_estimator(n_samples: int | None = None, n_features: int | None = None) -> LinearSVC:
+    """LIBLINEAR's L2-regularised L2-loss linear SVC, ``C = 1``, bias feature of value 1.
+
+    With the training shape, exactly the solver choice of the oCC experiments
+    (``../shared/specs/learners.md`` §6): primal ``-s 2`` with LIBLINEAR's default
+    tolerance 0.01 when ``n_samples > n_features``, else dual ``-s 1`` with tolerance 0.1.
+    Without it, ``dual="auto"`` and scikit-learn's tolerance.
+    """
+    if n_samples is None or n_features is None:
+        return LinearSVC(C=1.0, loss="squared_hinge", dual="auto", fit_intercept=True,
+                         intercept_scaling=1.0)
+    dual = n_samples <= n_features
+    return LinearSVC(C=1.0, loss="squared_hinge", dual=dual, tol=0.1 if dual else 0.01,
+                     fit_intercept=True, intercept_scaling=1.0)
 
 
 def _sigmoid(f: np.ndarray) -> np.ndarray:
@@ -113,21 +125,30 @@ def _binary_output(est: Any, Z: Any) -> tuple[np.ndarray, np.ndarray]:
     return pred, proba
 
 
-def _seed_estimator(est: Any, rng: np.random.RandomState) -> Any:
+def _seeded(est: Any, seed: int) -> Any:
     est = clone(est)
-    seed = int(rng.randint(_MAX_SEED))
     params = est.get_params(deep=False)
     if "random_state" in params and params["random_state"] is None:
         est.set_params(random_state=seed)
     return est
 
 
-def _hstack(Xj: Any, P: np.ndarray) -> Any:
+def _hstack(Xj: Any, P: Any) -> Any:
     if P.shape[1] == 0:
         return Xj
     if sp.issparse(Xj):
-        return sp.hstack([Xj, sp.csr_matrix(P.astype(np.float64))], format="csr")
-    return np.hstack([np.asarray(Xj, dtype=np.float64), P.astype(np.float64)])
+        return sp.hstack([Xj, sp.csr_matrix(P, dtype=np.float64)], format="csr")
+    if sp.issparse(P):
+        P = P.toarray()
+    return np.hstack([np.asarray(Xj, dtype=np.float64), np.asarray(P, dtype=np.float64)])
+
+
+def _is_linear(est: Any) -> bool:
+    """Decision value ``x·w + b`` and P(1) = its sigmoid (module convention, and exactly
+    LogisticRegression's binary ``predict_proba``)."""
+    return isinstance(est, LinearClassifierMixin) and (
+        not hasattr(est, "predict_proba") or isinstance(est, LogisticRegression)
+    ) and np.array_equal(est.classes_, [0, 1])
 
 
 def _resolve_order(order: Any, q: int, rng: np.random.RandomState, *, allow=()) -> np.ndarray:
@@ -176,7 +197,8 @@ class _BaseChain(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     def _estimator(self):
-        return default_estimator() if self.estimator is None else self.estimator
+        """The base estimator, or None for the per-label LIBLINEAR default."""
+        return self.estimator
 
     def fit(self, X: Any, Y: Any):
         """Fit the chain on ``X`` (n × d, dense or sparse) and 0/1 labels ``Y`` (n × q)."""
@@ -197,41 +219,108 @@ class _BaseChain(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         self.features_ = features
         base = self._estimator()
         self.estimators_ = [None] * q
+        # sparse features: take the parent columns from a sparse copy of Y (no dense →
+        # sparse conversion of an n × |Pa_j| block per label)
+        Ysrc = sp.csc_matrix(Y) if sp.issparse(X) else Y
+        Xs = sp.csc_matrix(X) if sp.issparse(X) and any(
+            f is not None for f in self.features_) else X  # cheap column subsets
         for j in self.order_:
-            seeded = _seed_estimator(base, rng)
+            seed = int(rng.randint(_MAX_SEED))
             if self.constant_[j] >= 0:
                 continue
-            Z = self._design(X, j, Y)
-            self.estimators_[j] = seeded.fit(Z, Y[:, j])
+            Z = self._design(Xs, j, Ysrc)
+            est = default_estimator(*Z.shape) if base is None else _seeded(base, seed)
+            if base is None:
+                est.set_params(random_state=seed)
+            self.estimators_[j] = est.fit(Z, Y[:, j])
+        self._linear_cache = None
+        self._linear_parts()
         return self
 
     def _check_params(self) -> None:
         """Hook for subclasses."""
 
-    def _design(self, X: Any, j: int, Ysrc: np.ndarray) -> Any:
+    def _design(self, X: Any, j: int, Ysrc: Any) -> Any:
         f = self.features_[j]
         Xj = X if f is None else X[:, f]
         return _hstack(Xj, Ysrc[:, self.parents_[j]])
+
+    def _linear_parts(self):
+        """Per label: (w_x, b) of a linear base model, and per parent label p the
+        (children, weights) through which ŷ_p enters their decision values."""
+        cached = getattr(self, "_linear_cache", None)
+        if cached is not None and cached[0] is self.estimators_:
+            return cached[1], cached[2]
+        q = self.n_labels_
+        lin = [None] * q
+        par, kid, wts = [], [], []
+        for j in range(q):
+            est = self.estimators_[j]
+            if est is None or not _is_linear(est):
+                continue
+            w = np.asarray(est.coef_, dtype=np.float64).ravel()
+            pa = self.parents_[j]
+            nf = w.size - pa.size
+            lin[j] = (w[:nf], float(np.ravel(est.intercept_)[0]))
+            par.append(pa)
+            kid.append(np.full(pa.size, j, dtype=np.intp))
+            wts.append(w[nf:])
+        par = np.concatenate(par) if par else np.empty(0, dtype=np.intp)
+        kid = np.concatenate(kid) if kid else np.empty(0, dtype=np.intp)
+        wts = np.concatenate(wts) if wts else np.empty(0)
+        srt = np.argsort(par, kind="stable")
+        bounds = np.searchsorted(par[srt], np.arange(q + 1))
+        children = [(kid[srt[bounds[p] : bounds[p + 1]]], wts[srt[bounds[p] : bounds[p + 1]]])
+                    for p in range(q)]
+        self._linear_cache = (self.estimators_, lin, children)
+        return lin, children
+
+    def _predict_both(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """Label by label along the chain, each label for all rows at once.
+
+        Linear base models are evaluated as ``x_F·w_x + b + Σ_{p∈Pa_j} ŷ_p w_p`` without
+        building the design matrix: when a label is predicted, its ones are pushed into
+        the parent part ``S`` of its children's decision values (cost: the predicted
+        ones × the children, not rows × parents). Other models get the design matrix.
+        """
+        X = self._check_X(X)
+        n, q = X.shape[0], self.n_labels_
+        Yhat = np.zeros((n, q), dtype=np.uint8)
+        P = np.zeros((n, q))
+        lin, children = self._linear_parts()
+        if sp.issparse(X) and any(f is not None for f in self.features_):
+            X = sp.csc_matrix(X)  # cheap column subsets per label
+        step = max(1, 2**24 // max(q, 1))  # rows per block: S stays ≤ 128 MB
+        for lo in range(0, n, step):
+            Xb = X[lo : lo + step]
+            Yb, Pb = Yhat[lo : lo + step], P[lo : lo + step]
+            S = np.zeros((Xb.shape[0], q))
+            for j in self.order_:
+                c = self.constant_[j]
+                if c >= 0:
+                    Yb[:, j] = c
+                    Pb[:, j] = float(c)
+                elif lin[j] is not None:
+                    f = self.features_[j]
+                    Xj = Xb if f is None else Xb[:, f]
+                    val = np.asarray(Xj @ lin[j][0]).ravel() + lin[j][1] + S[:, j]
+                    Yb[:, j] = val > 0
+                    Pb[:, j] = _sigmoid(val)
+                else:
+                    Yb[:, j], Pb[:, j] = _binary_output(self.estimators_[j],
+                                                        self._design(Xb, j, Yb))
+                kid, wk = children[j]
+                if kid.size:
+                    rows = np.flatnonzero(Yb[:, j])
+                    if rows.size:
+                        S[np.ix_(rows, kid)] += wk
+        return Yhat, P
 
     def _check_X(self, X):
         check_is_fitted(self, "estimators_")
         X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
                           ensure_all_finite=True, reset=False)
         return sp.csr_matrix(X) if sp.issparse(X) else X
-
-    def _predict_both(self, X) -> tuple[np.ndarray, np.ndarray]:
-        X = self._check_X(X)
-        n, q = X.shape[0], self.n_labels_
-        Yhat = np.zeros((n, q), dtype=np.uint8)
-        P = np.zeros((n, q))
-        for j in self.order_:
-            c = self.constant_[j]
-            if c >= 0:
-                Yhat[:, j] = c
-                P[:, j] = float(c)
-                continue
-            Yhat[:, j], P[:, j] = _binary_output(self.estimators_[j], self._design(X, j, Yhat))
-        return Yhat, P
 
     def predict(self, X: Any) -> np.ndarray:
         """0/1 predictions, shape (n, q), label by label along ``order_``."""
@@ -272,7 +361,8 @@ class BinaryRelevance(_BaseChain):
     Parameters
     ----------
     estimator : binary classifier, default=None
-        ``None``: :func:`default_estimator` (LinearSVC, LIBLINEAR, ``C = 1``).
+        ``None``: :func:`default_estimator` per label (LinearSVC, LIBLINEAR, ``C = 1``,
+        primal/dual and tolerance as LIBLINEAR chooses them for the oCC experiments).
     selector : transformer, default=None
         Optional feature selection / reduction fitted on the training ``(X, Y)`` (cloned).
         If the fitted selector exposes ``label_features_`` (one index array per label,

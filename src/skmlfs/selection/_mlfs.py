@@ -96,6 +96,9 @@ def check_max_candidates(value: Any) -> int | None:
 # come out of different count paths with ~1e-15 differences; values within TIE_TOL bits
 # are treated as ties so that tie-breaking is deterministic and as documented.
 TIE_TOL = 1e-10
+# Largest pool × pool table of redundancy terms held at once (bytes); beyond it the rows
+# are computed lazily for the picked candidates only.
+_R_MAX_BYTES = 2**30
 
 
 def _relevance_order(rel: np.ndarray) -> np.ndarray:
@@ -210,28 +213,60 @@ def label_specific_select(
     )
     use_red = gamma != 0 and K > 1
 
-    R = np.zeros((g, L, L)) if use_red else None  # R[r, a, b] = I(y; D_T[a] | D_T[b])
+    # R[r, a, b] = I(y_r; D_T[a] | D_T[b]) for all pool pairs, computed up front by
+    # conditioning on every pool candidate b; when that table would be too large
+    # (uncapped searches on many targets), rows are computed lazily for the picks only,
+    # conditioning on the picked a: I(y; D_a | D_b) = I(y; D_b | D_a) + I(y; D_a) − I(y; D_b).
+    eager = use_red and g * L * L * 8 <= _R_MAX_BYTES
+    R = np.zeros((g, L, L)) if eager else None
     cor = np.zeros((g, L))  # mean_p I(y; Y_p | D_T[b])
-    if use_red or use_cor:
+    if eager or use_cor:
         _fill_conditional_terms(
-            D, Y, T, valid, g_targets, greedy, parents, use_red, use_cor, R, cor
+            D, Y, T, valid, g_targets, greedy, parents, eager, use_cor, R, cor
         )
 
     ar = np.arange(g)
     chosen = ~valid
     chosen[:, 0] = True
     picks = np.zeros((g, K), dtype=np.intp)
-    red = R[:, 0, :].copy() if use_red else np.zeros((g, L))
+
+    def red_rows(pos: np.ndarray) -> np.ndarray:
+        if eager:
+            return R[ar, pos, :]
+        return _lazy_red_rows(D, Y, T, valid, g_targets, rel_T, pos)
+
+    red = red_rows(picks[:, 0]).copy() if use_red else np.zeros((g, L))
     for t in range(1, K):
         score = rel_T + beta * cor + gamma * (red / t)
         score[chosen] = -np.inf
         b = argmax_tol(score, axis=1)  # first maximum = more relevant candidate
         picks[:, t] = b
         chosen[ar, b] = True
-        if use_red:
-            red += R[ar, b, :]
+        if use_red and t + 1 < K:
+            red += red_rows(b)
     for r, i in enumerate(greedy):
         out[i] = T[r, picks[r]]
+    return out
+
+
+def _lazy_red_rows(D, Y, T, valid, g_targets, rel_T, pos) -> np.ndarray:
+    """``I(y_r; D_{T[r,pos_r]} | D_{T[r,b]})`` for every target ``r`` and pool position ``b``,
+    one engine call per distinct picked variable (conditioning on it)."""
+    g, L = T.shape
+    U = np.unique(T[valid])
+    pos_in_U = np.full(D.n_vars, -1, dtype=np.intp)
+    pos_in_U[U] = np.arange(U.size)
+    TU = np.where(valid, pos_in_U[np.where(valid, T, 0)], 0)
+    rel = np.where(valid, rel_T, 0.0)
+    picked = T[np.arange(g), pos]
+    out = np.zeros((g, L))
+    A = D.take(U)
+    for a in np.unique(picked):
+        rows = np.flatnonzero(picked == a)
+        cmi = conditional_mutual_info(A, Y.take(g_targets[rows]), D.take([a]))
+        vals = cmi[TU[rows], np.arange(rows.size)[:, None]]  # I(y; D_b | D_a)
+        vals = vals + rel[rows, pos[rows]][:, None] - rel[rows]
+        out[rows] = np.where(valid[rows], vals, 0.0)
     return out
 
 
@@ -239,7 +274,7 @@ def _fill_conditional_terms(D, Y, T, valid, g_targets, greedy, parents, use_red,
                             R, cor):
     """Fill ``R[r, a, b] = I(y_r; D_{T[r,a]} | D_{T[r,b]})`` and the parent term ``cor``.
 
-    One engine call per distinct conditioning candidate ``c``: the CMI block of
+    One stratified product per distinct conditioning candidate ``c``: the CMI block of
     (candidates of the pools ∪ parent labels) × (targets whose pool holds ``c``).
     """
     U = np.unique(T[valid])
@@ -263,10 +298,23 @@ def _fill_conditional_terms(D, Y, T, valid, g_targets, greedy, parents, use_red,
             if pa.size:
                 W[pos_par[pa], r] = 1.0 / pa.size
     A = blocks[0] if len(blocks) == 1 else DiscreteData.concat(blocks)
-    for c in U:
-        rows, cols = np.nonzero(T == c)  # targets r whose pool holds c, at position cols
-        B = Y.take(g_targets[rows])
-        cmi = conditional_mutual_info(A, B, D.take([c]))  # (n_red [+ n_par], len(rows))
+    # (target, position) pairs grouped by conditioning candidate
+    flat_r, flat_c = np.nonzero(valid)
+    key = TU[flat_r, flat_c]
+    srt = np.argsort(key, kind="stable")
+    bounds = np.searchsorted(key[srt], np.arange(U.size + 1))
+    g = len(greedy)
+    # When most targets need most candidates, one pass over all targets shares the
+    # unconditioned products; otherwise restrict each call to the targets that need it.
+    shared = 2 * key.size >= g * U.size
+    it = iter_conditional_mutual_info(A, Y.take(g_targets), D.take(U)) if shared else None
+    for u, c in enumerate(U):
+        sel = srt[bounds[u] : bounds[u + 1]]
+        rows, cols = flat_r[sel], flat_c[sel]  # targets whose pool holds c, at position cols
+        if shared:
+            cmi = next(it)[:, rows]
+        else:
+            cmi = conditional_mutual_info(A, Y.take(g_targets[rows]), D.take([c]))
         if use_red:
             vals = cmi[TU[rows], np.arange(rows.size)[:, None]]  # (len(rows), L)
             R[rows, :, cols] = np.where(valid[rows], vals, 0.0)
