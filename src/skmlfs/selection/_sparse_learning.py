@@ -219,6 +219,13 @@ class _RowNormSelector(SelectorMixin, BaseEstimator):
         mask[self.ranking_[: self.n_features_to_select_]] = True
         return mask
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.input_tags.sparse = True
+        return tags
+
 
 # --------------------------------------------------------------------------------------
 # RLEFS
