@@ -33,9 +33,9 @@ from ._ppt import pruned_problem_transformation
 
 __all__ = ["PPTReliefF", "ReliefFML", "relieff_ml_sample_size"]
 
-# Chunk of the per-pair difference matrix and block of distance rows, in float64 entries
-# (~32 MB each).
-_PAIR_CHUNK_ENTRIES = 4_000_000
+# Chunk of the per-pair difference matrix (~8 MB of values; its computation makes a few
+# temporaries of the same size) and block of distance rows (~32 MB), in float64 entries.
+_PAIR_CHUNK_ENTRIES = 1_000_000
 _BLOCK_ENTRIES = 4_000_000
 
 
