@@ -42,8 +42,10 @@ DATASETS = [
     ("yeast", "yeast/yeast-train.arff", "yeast/yeast.xml"),
     ("enron", "enron/enron-train.arff", "enron/enron.xml"),
     ("medical", "medical/medical-train.arff", "medical/medical.xml"),
-    ("bibtex", "bibtex/bibtex-train.arff", "bibtex/bibtex.xml"),
 ]
+# bibtex (q = 159) is left out of the default list: the straightforward implementation needs
+# ~500 000 np.unique calls even on 10 features (> 20 min); run it with --only bibtex if wanted.
+EXTRA = [("bibtex", "bibtex/bibtex-train.arff", "bibtex/bibtex.xml")]
 
 
 def _H(*cols):
@@ -87,8 +89,10 @@ def main(argv=None) -> int:
     )
     print(hdr)
     print("-" * len(hdr))
-    for name, arff_rel, xml_rel in DATASETS:
-        if args.only and name not in args.only:
+    for name, arff_rel, xml_rel in DATASETS + EXTRA:
+        if (args.only and name not in args.only) or (
+            not args.only and (name, arff_rel, xml_rel) in EXTRA
+        ):
             continue
         X, Y = load_part(root / arff_rel, root / xml_rel)
         if not is_discrete(X):
