@@ -296,7 +296,8 @@ class DatasetSpec:
     file, then under ``$MLFS_DATASETS``), ``load`` (a name for
     :func:`skmlfs.datasets.load_name`, e.g. ``"emotions"`` or ``"plcfs/enron"``), or
     ``generator`` (``"module:function"`` called with ``params``, returning a dataset or an
-    ``(X, Y)`` pair). ``name`` is the display name used in tables and figures.
+    ``(X, Y)`` pair). ``name`` is the display name used in tables and figures; ``options``
+    are keyword arguments of the loader (e.g. ``label_copies = "drop"`` for ``.mat`` files).
     """
 
     name: str
@@ -304,6 +305,7 @@ class DatasetSpec:
     generator: str | None = None
     load_name: str | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
     use_discretized: bool = False
     discretizer: Any = "auto"
     protocol: ProtocolSpec | None = None
@@ -318,6 +320,8 @@ class DatasetSpec:
             src = {"path": self.path}
         else:
             src = {"load": self.load_name}
+        if self.options:
+            src["options"] = json.loads(canonical_json(self.options))
         return {
             "name": self.name,
             "source": src,
@@ -359,9 +363,13 @@ class DatasetSpec:
             return fn(**dict(self.params))
         from .. import datasets as _ds
 
+        opts = dict(self.options)
         if self.path is not None:
-            return _ds.load(self.resolved_path())
-        return _ds.load_name(self.load_name)
+            p = self.resolved_path()
+            if p.suffix.lower() == ".mat":
+                return _ds.load_mat(p, **opts)
+            return _ds.load(p, **opts)
+        return _ds.load_name(self.load_name, **opts)
 
 
 # --------------------------------------------------------------------------- experiment
@@ -386,6 +394,7 @@ _DATASET_KEYS = {
     "path",
     "generator",
     "params",
+    "options",
     "use_discretized",
     "discretizer",
     "protocol",
@@ -640,7 +649,10 @@ class ExperimentSpec:
             raise _fail(src, "name", f"must be a simple name (letters, digits, _.-); got {name!r}.")
         seed = _int(src, "seed", d.get("seed", 0), 0)
         protocol = _parse_protocol(src, "protocol", d.get("protocol", {}))
-        n_features = parse_n_features(d.get("n_features", "ceil_sqrt"))
+        try:
+            n_features = parse_n_features(d.get("n_features", "ceil_sqrt"))
+        except SpecError as exc:
+            raise SpecError(f"{src}: {exc}") from None
         metrics = _parse_metrics(src, d.get("metrics", list(DEFAULT_METRICS)))
         default_disc = _parse_discretizer(src, "discretizer", d.get("discretizer", "auto"))
         default_use = d.get("use_discretized", False)
@@ -699,6 +711,9 @@ class ExperimentSpec:
             params = ds.get("params", {})
             if not isinstance(params, Mapping):
                 raise _fail(src, f"{key}.params", "must be a table.")
+            options = ds.get("options", {})
+            if not isinstance(options, Mapping):
+                raise _fail(src, f"{key}.options", "must be a table of loader arguments.")
             use = ds.get("use_discretized", default_use)
             if not isinstance(use, bool):
                 raise _fail(src, f"{key}.use_discretized", f"must be true or false; got {use!r}.")
@@ -712,13 +727,17 @@ class ExperimentSpec:
                 prot = _parse_protocol(src, f"{key}.protocol", ds["protocol"])
             nf = None
             if "n_features" in ds:
-                nf = parse_n_features(ds["n_features"], f"{key}.n_features")
+                try:
+                    nf = parse_n_features(ds["n_features"], f"{key}.n_features")
+                except SpecError as exc:
+                    raise SpecError(f"{src}: {exc}") from None
             spec = DatasetSpec(
                 name=dname,
                 path=path,
                 generator=gen,
                 load_name=lname,
                 params=dict(params),
+                options=dict(options),
                 use_discretized=use,
                 discretizer=disc,
                 protocol=prot,
