@@ -364,7 +364,11 @@ def write_report(
     )
     title = title or (f"Results: {names[0]}" if len(names) == 1 else "Results")
     md = [f"# {title}\n"]
-    md.append(_overview(df, meta, k))
+    for nm in names:
+        desc = meta.get(f"description:{nm}")
+        if desc:
+            md.append(f"{desc}\n")
+    md.append(_overview(df, meta, k, ds_pref, m_pref))
     for t in tables:
         stem = _slug(t.metric + (f"_{t.learner}" if t.learner else ""))
         heading = f"{t.metric.replace('_', ' ')} {_arrow(t)}" + (
@@ -416,10 +420,10 @@ def write_report(
     return written
 
 
-def _overview(df, meta, k) -> str:
+def _overview(df, meta, k, ds_pref=(), m_pref=()) -> str:
     lines = ["## Setup\n"]
     rows = []
-    for ds in _order(df["dataset"].unique(), []):
+    for ds in _order(df["dataset"].unique(), ds_pref):
         info = meta.get(f"dataset:{ds}")
         info = json.loads(info) if info else {}
         sub = df[df["dataset"] == ds]
@@ -432,7 +436,7 @@ def _overview(df, meta, k) -> str:
     lines.append("| Dataset | patterns | features | labels | protocol | splits | budgets k |")
     lines.append("|---|---|---|---|---|---|---|")
     lines += rows
-    methods = ", ".join(_order(df["method"].unique(), []))
+    methods = ", ".join(_order(df["method"].unique(), m_pref))
     learners = ", ".join(df["learner"].unique())
     lines.append("")
     lines.append(
@@ -472,7 +476,10 @@ def _figures_for(t: MetricTable, df, out: Path, stem: str, control, k) -> list[P
             {m: float(r) for m, r in t.avg_ranks.items()},
             t.cd,
             p,
-            title=f"{t.metric.replace('_', ' ')} (CD = {t.cd:.2f})",
+            title=t.metric.replace("_", " ") + (
+                f" (Bonferroni–Dunn vs {control})" if t.cd_test == "bonferroni-dunn"
+                else " (Nemenyi)"
+            ),
             control=control if t.cd_test == "bonferroni-dunn" else None,
         )
         _close(fig)

@@ -636,6 +636,8 @@ def run_experiment(
                 }
             ),
         )
+        if spec.description:
+            store.set_meta(f"description:{spec.name}", spec.description)
         if spec.report.get("control"):
             store.set_meta(f"control:{spec.name}", str(spec.report["control"]))
         for m in spec.metrics:
