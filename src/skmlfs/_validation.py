@@ -12,8 +12,13 @@ from sklearn.utils.validation import check_array
 __all__ = ["check_X_Y", "check_labels", "check_target", "resolve_n_features"]
 
 
-def check_labels(Y: Any, n_samples: int | None = None, *, name: str = "Y") -> np.ndarray:
+def check_labels(
+    Y: Any, n_samples: int | None = None, *, name: str = "Y", accept_sparse: bool = False
+) -> np.ndarray | sp.csr_matrix:
     """Validate a label matrix and return it as a dense ``(n, q)`` uint8 0/1 array.
+
+    With ``accept_sparse=True`` a sparse ``Y`` is returned as a CSR matrix (validated, not
+    densified), for methods that count on sparse labels.
 
     Accepts a 2-D array-like, a scipy sparse matrix or a pandas DataFrame. A 1-D
     array is rejected: multi-label targets are always two-dimensional.
@@ -37,6 +42,17 @@ def check_labels(Y: Any, n_samples: int | None = None, *, name: str = "Y") -> np
         if np.any((data != 0) & (data != 1)):
             bad = data[(data != 0) & (data != 1)][0]
             raise ValueError(f"{name} must hold only 0/1 label indicators; found {bad!r}.")
+        if accept_sparse:
+            if Y.shape[1] == 0:
+                raise ValueError(f"{name} has no labels (0 columns).")
+            if n_samples is not None and Y.shape[0] != n_samples:
+                raise ValueError(
+                    f"X and {name} have inconsistent numbers of samples: {n_samples} != "
+                    f"{Y.shape[0]}."
+                )
+            Y = Y.astype(np.uint8)
+            Y.eliminate_zeros()
+            return Y
         Yd = Y.toarray()
     else:
         Yd = check_array(
@@ -68,7 +84,9 @@ def check_labels(Y: Any, n_samples: int | None = None, *, name: str = "Y") -> np
     return np.ascontiguousarray(Yd, dtype=np.uint8)
 
 
-def check_target(Y: Any, n_samples: int | None = None, *, name: str = "Y") -> np.ndarray:
+def check_target(
+    Y: Any, n_samples: int | None = None, *, name: str = "Y", accept_sparse: bool = False
+) -> np.ndarray | sp.csr_matrix:
     """Validate the target of a *selector*: a 0/1 label matrix, or one discrete target.
 
     A 2-D ``Y`` must be a 0/1 label indicator matrix (:func:`check_labels`). A 1-D ``y`` is
@@ -95,7 +113,7 @@ def check_target(Y: Any, n_samples: int | None = None, *, name: str = "Y") -> np
                 )
             codes = np.unique(arr, return_inverse=True)[1].ravel()
             return codes.astype(np.int64)[:, None]
-    return check_labels(Y, n_samples, name=name)
+    return check_labels(Y, n_samples, name=name, accept_sparse=accept_sparse)
 
 
 def check_X_Y(

@@ -65,7 +65,7 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
-        Y = check_target(Y, X.shape[0])
+        Y = check_target(Y, X.shape[0], accept_sparse=True)  # sparse labels stay sparse
         self._check_params()
         Xd = self._discretize(X, Y)
         cache = InfoCache(DiscreteData.from_array(Xd), DiscreteData.from_array(Y))
@@ -102,7 +102,9 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
             disc = LAIMDiscretizer()
         elif disc is None:
             return X
-        return clone(disc).fit(X, Y).transform(X)
+        # supervised discretizers take a dense label matrix (labels are the small side)
+        Yd = Y.toarray() if sp.issparse(Y) else Y
+        return clone(disc).fit(X, Yd).transform(X)
 
     @abstractmethod
     def _select(self, cache: InfoCache, k: int) -> tuple[np.ndarray, np.ndarray]:
