@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import check_target, resolve_n_features
 from ..info import DiscreteData, InfoCache
 
-__all__ = ["BaseInfoSelector", "is_discrete"]
+__all__ = ["BaseInfoSelector", "discretize_features", "is_discrete"]
 
 
 def is_discrete(X: Any) -> bool:
@@ -28,6 +28,29 @@ def is_discrete(X: Any) -> bool:
     if data.dtype.kind in "biu":
         return True
     return bool(np.all(data == np.floor(data)))
+
+
+def discretize_features(discretizer: Any, X: Any, Y: Any) -> Any:
+    """Apply a selector's ``discretizer`` parameter to training data (fit on ``X, Y``).
+
+    ``"auto"``: integer-valued ``X`` is returned as is, anything else goes through
+    :class:`~skmlfs.discretize.LAIMDiscretizer`; ``None``: values are symbols as they
+    are; a transformer is cloned and fitted with ``fit(X, Y)``.
+    """
+    disc = discretizer
+    if isinstance(disc, str):
+        if disc != "auto":
+            raise ValueError(f"discretizer must be 'auto', None or a transformer; got {disc!r}.")
+        if is_discrete(X):
+            return X
+        from ..discretize import LAIMDiscretizer
+
+        disc = LAIMDiscretizer()
+    elif disc is None:
+        return X
+    # supervised discretizers take a dense label matrix (labels are the small side)
+    Yd = Y.toarray() if sp.issparse(Y) else Y
+    return clone(disc).fit(X, Yd).transform(X)
 
 
 class BaseInfoSelector(SelectorMixin, BaseEstimator):
@@ -89,22 +112,7 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         """Hook for subclasses to validate their own parameters at fit."""
 
     def _discretize(self, X, Y):
-        disc = self.discretizer
-        if isinstance(disc, str):
-            if disc != "auto":
-                raise ValueError(
-                    f"discretizer must be 'auto', None or a transformer; got {disc!r}."
-                )
-            if is_discrete(X):
-                return X
-            from ..discretize import LAIMDiscretizer
-
-            disc = LAIMDiscretizer()
-        elif disc is None:
-            return X
-        # supervised discretizers take a dense label matrix (labels are the small side)
-        Yd = Y.toarray() if sp.issparse(Y) else Y
-        return clone(disc).fit(X, Yd).transform(X)
+        return discretize_features(self.discretizer, X, Y)
 
     @abstractmethod
     def _select(self, cache: InfoCache, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -39,7 +39,7 @@ from threadpoolctl import threadpool_limits
 
 from .._validation import check_labels
 from ..info import DiscreteData, InfoCache
-from ._base import is_discrete
+from ._base import discretize_features
 from ._info_filters import gics_select
 
 __all__ = ["GeneticSelector", "MemeticSelector"]
@@ -461,20 +461,7 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
         return min(n_max, n_features)
 
     def _discretize(self, X, Y):
-        disc = self.discretizer
-        if isinstance(disc, str):
-            if disc != "auto":
-                raise ValueError(
-                    f"discretizer must be 'auto', None or a transformer; got {disc!r}."
-                )
-            if is_discrete(X):
-                return X
-            from ..discretize import LAIMDiscretizer
-
-            disc = LAIMDiscretizer()
-        elif disc is None:
-            return X
-        return clone(disc).fit(X, Y).transform(X)
+        return discretize_features(self.discretizer, X, Y)
 
     def _learner_spec(self):
         """``(kwargs of the fast count-table path, None)`` or ``(None, estimator)``."""
