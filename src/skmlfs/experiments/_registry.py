@@ -37,6 +37,8 @@ SELECTORS: dict[str, str] = {
     "rlefs": "skmlfs.selection:RLEFS",
     "mifs": "skmlfs.selection:MIFS",
     "ralmfs": "skmlfs.selection:RALMFS",
+    "memetic": "skmlfs.selection:MemeticSelector",
+    "ga": "skmlfs.selection:GeneticSelector",
 }
 
 LEARNERS: dict[str, str] = {
