@@ -210,7 +210,11 @@ else:
                   n_features="1..20", metrics=["hamming_loss", "ranking_loss"], progress=False)
     n = len(df)
 _, peak = tracemalloc.get_traced_memory()
-print(json.dumps({"cells": n, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+# VmHWM (this process's own peak RSS; ru_maxrss would include the parent's before exec)
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")]
+rss = (int(hwm[0].split()[1]) if hwm
+       else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024
+print(json.dumps({"cells": n, "rss_mb": rss,
                   "py_peak_mb": peak / 2**20, "seconds": time.perf_counter() - t0}))
 """
 
