@@ -346,8 +346,10 @@ def test_ensemble_majority_vote_matches_members():
     np.testing.assert_array_equal(ens.predict(X), (2 * votes >= 4).astype(int))  # 2–2 → 1
     orders = {tuple(m.order_) for m in ens.estimators_}
     assert len(orders) > 1  # random chain order per member
-    occ = EnsembleOfChains("occ", n_estimators=2, random_state=0).fit(X, Y)
-    assert all(isinstance(m, OCC) and m.order == "random" for m in occ.estimators_)
+    occ = EnsembleOfChains("occ", n_estimators=2, chain_params={"M": 3},
+                           random_state=0).fit(X, Y)
+    assert all(isinstance(m, OCC) and m.order == "random" and m.M_ == 3
+               for m in occ.estimators_)
 
 
 @pytest.mark.parametrize("make", ALL_CHAINS + [
@@ -401,3 +403,18 @@ def test_occ_beats_br_in_exact_match_on_scene(datasets_dir):
     em_occ = subset_accuracy(Y[te], occ.predict(X[te]))
     assert em_occ > em_br + 0.05, (em_occ, em_br)  # measured: .543 vs .464
     np.testing.assert_array_equal(occ.predict(X[te][:50]), _naive_predict(occ, X[te][:50]))
+
+
+def test_experiment_file_builds_every_learner():
+    from pathlib import Path
+
+    from skmlfs.experiments import load_experiment
+
+    spec = load_experiment(Path(__file__).resolve().parents[1] / "experiments/occ_paper.toml")
+    built = {m.name: m.build(random_state=0) for m in spec.learners}
+    assert {"BR", "ECC", "EBCC", "EoCC", "oCC_M0.5", "MDDM_thr0.1", "LLSF_b1"} <= set(built)
+    assert isinstance(built["EoCC"], EnsembleOfChains)
+    assert built["EoCC"]._base_chain().get_params()["M"] == 0.5
+    assert isinstance(built["oCC_M0.5"], OCC) and built["oCC_M0.5"].M == 0.5
+    X, Y = _problem(20, n=80, d=6, q=3)
+    assert built["EBCC"].fit(X, Y).predict(X).shape == (80, 3)

@@ -137,3 +137,17 @@ def test_br_with_mddm_and_errors():
         MDDM(variant="kernel").fit(X, Y)
     with pytest.raises(ValueError, match="beta"):
         LLSF(beta=-1).fit(X, Y)
+
+
+def test_flat_parameter_learners_equal_br_with_selector():
+    from skmlfs.learners import LLSFClassifier, MDDMClassifier
+
+    X, Y = _problem(6)
+    a = LLSFClassifier(beta=2.0, random_state=0).fit(X, Y)
+    b = BinaryRelevance(selector=LLSF(beta=2.0), random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    np.testing.assert_allclose(a.selector_.coef_, b.selector_.coef_)
+    c = MDDMClassifier(n_components=0.2, random_state=0).fit(X, Y)
+    e = BinaryRelevance(selector=MDDM(0.2), random_state=0).fit(X, Y)
+    np.testing.assert_allclose(c.predict_proba(X), e.predict_proba(X))
+    assert clone(c).get_params()["n_components"] == 0.2

@@ -39,10 +39,24 @@ SELECTORS: dict[str, str] = {
     "ralmfs": "skmlfs.selection:RALMFS",
     "memetic": "skmlfs.selection:MemeticSelector",
     "ga": "skmlfs.selection:GeneticSelector",
+    "mlfs": "skmlfs.selection:MLFS",
+    "mlmim": "skmlfs.selection:MLMIM",
+    "mljmi": "skmlfs.selection:MLJMI",
+    "mlmrmr": "skmlfs.selection:MLMRMR",
+    "llsf": "skmlfs.selection:LLSF",
 }
 
 LEARNERS: dict[str, str] = {
     "mlnb": "skmlfs.learners:MLNB",
+    "br": "skmlfs.learners:BinaryRelevance",
+    "cc": "skmlfs.learners:ClassifierChain",
+    "bcc": "skmlfs.learners:BayesianClassifierChain",
+    "kcc": "skmlfs.learners:KDependentChain",
+    "pcc": "skmlfs.learners:ProbabilisticClassifierChain",
+    "occ": "skmlfs.learners:OCC",
+    "ensemble_chains": "skmlfs.learners:EnsembleOfChains",
+    "llsf_br": "skmlfs.learners:LLSFClassifier",
+    "mddm_br": "skmlfs.learners:MDDMClassifier",
 }
 
 DISCRETIZERS: dict[str, str] = {

@@ -6,6 +6,8 @@ from ._chains import BinaryRelevance as BinaryRelevance
 from ._chains import ClassifierChain as ClassifierChain
 from ._chains import EnsembleOfChains as EnsembleOfChains
 from ._chains import KDependentChain as KDependentChain
+from ._chains import LLSFClassifier as LLSFClassifier
+from ._chains import MDDMClassifier as MDDMClassifier
 from ._chains import ProbabilisticClassifierChain as ProbabilisticClassifierChain
 from ._heom import HEOM as HEOM
 from ._heom import heom_distances as heom_distances

@@ -61,6 +61,7 @@ from ..info import (
     joint_entropy,
     mutual_info,
 )
+from ..selection._llsf_mddm import LLSF, MDDM
 from ..selection._mlfs import (
     argmax_tol,
     check_max_candidates,
@@ -76,6 +77,8 @@ __all__ = [
     "ClassifierChain",
     "EnsembleOfChains",
     "KDependentChain",
+    "LLSFClassifier",
+    "MDDMClassifier",
     "OCC",
     "ProbabilisticClassifierChain",
     "chow_liu_tree",
@@ -389,27 +392,29 @@ class BinaryRelevance(_BaseChain):
         self.selector = selector
         self.random_state = random_state
 
+    def _make_selector(self):
+        return None if self.selector is None else clone(self.selector)
+
     def fit(self, X: Any, Y: Any):
         X0 = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
                            ensure_all_finite=True)
         Yv = check_labels(Y, X0.shape[0])
         self._transform = False
-        if self.selector is not None:
-            self.selector_ = clone(self.selector).fit(X0, Yv)
-            if not hasattr(self.selector_, "label_features_"):
-                self._transform = True
-                Xt = self.selector_.transform(X0)
-                n_in = self.n_features_in_
-                super().fit(Xt, Yv)
-                self._n_inner_, self.n_features_in_ = self.n_features_in_, n_in
-                return self
+        sel = self._make_selector()
+        self.selector_ = None if sel is None else sel.fit(X0, Yv)
+        if sel is not None and not hasattr(self.selector_, "label_features_"):
+            self._transform = True
+            n_in = self.n_features_in_
+            super().fit(self.selector_.transform(X0), Yv)
+            self.n_features_in_ = n_in
+            return self
         return super().fit(X0, Yv)
 
     def _structure(self, X, Y, rng):
         q = Y.shape[1]
         parents = [np.empty(0, dtype=np.intp)] * q
         features: list = [None] * q
-        if self.selector is not None and not self._transform:
+        if self.selector_ is not None and not self._transform:
             lf = self.selector_.label_features_
             if len(lf) != q:
                 raise ValueError(
@@ -427,6 +432,53 @@ class BinaryRelevance(_BaseChain):
             Xt = self.selector_.transform(X)
             return sp.csr_matrix(Xt) if sp.issparse(Xt) else Xt
         return super()._check_X(X)
+
+
+class LLSFClassifier(BinaryRelevance):
+    """The "LLSF" learner of the oCC experiments: BR on LLSF's label-specific features.
+
+    ``BinaryRelevance(selector=LLSF(alpha, beta, gamma, ...))`` with flat parameters (so it
+    can be named in experiment files): label ``j``'s linear SVM sees the features with
+    ``W_ij ≠ 0`` (all of them when column ``j`` of ``W`` is zero) **[ASSUMPTION on the
+    coupling, ``../shared/specs/sparse_learning.md`` §5]**. oCC §8.2: ``α = 0.5``,
+    ``γ = 0.01``, ``β ∈ {0.001, 0.01, 0.1, 1, 10}`` tuned. See
+    :class:`~skmlfs.selection.LLSF`.
+    """
+
+    def __init__(self, alpha: float = 0.5, beta: float = 0.1, gamma: float = 0.01,
+                 max_iter: int = 100, tol: float = 0.01, estimator: Any = None,
+                 random_state: Any = None):
+        self.alpha = alpha
+        self.beta = beta
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.tol = tol
+        self.estimator = estimator
+        self.random_state = random_state
+
+    def _make_selector(self):
+        return LLSF(alpha=self.alpha, beta=self.beta, gamma=self.gamma,
+                    max_iter=self.max_iter, tol=self.tol)
+
+
+class MDDMClassifier(BinaryRelevance):
+    """The "MDDM" learner of the oCC experiments: BR on the MDDM projection (global FS-DR).
+
+    ``BinaryRelevance(selector=MDDM(n_components, variant, mu))`` with flat parameters.
+    oCC §8.2: ``μ = 0.5``, dimension ``thr·d`` with ``thr ∈ {0.1, 0.3, 0.5, 0.7, 0.9}``
+    tuned. See :class:`~skmlfs.selection.MDDM`.
+    """
+
+    def __init__(self, n_components: Any = 0.3, variant: str = "proj", mu: float = 0.5,
+                 estimator: Any = None, random_state: Any = None):
+        self.n_components = n_components
+        self.variant = variant
+        self.mu = mu
+        self.estimator = estimator
+        self.random_state = random_state
+
+    def _make_selector(self):
+        return MDDM(n_components=self.n_components, variant=self.variant, mu=self.mu)
 
 
 # ---------------------------------------------------------------------- CC
@@ -1003,6 +1055,9 @@ class EnsembleOfChains(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         The paper's rates. The reference ``EoCC.m`` swaps them (0.5 instances,
         0.75 features); pass ``max_samples=0.5, max_features=0.75`` for that variant.
     threshold : float, default=0.5
+    chain_params : dict, optional
+        Parameters set on the member chain (e.g. ``{"M": 0.3}`` for EoCC), so that an
+        ensemble can be described with flat values in experiment files.
     random_state : int, RandomState or None
 
     Attributes
@@ -1020,8 +1075,10 @@ class EnsembleOfChains(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, chain: Any = "cc", n_estimators: int = 10, max_samples: float = 0.75,
-                 max_features: float = 0.5, threshold: float = 0.5, random_state: Any = None):
+                 max_features: float = 0.5, threshold: float = 0.5,
+                 chain_params: dict | None = None, random_state: Any = None):
         self.chain = chain
+        self.chain_params = chain_params
         self.n_estimators = n_estimators
         self.max_samples = max_samples
         self.max_features = max_features
@@ -1035,8 +1092,12 @@ class EnsembleOfChains(MultiOutputMixin, ClassifierMixin, BaseEstimator):
                     f"chain must be an estimator or one of {sorted(_CHAIN_ALIASES)}; got "
                     f"{self.chain!r}."
                 )
-            return _CHAIN_ALIASES[self.chain]()
-        return self.chain
+            base = _CHAIN_ALIASES[self.chain]()
+        else:
+            base = clone(self.chain)
+        if self.chain_params:
+            base.set_params(**dict(self.chain_params))
+        return base
 
     def fit(self, X: Any, Y: Any):
         X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
