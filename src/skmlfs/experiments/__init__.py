@@ -66,7 +66,7 @@ __all__ = [
 
 def __getattr__(name):
     # the report pulls in matplotlib; import it only when asked for
-    if name in ("write_report", "metric_tables"):
+    if name in ("write_report", "metric_tables", "wilcoxon_table", "win_tie_loss_table"):
         from . import _report
 
         return getattr(_report, name)

@@ -4,7 +4,9 @@ For each metric: a table datasets × methods of mean ± std over the splits (sam
 ``ddof=1``), the best method of each dataset marked (bold; ranks use the printed values,
 so equal printed values tie, as in the papers), an average-rank row, and the Friedman /
 Iman–Davenport test with a critical-difference diagram (:mod:`skmlfs.stats`,
-:mod:`skmlfs.plots`). Figures: CD diagram per metric, metric versus number of features per
+:mod:`skmlfs.plots`), the Wilcoxon signed-rank tests of the control method against each
+other one (R⁺/R⁻ as SCLS Table 6), and paired t-test win/tie/loss counts per dataset (the
+memetic paper's a/b/c). Figures: CD diagram per metric, metric versus number of features per
 dataset (when a method has several budgets), and selection time per method.
 """
 
@@ -21,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MetricTable", "metric_tables", "write_report"]
+__all__ = ["MetricTable", "metric_tables", "wilcoxon_table", "win_tie_loss_table", "write_report"]
 
 
 @dataclass
@@ -42,6 +44,7 @@ class MetricTable:
     friedman: Any = None
     cd: float | None = None
     cd_test: str | None = None
+    per_split: Any = None
 
 
 # --------------------------------------------------------------------------- helpers
@@ -178,6 +181,7 @@ def metric_tables(
                 MetricTable(
                     metric, lrn if len(learners) > 1 else None, gib, mean, std, n, best,
                     ranks, avg, decimals, fr, cd, cd_test,
+                    per_split.unstack("method").reindex(columns=m_order),
                 )
             )
     return out
@@ -268,6 +272,124 @@ def table_csv(t: MetricTable, path: Path) -> None:
             row[f"{m}_std"] = np.nan
         df = pd.concat([df, pd.DataFrame([row])], ignore_index=True)
     df.to_csv(path, index=False, float_format="%.6g")
+
+
+# --------------------------------------------------------------------------- pairwise tests
+def wilcoxon_table(t: MetricTable, control: str, alpha: float = 0.05) -> Any:
+    """Wilcoxon signed-rank tests of ``control`` against every other method (SCLS Table 6).
+
+    Uses the datasets on which every method has a result and the printed (rounded) means,
+    so values that are equal in the table are tied (zero differences, Demšar 2006 §3.1.3).
+
+    Parameters
+    ----------
+    t : MetricTable
+    control : str
+        The proposed method (a column of ``t.mean``).
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    DataFrame or None
+        One row per compared method: ``R+`` (rank sum where the compared method is
+        better), ``R-``, ``total``, ``T``, ``p``, ``verdict`` from the control's point of
+        view ("win"/"tie"/"loss"); ``None`` with fewer than 2 complete datasets.
+    """
+    import pandas as pd
+
+    from ..stats import wilcoxon_signed_rank
+
+    if control not in t.mean.columns:
+        raise ValueError(f"control {control!r} is not a method of the {t.metric} table.")
+    complete = t.mean.dropna(axis=0, how="any")
+    if complete.shape[0] < 2:
+        return None
+    rows = []
+    for m in complete.columns:
+        if m == control:
+            continue
+        r = wilcoxon_signed_rank(
+            complete[control].to_numpy(), complete[m].to_numpy(), t.greater_is_better,
+            alpha=alpha, decimals=t.decimals,
+        )
+        rows.append({
+            "method": m, "R+": r.r_plus, "R-": r.r_minus, "total": r.total_rank,
+            "T": r.statistic, "p": r.pvalue, "verdict": r.verdict, "N": complete.shape[0],
+        })
+    return pd.DataFrame(rows).set_index("method")
+
+
+def win_tie_loss_table(t: MetricTable, alpha: float = 0.05) -> Any:
+    """Paired t-test win/tie/loss counts ``a/b/c`` per dataset and method (memetic paper).
+
+    On each dataset every method is compared with each other one by a two-sided paired
+    t-test over the splits (:func:`skmlfs.stats.win_tie_loss`); a dataset is used when
+    every method has at least 2 results on the same splits.
+
+    Returns
+    -------
+    DataFrame or None
+        ``"a/b/c"`` strings, datasets × methods, with a ``Total`` row; ``None`` when no
+        dataset qualifies.
+    """
+    import pandas as pd
+
+    from ..stats import win_tie_loss
+
+    ps = t.per_split
+    if ps is None:
+        return None
+    methods = list(t.mean.columns)
+    rows, index, totals = [], [], np.zeros((len(methods), 3), dtype=int)
+    for ds in t.mean.index:
+        if ds not in ps.index.get_level_values(0):
+            continue
+        block = ps.loc[ds].reindex(columns=methods).dropna(axis=0, how="any")
+        if block.shape[0] < 2 or len(methods) < 2:
+            continue
+        res = win_tie_loss(
+            block.to_numpy().T[:, None, :], t.greater_is_better, alpha=alpha,
+            names=methods, dataset_names=[str(ds)],
+        )
+        tot = res.totals
+        totals += tot
+        rows.append([f"{a}/{b}/{c}" for a, b, c in tot])
+        index.append(ds)
+    if not rows:
+        return None
+    rows.append([f"{a}/{b}/{c}" for a, b, c in totals])
+    index.append("Total")
+    return pd.DataFrame(rows, index=index, columns=methods)
+
+
+def _wilcoxon_markdown(w: Any, control: str, alpha: float) -> str:
+    lines = [
+        f"Wilcoxon signed-rank test, {control} against each method (α = {alpha}; R⁺ = rank "
+        f"sum where the other method is better, R⁻ where {control} is better; N = "
+        f"{int(w['N'].iloc[0])} datasets):\n",
+        "| vs | R⁺/total | R⁻ | T | p | verdict |",
+        "|---|---|---|---|---|---|",
+    ]
+    for m, r in w.iterrows():
+        lines.append(
+            f"| {m} | {r['R+']:g}/{r['total']:g} | {r['R-']:g} | {r['T']:g} | {r['p']:.3g} | "
+            f"{r['verdict']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _wtl_markdown(w: Any, alpha: float) -> str:
+    cols = list(w.columns)
+    lines = [
+        f"Paired t-tests over the splits (α = {alpha}): a/b/c = number of the other methods "
+        "a method beats / ties / loses to on each dataset:\n",
+        "| Dataset | " + " | ".join(cols) + " |",
+        "|---|" + "---|" * len(cols),
+    ]
+    for ds, r in w.iterrows():
+        name = f"**{ds}**" if ds == "Total" else str(ds)
+        lines.append(f"| {name} | " + " | ".join(r.tolist()) + " |")
+    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------- report
@@ -378,6 +500,24 @@ def write_report(
         body = table_markdown(t)
         md.append(body)
         md.append(_stats_line(t, alpha, control))
+        ctrl = control if control in t.mean.columns else (
+            t.mean.columns[0] if t.mean.shape[1] == 2 else None
+        )
+        if ctrl is not None:
+            wil = wilcoxon_table(t, ctrl, alpha)
+            if wil is not None:
+                md.append(_wilcoxon_markdown(wil, ctrl, alpha))
+                if "csv" in formats:
+                    p = out / "tables" / f"{stem}_wilcoxon.csv"
+                    wil.to_csv(p, float_format="%.6g")
+                    written.append(p)
+        wtl = win_tie_loss_table(t, alpha)
+        if wtl is not None:
+            md.append(_wtl_markdown(wtl, alpha))
+            if "csv" in formats:
+                p = out / "tables" / f"{stem}_wtl.csv"
+                wtl.to_csv(p, index_label="dataset")
+                written.append(p)
         if "md" in formats:
             p = out / "tables" / f"{stem}.md"
             p.write_text(f"# {heading}\n\n{body}", encoding="utf-8")

@@ -1,0 +1,109 @@
+"""Report tables: Wilcoxon signed-rank against the control and paired t-test win/tie/loss."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sst
+
+from skmlfs.experiments import metric_tables, wilcoxon_table, win_tie_loss_table, write_report
+
+
+def _frame(values: dict[str, np.ndarray], metric: str = "hamming_loss") -> pd.DataFrame:
+    """Cells of ``values[method][dataset, split]`` in the runner's long format."""
+    rows = []
+    for method, arr in values.items():
+        for d in range(arr.shape[0]):
+            for s in range(arr.shape[1]):
+                if np.isnan(arr[d, s]):
+                    continue
+                rows.append({
+                    "dataset": f"d{d}", "split": s, "method": method, "k": 5,
+                    "learner": "mlnb", "selection_time": 0.01, "fit_time": 0.01,
+                    metric: arr[d, s],
+                })
+    return pd.DataFrame(rows)
+
+
+def test_hand_worked_control_better_everywhere():
+    # 6 datasets, 4 splits; A's Hamming loss is 0.1 below B's on every split, with a
+    # growing margin per dataset so the dataset differences have distinct ranks 1..6.
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.2, 0.3, size=(6, 4))
+    margin = 0.01 * np.arange(1, 7)[:, None]
+    t = metric_tables(_frame({"A": base, "B": base + margin}), decimals=3)[0]
+    w = wilcoxon_table(t, "A")
+    row = w.loc["B"]
+    # B is better on no dataset: R+ = 0, R- = 1 + ... + 6 = 21; exact two-sided p = 2 / 2**6.
+    assert (row["R+"], row["R-"], row["total"], row["T"]) == (0, 21, 21, 0)
+    assert row["p"] == pytest.approx(2 / 64)
+    assert row["verdict"] == "win"  # T = 0 <= T_crit(6, 0.05) = 0
+    wtl = win_tie_loss_table(t)
+    # the differences within a dataset are constant up to rounding, so |t| is huge and
+    # p ~ 0: A beats B significantly on each of the 6 datasets.
+    assert wtl.loc["d0", "A"] == "1/0/0" and wtl.loc["d0", "B"] == "0/0/1"
+    assert wtl.loc["Total", "A"] == "6/0/0" and wtl.loc["Total", "B"] == "0/0/6"
+
+
+def test_win_tie_loss_matches_scipy_paired_ttest():
+    rng = np.random.default_rng(1)
+    vals = {m: rng.uniform(0.0, 1.0, size=(4, 10)) + shift
+            for m, shift in (("A", 0.0), ("B", 0.05), ("C", 0.4))}
+    t = metric_tables(_frame(vals, "multilabel_accuracy"))[0]
+    wtl = win_tie_loss_table(t, alpha=0.05)
+    names = list(vals)
+    for d in range(4):
+        for i, a in enumerate(names):
+            win = tie = loss = 0
+            for j, b in enumerate(names):
+                if i == j:
+                    continue
+                res = sst.ttest_rel(vals[a][d], vals[b][d])
+                if res.pvalue > 0.05:
+                    tie += 1
+                elif res.statistic > 0:  # accuracy: higher is better
+                    win += 1
+                else:
+                    loss += 1
+            assert wtl.loc[f"d{d}", a] == f"{win}/{tie}/{loss}"
+
+
+def test_wilcoxon_matches_scipy_without_ties():
+    rng = np.random.default_rng(2)
+    a = rng.uniform(0.1, 0.2, size=(8, 3))
+    b = a + rng.normal(0.0, 0.05, size=(8, 1))
+    t = metric_tables(_frame({"A": a, "B": b}), decimals=6)[0]
+    row = wilcoxon_table(t, "A").loc["B"]
+    da, db = t.mean["A"].round(6).to_numpy(), t.mean["B"].round(6).to_numpy()
+    ref = sst.wilcoxon(da, db, method="exact")
+    assert row["p"] == pytest.approx(ref.pvalue)
+    assert min(row["R+"], row["R-"]) == pytest.approx(ref.statistic)
+
+
+def test_incomplete_data_and_unknown_control():
+    a = np.full((3, 2), 0.2)
+    b = a.copy()
+    b[1] = np.nan  # B has no result on d1
+    t = metric_tables(_frame({"A": a, "B": b}))[0]
+    with pytest.raises(ValueError, match="control 'Z'"):
+        wilcoxon_table(t, "Z")
+    assert wilcoxon_table(t, "A").loc["B", "N"] == 2  # only complete datasets are ranked
+    wtl = win_tie_loss_table(t)
+    assert "d1" not in wtl.index and list(wtl.index) == ["d0", "d2", "Total"]
+    assert wtl.loc["Total", "A"] == "0/2/0"  # equal values: never significant
+
+
+def test_report_contains_both_sections(tmp_path):
+    rng = np.random.default_rng(3)
+    base = rng.uniform(0.1, 0.3, size=(5, 4))
+    vals = {"A": base, "B": base + 0.02, "C": base + rng.normal(0, 0.02, size=(5, 4))}
+    written = write_report(_frame(vals), tmp_path, control="A", figures=False)
+    readme = (tmp_path / "README.md").read_text()
+    assert "Wilcoxon signed-rank test, A against each method" in readme
+    assert "| B | 0/15 | 15 |" in readme  # B worse on all 5 datasets
+    assert "Paired t-tests over the splits" in readme and "| **Total** |" in readme
+    names = {p.name for p in written}
+    assert {"hamming_loss_wilcoxon.csv", "hamming_loss_wtl.csv"} <= names
+    csv = pd.read_csv(tmp_path / "tables" / "hamming_loss_wtl.csv", index_col="dataset")
+    assert csv.loc["Total", "A"].count("/") == 2
