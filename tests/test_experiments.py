@@ -313,7 +313,8 @@ def test_runner_grid_and_ranking_reuse(tmp_path):
 
 
 def test_serial_joblib_and_dask_cluster_agree(tmp_path):
-    distributed = pytest.importorskip("distributed")
+    import distributed  # a runtime dependency (dask[distributed])
+
     spec = small_spec()
     run_experiment(spec, tmp_path / "s.db", verbose=False, progress=False)
     run_experiment(spec, tmp_path / "j.db", n_jobs=2, verbose=False, progress=False)

@@ -158,7 +158,6 @@ def test_export_csv_and_parquet(tmp_path):
         assert len(df) == 12 and set(METRICS) <= set(df.columns)
         with pytest.raises(ValueError, match="format"):
             st.export(tmp_path / "cells.xlsx")
-        pytest.importorskip("pyarrow")
         q = pd.read_parquet(st.export(tmp_path / "cells.parquet"))
         assert len(q) == 12
 
