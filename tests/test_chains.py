@@ -215,6 +215,46 @@ def ref_chain_order(Zd, Y, redundancy=False):
     return order
 
 
+@pytest.mark.parametrize("seed", [3, 4])
+def test_occ_feature_selection_criteria_equal_standalone_selectors(seed):
+    # Table 1 / §8.4: every feature-selection step of oCC is the corresponding standalone
+    # selector's criterion (same discretized data, same kCC parents on the same order).
+    from skmlfs.selection import MLFS, MLJMI, MLMIM, MLMRMR
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(90, 14))
+    Y = np.column_stack([(X[:, 0] + X[:, 1] > 2), (X[:, 2] > 0) ^ (X[:, 3] > 1),
+                         rng.random(90) < 0.4, (X[:, 0] == 2) | (X[:, 4] == 0)]).astype(int)
+    M, k = 5, 2
+    standalone = {
+        "global": MLFS(n_features_to_select=M, discretizer=None, mode="global", k=k,
+                       max_candidates=9),
+        "mlmim": MLMIM(n_features_to_select=M, discretizer=None),
+        "mljmi": MLJMI(n_features_to_select=M, discretizer=None, max_candidates=9),
+        "mlmrmr": MLMRMR(n_features_to_select=M, discretizer=None, max_candidates=9),
+    }
+    rankings = {}
+    for crit, sel in standalone.items():
+        occ = OCC(k=k, M=M, order="canonical", feature_selection=crit, discretizer=None,
+                  max_candidates=9, random_state=0).fit(X, Y)
+        ranking = sel.fit(X, Y).ranking_
+        assert ranking.size == M
+        for f in occ.features_:
+            np.testing.assert_array_equal(f, ranking)
+        rankings[crit] = ranking.tolist()
+    # the criteria differ on this problem (otherwise the test above would not distinguish
+    # them)
+    assert len({tuple(r) for r in rankings.values()}) >= 3, rankings
+    loc_sel = MLFS(n_features_to_select=M, discretizer=None, mode="local", k=k,
+                   max_candidates=9).fit(X, Y)
+    loc = OCC(k=k, M=M, order="canonical", feature_selection="local", discretizer=None,
+              max_candidates=9, random_state=0).fit(X, Y)
+    for a, b in zip(loc.features_, loc_sel.label_features_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert all(np.array_equal(a, b) for a, b in zip(loc.parents_, loc_sel.parents_,
+                                                     strict=True))
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_chain_order_matches_reference(seed):
     X, Y = _problem(seed + 10, n=90, d=5, q=6)
@@ -372,6 +412,8 @@ def test_parameter_errors():
         ClassifierChain(order="greedy").fit(X, Y)
     with pytest.raises(ValueError, match="feature_selection"):
         OCC(feature_selection="both").fit(X, Y)
+    with pytest.raises(ValueError, match="feature_selection"):
+        OCC(feature_selection="MLMIM").fit(X, Y)
     with pytest.raises(ValueError, match="fraction"):
         OCC(M=2.5).fit(X, Y)
     with pytest.raises(ValueError, match="chain"):

@@ -708,6 +708,21 @@ def _pca_projection(X: Any) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- oCC
+# Feature-selection criteria of OCC (Table 1 / §8.4): "local" is Eq. (43); the others are
+# Eq. (42) through global_select with these arguments (β, γ multiply the *means* over
+# Pa_j and X_θ, i.e. 1 = the paper's 1/|Pa_j|, 1/|X_θ|), matching the standalone
+# selectors MLFS(mode="global"), MLMIM, MLJMI and MLMRMR of skmlfs.selection.
+_FS_CRITERIA: dict[str, dict] = {
+    "local": {},
+    "global": dict(beta=1.0, gamma=1.0, uses_parents=True, uses_cap=True),
+    "mlmim": dict(beta=0.0, gamma=0.0, max_candidates=None, uses_parents=False,
+                  uses_cap=False),
+    "mljmi": dict(beta=0.0, gamma=1.0, uses_parents=False, uses_cap=True),
+    "mlmrmr": dict(beta=0.0, gamma=1.0, redundancy="mrmr", redundancy_scale="q",
+                   uses_parents=False, uses_cap=True),
+}
+
+
 class OCC(_BaseChain):
     """Optimized Classifier Chains (oCC, Sun & Kudo, Algorithm 1): kCC + MLFS.
 
@@ -719,7 +734,8 @@ class OCC(_BaseChain):
     2. chain order: Algorithm 2 (``order="greedy"``), random, canonical or given;
     3. parents ``Pa_j`` among the earlier labels by Eq. (33), ``α = 1/|Pa_j|`` (kCC);
     4. features ``F_j`` by Eq. (43) (``feature_selection="local"``, label-specific) or one
-       shared subset by Eq. (42) (``"global"``), ``β = 1/|Pa_j|``, ``γ = 1/|X_θ|``;
+       shared subset by Eq. (42) (``"global"``), ``β = 1/|Pa_j|``, ``γ = 1/|X_θ|``, or
+       one of Eq. (42)'s special cases MLMIM / MLJMI / MLMRMR (Table 1, §8.4);
     5. ``f_j`` = base estimator on ``[x_{F_j}, y_{Pa_j}]`` with the true labels.
 
     Parameters
@@ -734,7 +750,28 @@ class OCC(_BaseChain):
         uses 0.8. ``None``: all features (no selection).
     order : "greedy", "canonical", "random" or permutation, default="greedy"
         ``"greedy"``: Algorithm 2 / Eq. (47), see ``order_projection``.
-    feature_selection : {"local", "global", None}, default="local"
+    feature_selection : {"local", "global", "mlmim", "mljmi", "mlmrmr"} or None, \
+default="local"
+        The feature-selection step (step 4), one of the criteria of the paper's
+        Table 1 / §8.4 (Fig. 4):
+
+        * ``"local"`` — MLFS_local, Eq. (43): ``X_θj`` per label,
+          ``β = 1/|Pa_j|``, ``γ = 1/|X_θj|`` (:class:`~skmlfs.selection.MLFS`,
+          ``mode="local"``);
+        * ``"global"`` — MLFS_global, Eq. (42): one subset, ``β = 1/|Pa_j|``,
+          ``γ = 1/|X_θ|`` (``MLFS(mode="global")``);
+        * ``"mlmim"`` — Eq. (42) with ``β = γ = 0``: ranking by ``Σ_j I(X_m; Y_j)``
+          (:class:`~skmlfs.selection.MLMIM`; a ranking, so ``max_candidates`` is not
+          used);
+        * ``"mljmi"`` — Eq. (42) with ``β = 0``, ``γ = 1/|X_θ|``
+          (:class:`~skmlfs.selection.MLJMI`);
+        * ``"mlmrmr"`` — Eq. (42) with ``β = 0``, ``γ = 1/|X_θ|`` and the conditional
+          redundancy term replaced by ``−(q/|X_θ|) Σ_{n∈X_θ} I(X_m; X_n)`` (Table 1,
+          note †; :class:`~skmlfs.selection.MLMRMR` with ``redundancy_scale="q"``);
+        * ``None`` — no selection (``M`` is ignored).
+
+        The global criteria give every label the same ``M`` features; the parents
+        ``Pa_j`` (Eq. 33) are chosen the same way whatever the criterion.
     order_projection : {"pca", "none"}, default="pca"
         Conditioning variables of Eq. (47)'s first term: ``"pca"`` — the 1-D PCA
         projection of the centred training features, discretized like the features (the
@@ -783,9 +820,11 @@ class OCC(_BaseChain):
         self.random_state = random_state
 
     def _check_params(self) -> None:
-        if self.feature_selection not in ("local", "global", None):
+        if self.feature_selection is not None and (
+                not isinstance(self.feature_selection, str)
+                or self.feature_selection not in _FS_CRITERIA):
             raise ValueError(
-                "feature_selection must be 'local', 'global' or None; got "
+                f"feature_selection must be one of {sorted(_FS_CRITERIA)} or None; got "
                 f"{self.feature_selection!r}."
             )
         if self.order_projection not in ("pca", "none"):
@@ -857,8 +896,12 @@ class OCC(_BaseChain):
                 for j, f in zip(targets, sel, strict=True):
                     features[j] = np.asarray(f, dtype=np.intp)
             else:
-                shared, _ = global_select(Xd, Yd, self.M_, parents=parents, beta=1.0,
-                                          gamma=1.0, max_candidates=self._cap, relevance=rel)
+                kw = dict(_FS_CRITERIA[self.feature_selection])
+                if kw.pop("uses_parents"):
+                    kw["parents"] = parents
+                if kw.pop("uses_cap"):
+                    kw["max_candidates"] = self._cap
+                shared, _ = global_select(Xd, Yd, self.M_, relevance=rel, **kw)
                 shared = np.asarray(shared, dtype=np.intp)
                 features = [shared] * q
         return order, parents, features
