@@ -20,9 +20,27 @@ resumable SQLite stores under ``runs/occ/``):
    projection, Algorithm 2 with all features, random, and an ensemble of 5 random orders)
    with k = q, M = d as in §8.5.
 
+4. the five-selector comparison of §8.4 / Fig. 4 on scene, yeast, medical and enron (5-fold
+   CV): oCC with MLFS-local (Eq. 43), MLFS-global (Eq. 42), MLMIM, MLJMI or MLMRMR (Table 1)
+   as its feature-selection step (``OCC(feature_selection=...)``), M = {0.1, 0.3, 0.5, 0.7,
+   0.9} of min(d, 200) as in the paper, greedy searches over the 200 most relevant
+   candidates (so that no budget of the grid degenerates to a relevance ranking);
+5. the large datasets again with 5-fold CV: bibtex and corel5k with BR, ECC, EBCC, EoCC,
+   oCC (M = 0.1, 0.3 d), MDDM (thr 0.1), LLSF (beta 0.1); delicious with BR and oCC
+   (M = 0.1 d). The report uses a 5-fold result wherever all five folds of a (dataset,
+   method) cell are stored, and the single split of phase 2 otherwise (and says which).
+
+6. Fig. 7 (training-size curves, only run with ``--phases 6``): oCC_cos (Algorithm 2 order)
+   vs EoCC5 and EoCC10 (random orders), all with k = q and M = d as in §8.5, trained on a
+   random 10/30/50/70/100 % of each training fold of the 5-fold CV of scene, yeast and
+   medical (test folds unchanged).
+
+``--phases`` runs a subset (the stores are resumable: finished cells are never recomputed,
+so an interrupted run is continued by running the script again).
+
 Then writes ``<out>/README.md`` (our numbers beside the paper's, tuned values, ranks,
 timings, discussion), ``<out>/results_folds.csv`` (every fold of every cell) and the PNG
-ablation curves.
+ablation and selector-comparison curves.
 """
 
 from __future__ import annotations
@@ -42,6 +60,8 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from joblib import Parallel, delayed  # noqa: E402
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin  # noqa: E402
+from sklearn.utils import check_random_state  # noqa: E402
 
 from skmlfs.experiments import ExperimentSpec, ResultStore, run_experiment  # noqa: E402
 
@@ -59,6 +79,14 @@ LARGE_DATASETS = ["bibtex", "corel5k", "delicious"]
 ABLATION_DATASETS = ["scene", "yeast", "medical"]
 Q = {"emotions": 6, "scene": 6, "yeast": 14, "birds": 19, "genbase": 27, "medical": 45,
      "enron": 53, "bibtex": 159, "corel5k": 374, "delicious": 983}  # labels (Table 2)
+D = {"scene": 294, "yeast": 103, "medical": 1449, "enron": 1001}  # features (Table 2)
+# §8.4 / Fig. 4: oCC's feature-selection step, Table 1 criteria (OCC.feature_selection)
+FS_DATASETS = ["scene", "yeast", "medical", "enron"]
+FS_CRITERIA = [("local", "MLFS-local"), ("global", "MLFS-global"), ("mlmim", "MLMIM"),
+               ("mljmi", "MLJMI"), ("mlmrmr", "MLMRMR")]
+FS_FRACTIONS = [0.1, 0.3, 0.5, 0.7, 0.9]
+FS_BASE = 200  # the paper's M grid: fractions of min(d, 200)
+FS_CAP = 200  # candidates of the greedy searches (the reference cap is 100)
 
 # Means of Tables 3-6 of the paper (columns BR, ECC, EBCC, MDDM, LLSF, oCC, EoCC), for the
 # datasets shared with the project.
@@ -136,6 +164,86 @@ def large_specs(base: dict) -> list[dict]:
     return specs
 
 
+def large_cv_specs(base: dict) -> list[dict]:
+    """Phase 5: the large datasets with the 5-fold CV of the main grid."""
+    L = base["learners"]
+    full = ["BR", "ECC", "EBCC", "EoCC", "oCC_M0.1", "oCC_M0.3", "MDDM_thr0.1", "LLSF_b0.1"]
+    plan = {"bibtex": full, "corel5k": full, "delicious": ["BR", "oCC_M0.1"]}
+    return [dict(_common(base), name=f"occ_cv_{name}", protocol={"kind": "kfold", "k": 5},
+                 learners={k: L[k] for k in methods},
+                 datasets=[{"name": name, "load": f"mulan/{name}"}])
+            for name, methods in plan.items()]
+
+
+TS_DATASETS = ["scene", "yeast", "medical"]
+TS_FRACTIONS = [0.1, 0.3, 0.5, 0.7, 1.0]
+TS_VARIANTS = [(1, "oCC_cos"), (5, "EoCC5"), (10, "EoCC10")]
+
+
+class TrainFraction(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+    """Fig. 7 learner: oCC_cos (``n_chains=1``, Algorithm 2 order) or an ensemble of
+    ``n_chains`` oCCs with random orders (EoCC), k = q, M = d (§8.5), trained on a random
+    ``fraction`` of the training rows it is given.
+
+    Parameters
+    ----------
+    n_chains : int, default=1
+    fraction : float in (0, 1], default=1.0
+    random_state : int or None
+        Seeds the row sample and the chain(s).
+    """
+
+    def __init__(self, n_chains: int = 1, fraction: float = 1.0, random_state=None):
+        self.n_chains = n_chains
+        self.fraction = fraction
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        from skmlfs.learners import OCC, EnsembleOfChains
+
+        rng = check_random_state(self.random_state)
+        n = X.shape[0]
+        m = min(n, max(2, int(np.ceil(self.fraction * n - 1e-9))))
+        rows = np.sort(rng.choice(n, m, replace=False)) if m < n else np.arange(n)
+        seed = int(rng.randint(2**31 - 1))
+        if self.n_chains == 1:
+            est = OCC(k=1.0, M=1.0, order="greedy", random_state=seed)
+        else:
+            est = EnsembleOfChains("occ", n_estimators=self.n_chains,
+                                   chain_params={"k": 1.0, "M": 1.0}, random_state=seed)
+        self.estimator_ = est.fit(X[rows], Y[rows])
+        self.n_train_used_ = m
+        return self
+
+    def predict(self, X):
+        return self.estimator_.predict(X)
+
+
+def ts_spec(base: dict, dataset: dict) -> dict:
+    """Phase 6 on one dataset (Fig. 7)."""
+    learners = {f"ts_{name}_f{f}": TrainFraction(n_chains=n, fraction=f)
+                for n, name in TS_VARIANTS for f in TS_FRACTIONS}
+    return dict(_common(base), name=f"occ_ts_{dataset['name']}",
+                protocol={"kind": "kfold", "k": 5}, learners=learners, datasets=[dataset])
+
+
+def fs_budget(dataset: str, fraction: float) -> int:
+    """M = ⌈fraction · min(d, 200)⌉, the grid of the paper's Fig. 4."""
+    return max(1, int(np.ceil(fraction * min(D[dataset], FS_BASE) - 1e-9)))
+
+
+def fs_spec(base: dict, dataset: dict) -> dict:
+    """Phase 4 on one dataset: oCC (k = ⌈0.8 q⌉, Algorithm 2 order) with each of the five
+    feature-selection criteria of §8.4 over the M grid."""
+    learners = {
+        f"fs_{crit}_M{f}": {"method": "occ", "M": fs_budget(dataset["name"], f),
+                            "feature_selection": crit, "max_candidates": FS_CAP}
+        for crit, _ in FS_CRITERIA for f in FS_FRACTIONS
+    }
+    return dict(_common(base), name=f"occ_fs_{dataset['name']}",
+                protocol={"kind": "kfold", "k": 5}, learners=learners, datasets=[dataset])
+
+
 def ablation_spec(base: dict, dataset: dict, M: float) -> dict:
     """Phase 3 on one dataset (M = the value tuned in phase 1)."""
     learners: dict = {}
@@ -153,11 +261,12 @@ def ablation_spec(base: dict, dataset: dict, M: float) -> dict:
                 protocol={"kind": "kfold", "k": 5}, learners=learners, datasets=[dataset])
 
 
-def _run(spec_dict: dict, db: Path, jobs: int = 1) -> float:
+def _run(spec_dict: dict, db: Path, jobs: int = 1) -> tuple[float, int]:
+    """Run (or resume) one spec: (wall seconds, number of cells computed now)."""
     t0 = time.perf_counter()
-    run_experiment(ExperimentSpec.from_dict(spec_dict, source=spec_dict["name"]), db,
-                   n_jobs=jobs, progress=False)
-    return time.perf_counter() - t0
+    res = run_experiment(ExperimentSpec.from_dict(spec_dict, source=spec_dict["name"]), db,
+                         n_jobs=jobs, progress=False)
+    return time.perf_counter() - t0, res.n_computed
 
 
 # ---------------------------------------------------------------- aggregation
@@ -314,12 +423,244 @@ def figures(out: Path, main: pd.DataFrame, abl: pd.DataFrame, qd: dict) -> list[
     return made
 
 
+def merge_large(split: pd.DataFrame, cv: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """Per (dataset, learner): the 5-fold rows when all five folds are stored, else the
+    single 80/20 split — except that a tuned method (oCC M, MDDM thr, LLSF β) with any
+    5-fold value keeps only its 5-fold values, so that the tuning never compares values
+    measured under different protocols. Returns the rows and
+    ``{(dataset, learner): "5-fold" | "1 split"}``."""
+    parts, prov = [], {}
+    done = (cv.groupby(["dataset", "learner"]).size() if len(cv) else pd.Series(dtype=int))
+    full = {k for k, n in done.items() if n >= 5}
+
+    def family(lr):  # tuning values are only compared under one protocol
+        return next((p for p in TUNED.values() if lr.startswith(p)), lr)
+
+    cv_fam = {(ds, family(lr)) for ds, lr in full}
+    for (ds, lr), g in split.groupby(["dataset", "learner"]):
+        if (ds, lr) not in full and (ds, family(lr)) not in cv_fam:
+            parts.append(g)
+            prov[(ds, lr)] = "1 split"
+    for ds, lr in sorted(full):
+        parts.append(cv[(cv["dataset"] == ds) & (cv["learner"] == lr)])
+        prov[(ds, lr)] = "5-fold"
+    empty = split.iloc[:0] if len(split) else cv.iloc[:0]
+    return pd.concat([empty] + parts, ignore_index=True), prov
+
+
+def fs_summary(fs: pd.DataFrame) -> pd.DataFrame:
+    """Complete (5-fold) cells of the selector comparison, with criterion and fraction."""
+    sm = summary(fs)
+    sm = sm[sm["n_splits"] >= 5].copy()
+    names = sm.index.get_level_values(1)
+    sm["criterion"] = [n.split("_")[1] for n in names]
+    sm["fraction"] = [float(n.rsplit("_M", 1)[1]) for n in names]
+    return sm
+
+
+def fs_figure(out: Path, sm: pd.DataFrame, ref: dict) -> str | None:
+    """Fig. 4: Exact-Match (top) and Macro-F1 (bottom) vs M for the five criteria."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    dss = [ds for ds in FS_DATASETS if ds in sm.index.get_level_values(0)]
+    if not dss:
+        return None
+    fig, axes = plt.subplots(2, len(dss), figsize=(3.3 * len(dss), 5.6), squeeze=False)
+    styles = dict(zip([c for c, _ in FS_CRITERIA], ["o-", "s--", "^-", "v-", "D:"],
+                      strict=True))
+    for col, ds in enumerate(dss):
+        sd = sm.loc[ds]
+        for row, (metric, title) in enumerate([METRICS[0], METRICS[2]]):
+            ax = axes[row, col]
+            for crit, label in FS_CRITERIA:
+                g = sd[sd["criterion"] == crit].sort_values("fraction")
+                if not len(g):
+                    continue
+                x = [fs_budget(ds, f) for f in g["fraction"]]
+                ax.plot(x, g[metric], styles[crit], ms=4, label=label)
+            for (rds, name, met), val in ref.items():
+                if rds == ds and met == metric:
+                    ax.axhline(val, color="grey", lw=0.8,
+                               ls="-" if name == "BR" else "-.")
+            ax.set_xlabel(f"M (of min(d, 200) = {min(D[ds], FS_BASE)})")
+            if col == 0:
+                ax.set_ylabel(f"{title} (5-fold mean)")
+            if row == 0:
+                ax.set_title(f"{ds} (d={D[ds]}, q={Q[ds]})")
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("oCC, five feature-selection criteria (§8.4); grey: BR (solid), "
+                 "no selection (dash-dot)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out / "selectors_M.png", dpi=110)
+    plt.close(fig)
+    return "selectors_M.png"
+
+
+def fs_section(out: Path, fs: pd.DataFrame, main: pd.DataFrame, abl: pd.DataFrame) -> list[str]:
+    if not len(fs):
+        return []
+    sm = fs_summary(fs)
+    if not len(sm):
+        return []
+    sref = summary(pd.concat([main, abl], ignore_index=True))
+    ref = {}
+    for ds in FS_DATASETS:
+        for name, lr in (("BR", "BR"), ("no selection", "M1.0")):
+            if (ds, lr) in sref.index:
+                for metric in ("subset_accuracy", "macro_f1"):
+                    ref[(ds, name, metric)] = float(sref.loc[(ds, lr), metric])
+    img = fs_figure(out, sm, ref)
+    L = ["\n## Five feature-selection criteria in oCC (§8.4, Fig. 4)\n"]
+    L.append(
+        "oCC (k = ⌈0.8 q⌉, Algorithm 2 order, LIBLINEAR) with its feature-selection step "
+        "replaced by each criterion of Table 1 (`OCC(feature_selection=...)`): MLFS-local "
+        "(Eq. 43, β = 1/|Pa_j|, γ = 1/|X_θj|), MLFS-global (Eq. 42, β = 1/|Pa_j|, "
+        "γ = 1/|X_θ|), MLMIM (Eq. 42, β = γ = 0), MLJMI (Eq. 42, β = 0, γ = 1/|X_θ|), "
+        "MLMRMR (β = 0 and −(q/|X_θ|)·Σ I(X_m; X_n) instead of the conditional redundancy). "
+        f"5-fold CV (the folds of the main grid); M = ⌈f · min(d, {FS_BASE})⌉ for "
+        f"f ∈ {{{', '.join(str(f) for f in FS_FRACTIONS)}}} — the paper's grid (it uses ten "
+        "steps, 10 %–100 %); the greedy searches consider the "
+        f"{FS_CAP} most relevant candidates (the reference cap of 100 would turn every "
+        "criterion into a plain relevance ranking for M ≥ 100). The global criteria give "
+        "all labels the same M features.\n"
+    )
+    if img:
+        L.append(f"![{img}]({img})\n")
+    for metric, title in (METRICS[0], METRICS[2]):
+        L.append(f"\n{title}, 5-fold mean (best criterion of a column in bold):\n")
+        for ds in FS_DATASETS:
+            if ds not in sm.index.get_level_values(0):
+                continue
+            sd = sm.loc[ds]
+            Ms = [fs_budget(ds, f) for f in FS_FRACTIONS]
+            L.append(f"**{ds}** (d = {D[ds]}, q = {Q[ds]})\n")
+            L.append("| criterion | " + " | ".join(f"M={m}" for m in Ms)
+                     + " | mean over M |")
+            L.append("|" + "---|" * (len(Ms) + 2))
+            grid = {}
+            for crit, _ in FS_CRITERIA:
+                for f in FS_FRACTIONS:
+                    nm = f"fs_{crit}_M{f}"
+                    grid[(crit, f)] = (round(float(sd.loc[nm, metric]), 3)
+                                       if nm in sd.index else np.nan)
+            means = {c: np.nanmean([grid[(c, f)] for f in FS_FRACTIONS])
+                     if any(np.isfinite(grid[(c, f)]) for f in FS_FRACTIONS) else np.nan
+                     for c, _ in FS_CRITERIA}
+            col_best = {f: np.nanmax([grid[(c, f)] for c, _ in FS_CRITERIA])
+                        for f in FS_FRACTIONS}
+            mbest = np.nanmax(list(means.values()))
+            for crit, label in FS_CRITERIA:
+                cells = []
+                for f in FS_FRACTIONS:
+                    v = grid[(crit, f)]
+                    c = _fmt(v)
+                    cells.append(f"**{c}**" if np.isfinite(v) and v == col_best[f] else c)
+                m = means[crit]
+                mc = _fmt(m)
+                cells.append(f"**{mc}**" if np.isfinite(m) and round(m, 3) == round(mbest, 3)
+                             else mc)
+                L.append(f"| {label} | " + " | ".join(cells) + " |")
+            extra = [f"{name} {_fmt(ref[(ds, name, metric)])}"
+                     for name in ("BR", "no selection") if (ds, name, metric) in ref]
+            if extra:
+                L.append(f"\nReference: {', '.join(extra)} (oCC with k = ⌈0.8 q⌉, "
+                         "M = d, from the ablations).\n")
+    # average rank of the criteria per dataset (over the M grid)
+    from scipy.stats import rankdata
+
+    L.append("\nAverage rank of the criteria over the M grid (Exact-Match; 1 = best, ties "
+             "shared; rounded to 3 decimals first):\n")
+    L.append("| dataset | " + " | ".join(lab for _, lab in FS_CRITERIA) + " |")
+    L.append("|" + "---|" * (len(FS_CRITERIA) + 1))
+    for ds in FS_DATASETS:
+        if ds not in sm.index.get_level_values(0):
+            continue
+        sd = sm.loc[ds]
+        ranks = []
+        for f in FS_FRACTIONS:
+            names = [f"fs_{c}_M{f}" for c, _ in FS_CRITERIA]
+            if all(nm in sd.index for nm in names):
+                ranks.append(rankdata(-np.round(sd.loc[names, "subset_accuracy"], 3)))
+        if ranks:
+            L.append(f"| {ds} | " + " | ".join(f"{r:.1f}" for r in np.mean(ranks, axis=0))
+                     + " |")
+    t = sm["fit_time"].groupby([sm.index.get_level_values(0), sm["criterion"]]).mean()
+    L.append("\nMean fit time per fold over the M grid (s, one core, shared machine):\n")
+    L.append("| dataset | " + " | ".join(lab for _, lab in FS_CRITERIA) + " |")
+    L.append("|" + "---|" * (len(FS_CRITERIA) + 1))
+    for ds in FS_DATASETS:
+        if ds in t.index.get_level_values(0):
+            L.append(f"| {ds} | " + " | ".join(
+                f"{t.loc[(ds, c)]:.1f}" if (ds, c) in t.index else "—"
+                for c, _ in FS_CRITERIA) + " |")
+    return L
+
+
+def ts_section(out: Path, ts: pd.DataFrame) -> list[str]:
+    """Fig. 7: Exact-Match and Macro-F1 vs the share of the training fold used."""
+    if not len(ts):
+        return []
+    sm = summary(ts)
+    sm = sm[sm["n_splits"] >= 5]
+    if not len(sm):
+        return []
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    dss = [ds for ds in TS_DATASETS if ds in sm.index.get_level_values(0)]
+    fig, axes = plt.subplots(2, len(dss), figsize=(3.3 * len(dss), 5.6), squeeze=False)
+    for col, ds in enumerate(dss):
+        for row, (metric, title) in enumerate([METRICS[0], METRICS[2]]):
+            ax = axes[row, col]
+            for _, name in TS_VARIANTS:
+                xs = [f for f in TS_FRACTIONS if (ds, f"ts_{name}_f{f}") in sm.index]
+                ys = [sm.loc[(ds, f"ts_{name}_f{f}"), metric] for f in xs]
+                ax.plot(xs, ys, "o-", ms=4, label=name)
+            ax.set_xlabel("share of the training fold")
+            if col == 0:
+                ax.set_ylabel(f"{title} (5-fold mean)")
+            if row == 0:
+                ax.set_title(ds)
+    axes[0, 0].legend(fontsize=7)
+    fig.suptitle("oCC_cos vs EoCC5 / EoCC10 by training size (§8.5, Fig. 7), k = q, M = d",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out / "training_size.png", dpi=110)
+    plt.close(fig)
+    L = ["\n## Training-set size (§8.5, Fig. 7)\n"]
+    L.append(
+        "oCC_cos (Algorithm 2 order) vs EoCC5 and EoCC10 (random orders; 75 % of the "
+        "instances and 50 % of the features per member), k = q, M = d, each trained on a "
+        "random share of the training fold of the main 5-fold CV (test folds unchanged).\n"
+    )
+    L.append("![training_size.png](training_size.png)\n")
+    for metric, title in (METRICS[0], METRICS[2]):
+        L.append(f"\n{title}, 5-fold mean:\n")
+        L.append("| dataset | method | " + " | ".join(f"{int(f * 100)} %" for f in TS_FRACTIONS)
+                 + " | fit time at 100 % (s) |")
+        L.append("|" + "---|" * (len(TS_FRACTIONS) + 3))
+        for ds in dss:
+            for _, name in TS_VARIANTS:
+                cells = [_fmt(sm.loc[(ds, f"ts_{name}_f{f}"), metric])
+                         if (ds, f"ts_{name}_f{f}") in sm.index else "—" for f in TS_FRACTIONS]
+                key = (ds, f"ts_{name}_f1.0")
+                ft = f"{sm.loc[key, 'fit_time']:.1f}" if key in sm.index else "—"
+                L.append(f"| {ds} | {name} | " + " | ".join(cells) + f" | {ft} |")
+    return L
+
+
 # ---------------------------------------------------------------- report
 DISCUSSION_FILE = "discussion.md"
 
 
 def write_report(out: Path, frames: dict, timings: dict, qd: dict) -> None:
-    main, large, abl = frames["main"], frames["large"], frames["ablation"]
+    main, abl = frames["main"], frames["ablation"]
+    large, prov = merge_large(frames["large_split"], frames["large_cv"])
     both = pd.concat([main, large], ignore_index=True)
     summ = summary(both)
     chosen, params = method_rows(summ)
@@ -332,7 +673,8 @@ def write_report(out: Path, frames: dict, timings: dict, qd: dict) -> None:
         "the paper's). oCC, MDDM and LLSF are tuned on mean Exact-Match over their grid "
         "(oCC `M/d`, MDDM `thr`, LLSF `β`: the subscript in the Exact-Match table); the "
         "other metrics use the same value. 7 datasets × 5-fold CV; bibtex, corel5k, "
-        "delicious: one 80/20 split (fold size) and fewer methods (see below).\n"
+        "delicious: fewer methods and tuning values, 5-fold CV where it was run, else one "
+        "80/20 split (fold size) — see *Large datasets* below.\n"
     )
     for metric, title in METRICS:
         L.append(f"\n## {title}\n")
@@ -362,6 +704,26 @@ def write_report(out: Path, frames: dict, timings: dict, qd: dict) -> None:
         "the authors' `EoCC.m` actually uses (the paper's text says 75 % / 50 %, which the "
         "main tables use).\n"
     )
+    # large datasets: which protocol
+    L.append("\n## Large datasets: protocol per method\n")
+    L.append("| dataset | 5-fold CV | one 80/20 split |\n|---|---|---|")
+    for ds in LARGE_DATASETS:
+        cv_l = sorted(lr for (d, lr), v in prov.items() if d == ds and v == "5-fold")
+        sp_l = sorted(lr for (d, lr), v in prov.items() if d == ds and v == "1 split")
+        if cv_l or sp_l:
+            L.append(f"| {ds} | {', '.join(cv_l) or '—'} | {', '.join(sp_l) or '—'} |")
+    cv, split = frames["large_cv"], frames["large_split"]
+    both_p = [(d, lr) for (d, lr), v in prov.items() if v == "5-fold"
+              and ((split["dataset"] == d) & (split["learner"] == lr)).any()]
+    if both_p:
+        L.append("\nExact-Match of the cells run both ways (the single split of the first "
+                 "run vs the 5-fold mean ± std):\n")
+        L.append("| dataset | method | 1 split | 5-fold |\n|---|---|---|---|")
+        sc, ss = summary(cv), summary(split)
+        for d, lr in sorted(both_p):
+            L.append(f"| {d} | {lr} | {_fmt(ss.loc[(d, lr), 'subset_accuracy'])} | "
+                     f"{_fmt(sc.loc[(d, lr), 'subset_accuracy'])} ± "
+                     f"{_fmt(sc.loc[(d, lr), 'subset_accuracy_std'])} |")
     # oCC grid
     L.append("\n## oCC over its M grid (Exact-Match)\n")
     Ms = ["oCC_M0.1", "oCC_M0.3", "oCC_M0.5", "oCC_M0.7", "oCC_M0.9"]
@@ -395,11 +757,15 @@ def write_report(out: Path, frames: dict, timings: dict, qd: dict) -> None:
             "order differs, §8.5); `EoCC5_random`: 5 such chains with random orders "
             "(ensemble sampling as in the main tables).\n"
         )
+    L += fs_section(out, frames["fs"], main, abl)
+    L += ts_section(out, frames.get("ts", main.iloc[:0]))
     # timings
     L.append("\n## Compute\n")
     L.append("| phase | wall time (s) |\n|---|---|")
     for k, v in timings.items():
         L.append(f"| {k} | {v:.0f} |")
+    L.append("\n(Wall times of the invocations that computed cells, summed over resumed "
+             "runs; phases 4+5 ran on a machine shared with other jobs.)")
     L.append("\nMean fit time per fold (s, one core):\n")
     ft = summ["fit_time"].unstack()
     show = [c for c in ["BR", "ECC", "EBCC", "EoCC", "oCC_M0.1", "oCC_M0.5", "MDDM_thr0.1",
@@ -416,12 +782,38 @@ def write_report(out: Path, frames: dict, timings: dict, qd: dict) -> None:
         L.append("\n" + disc.read_text())
     (out / "README.md").write_text("\n".join(L) + "\n")
     cols = ["dataset", "learner", "split", *[m for m, _ in METRICS], "fit_time", "predict_time",
-            "n_train", "n_test"]
-    pd.concat([main, large, abl], ignore_index=True)[cols].to_csv(
-        out / "results_folds.csv", index=False, float_format="%.6g")
+            "n_train", "n_test", "protocol"]
+    pd.concat([main, frames["large_split"], frames["large_cv"], abl, frames["fs"],
+               frames.get("ts", main.iloc[:0])],
+              ignore_index=True)[cols].to_csv(out / "results_folds.csv", index=False,
+                                              float_format="%.6g")
 
 
 # ---------------------------------------------------------------- main
+def _load_timings(path: Path) -> dict[str, float]:
+    out: dict[str, float] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            k, v = line.rsplit("\t", 1)
+            out[k] = float(v)
+    return out
+
+
+def _run_parallel(jobs: list, n_jobs: int, timings: dict, phase: str) -> None:
+    """Run the specs in parallel (one worker each); add the wall time of every spec that
+    computed cells to ``timings`` (summed over resumed invocations)."""
+    if not jobs:
+        return
+    t = time.perf_counter()
+    res = Parallel(n_jobs=n_jobs)(delayed(_run)(s, db) for s, db in jobs)
+    if any(n for _, n in res):
+        timings[phase] = timings.get(phase, 0.0) + time.perf_counter() - t
+    for (s, _), (tt, n) in zip(jobs, res, strict=True):
+        if n:
+            key = f"  {s['name']} (one worker)"
+            timings[key] = timings.get(key, 0.0) + tt
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("experiment", nargs="?", default=str(ROOT / "experiments/occ_paper.toml"))
@@ -430,6 +822,9 @@ def main() -> None:
     ap.add_argument("--runs", default=str(ROOT / "runs/occ"))
     ap.add_argument("--fresh", action="store_true", help="delete the stores and recompute")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--phases", default="1,2,3,4,5",
+                    help="comma-separated phases to run (default 1-5; 6 = Fig. 7 only on "
+                         "request); the report always uses every store present")
     ap.add_argument("--only", help="comma-separated datasets (smoke tests)")
     args = ap.parse_args()
     out, runs = Path(args.out), Path(args.runs)
@@ -438,44 +833,74 @@ def main() -> None:
     if args.fresh:
         for f in runs.glob("*.db*"):
             f.unlink()
+    phases = set() if args.report_only else {int(x) for x in args.phases.split(",")}
     base = tomllib.loads(Path(args.experiment).read_text())
     only = set(args.only.split(",")) if args.only else None
     if only:
         base["datasets"] = [d for d in base["datasets"] if d["name"] in only]
-    timings: dict[str, float] = {}
-    if not args.report_only:
+    tfile = runs / "timings.txt"
+    timings = _load_timings(tfile)
+    if 1 in phases:
         print("phase 1: the TOML grid", flush=True)
-        t = time.perf_counter()
-        _run(base, runs / "main.db", jobs=args.jobs)
-        timings["1: TOML grid (7 datasets x 5 folds)"] = time.perf_counter() - t
+        tt, n = _run(base, runs / "main.db", jobs=args.jobs)
+        if n:
+            key = "1: TOML grid (7 datasets x 5 folds)"
+            timings[key] = timings.get(key, 0.0) + tt
     main_df = frame(runs / "main.db")
     summ = summary(main_df)
     tuned_M = {ds: float(tuned_choice(summ, ds, "oCC")[len("oCC_M"):]) for ds in
                ABLATION_DATASETS if ds in summ.index.get_level_values(0)}
-    jobs = [(s, runs / f"{s['name']}.db") for s in large_specs(base)
-            if only is None or s["datasets"][0]["name"] in only]
     dsets = {d["name"]: d for d in base["datasets"]}
-    jobs += [(ablation_spec(base, dsets[ds], tuned_M[ds]), runs / f"ablation_{ds}.db")
-             for ds in ABLATION_DATASETS if ds in tuned_M]
-    if not args.report_only:
-        print("phases 2-3: large datasets and ablations", flush=True)
-        t = time.perf_counter()
-        times = Parallel(n_jobs=args.jobs)(delayed(_run)(s, db) for s, db in jobs)
-        timings["2+3: large datasets and ablations (in parallel)"] = time.perf_counter() - t
-        for (s, _), tt in zip(jobs, times, strict=True):
-            timings[f"  {s['name']} (one worker)"] = tt
-        (runs / "timings.txt").write_text(
-            "\n".join(f"{k}\t{v:.1f}" for k, v in timings.items()))
-    elif (runs / "timings.txt").exists():
-        for line in (runs / "timings.txt").read_text().splitlines():
-            k, v = line.rsplit("\t", 1)
-            timings[k] = float(v)
+
+    def keep(spec):
+        return only is None or spec["datasets"][0]["name"] in only
+
+    large_jobs = [(s, runs / f"{s['name']}.db") for s in large_specs(base) if keep(s)]
+    abl_jobs = [(ablation_spec(base, dsets[ds], tuned_M[ds]), runs / f"ablation_{ds}.db")
+                for ds in ABLATION_DATASETS if ds in tuned_M]
+    fs_jobs = {ds: (fs_spec(base, dsets[ds]), runs / f"fs_{ds}.db")
+               for ds in FS_DATASETS if ds in dsets}
+    cv_jobs = {s["datasets"][0]["name"]: (s, runs / f"{s['name']}.db")
+               for s in large_cv_specs(base) if keep(s)}
+    jobs23 = [j for ph, js in ((2, large_jobs), (3, abl_jobs)) if ph in phases for j in js]
+    if jobs23:
+        print("phases 2-3: large datasets (one split) and ablations", flush=True)
+        _run_parallel(jobs23, args.jobs, timings,
+                      "2+3: large datasets and ablations (in parallel)")
+    # phases 4-5 in priority order (the longest job, delicious, early so that it overlaps
+    # with the rest)
+    prio = [("fs", "scene"), ("cv", "delicious"), ("fs", "yeast"), ("fs", "medical"),
+            ("cv", "bibtex"), ("fs", "enron"), ("cv", "corel5k")]
+    jobs45 = [(fs_jobs if kind == "fs" else cv_jobs)[ds] for kind, ds in prio
+              if (4 if kind == "fs" else 5) in phases
+              and ds in (fs_jobs if kind == "fs" else cv_jobs)]
+    if jobs45:
+        print("phases 4-5: selector comparison (Fig. 4), large datasets with 5-fold CV",
+              flush=True)
+        _run_parallel(jobs45, args.jobs, timings,
+                      "4+5: selector comparison and large datasets, 5-fold (in parallel)")
+    ts_jobs = [(ts_spec(base, dsets[ds]), runs / f"ts_{ds}.db") for ds in TS_DATASETS
+               if ds in dsets]
+    if 6 in phases:
+        print("phase 6: training-size curves (Fig. 7)", flush=True)
+        _run_parallel(ts_jobs, args.jobs, timings, "6: training-size curves (in parallel)")
+    if phases:
+        tfile.write_text("\n".join(f"{k}\t{v:.1f}" for k, v in timings.items()))
     empty = main_df.iloc[:0]
-    large = pd.concat([empty] + [frame(db) for s, db in jobs if "ablation" not in s["name"]],
-                      ignore_index=True)
-    abl = pd.concat([empty] + [frame(db) for s, db in jobs if "ablation" in s["name"]],
-                    ignore_index=True)
-    write_report(out, {"main": main_df, "large": large, "ablation": abl}, timings, Q)
+
+    def frames_of(jobs):
+        return pd.concat([empty] + [frame(db) for _, db in jobs if db.exists()],
+                         ignore_index=True)
+
+    frames = {
+        "main": main_df,
+        "large_split": frames_of(large_jobs),
+        "large_cv": frames_of(list(cv_jobs.values())),
+        "ablation": frames_of(abl_jobs),
+        "fs": frames_of(list(fs_jobs.values())),
+        "ts": frames_of(ts_jobs),
+    }
+    write_report(out, frames, timings, Q)
     print(f"wrote {out / 'README.md'}", flush=True)
 
 
