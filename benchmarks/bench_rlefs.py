@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from skmlfs.selection import RLEFS
-from skmlfs.selection._sparse_learning import _minmax_scale
+from skmlfs.selection._sparse_learning import _minmax_scale, fit_settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 from reproduce_rlefs import load_part  # noqa: E402
@@ -88,16 +88,58 @@ def naive_iterations(X, Y, n_iter, seed, p=5, sigma=1.0):
     return W, (time.perf_counter() - t0) / n_iter
 
 
+def grid_reuse(root: Path, names: list[str]) -> int:
+    """Fresh fits against :func:`fit_settings` over a 7 × 7 (α, β) grid (γ = λ = 0.5)."""
+    grid = [0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0]
+    settings = [{"alpha": a, "beta": b} for a in grid for b in grid]
+    print(
+        f"{'data set':10s} {'settings':>8s} {'fresh s':>8s} {'shared s':>9s} {'saved':>6s}"
+        "  identical"
+    )
+    for name, arff_rel, xml_rel in DATASETS:
+        if name not in names:
+            continue
+        X, Y = load_part(root / arff_rel, root / xml_rel)
+        base = RLEFS(random_state=0)
+        with threadpool_limits(limits=1):
+            t0 = time.perf_counter()
+            fresh = [RLEFS(random_state=0, **s).fit(X, Y) for s in settings]
+            t_fresh = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            shared = list(fit_settings(base, X, Y, settings))
+            t_shared = time.perf_counter() - t0
+        same = all(
+            np.array_equal(a.W_, b.W_) and np.array_equal(a.objective_, b.objective_)
+            for a, b in zip(fresh, shared, strict=True)
+        )
+        print(
+            f"{name:10s} {len(settings):8d} {t_fresh:8.2f} {t_shared:9.2f} "
+            f"{1 - t_shared / t_fresh:6.1%}  {'yes (bit for bit)' if same else 'NO'}",
+            flush=True,
+        )
+        if not same:
+            return 1
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="RLEFS fit benchmark")
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--naive-max-n", type=int, default=2500)
+    ap.add_argument(
+        "--grid",
+        action="store_true",
+        help="instead: time 49 (α, β) settings fitted fresh vs with fit_settings (shared "
+        "label graph, scaling and initialisation) and check that the fits are identical",
+    )
     args = ap.parse_args(argv)
     root = os.environ.get("MLFS_DATASETS")
     if not root:
         print("MLFS_DATASETS is not set", file=sys.stderr)
         return 2
     root = Path(root) / "mulan"
+    if args.grid:
+        return grid_reuse(root, args.only or ["flags", "scene", "enron"])
     hdr = (
         f"{'data set':10s} {'n':>6s} {'d':>5s} {'q':>4s} {'nnz/nd':>6s} {'setup s':>8s} "
         f"{'ms/iter':>8s} {'iters':>5s} {'fit s':>7s} {'peak MB':>8s} "

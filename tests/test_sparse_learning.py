@@ -20,6 +20,7 @@ from skmlfs.selection._sparse_learning import (
     _label_graph,
     _laplacian,
     _minmax_scale,
+    fit_settings,
 )
 
 
@@ -205,6 +206,77 @@ def test_rlefs_deterministic_real_data(emotions):
     b = RLEFS(random_state=7, max_iter=20).fit(X, Y)
     np.testing.assert_array_equal(a.ranking_, b.ranking_)
     np.testing.assert_array_equal(a.objective_, b.objective_)
+
+
+# ----------------------------------------------------------------------------- fit_settings
+def _assert_same_fit(a, b, names):
+    for name in names:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert a.n_iter_ == b.n_iter_
+
+
+_RLEFS_SETTINGS = [
+    {"alpha": 0.01, "beta": 0.9, "gamma": 0.3, "lambda_": 1.0},
+    {"alpha": 1.0, "beta": 0.1, "gamma": 0.01, "lambda_": 0.5},
+    {"alpha": 1.0, "beta": 0.1, "gamma": 0.01, "lambda_": 0.5, "sigma": 3.0},  # new graph
+    {"alpha": 0.5, "beta": 0.5, "gamma": 0.5, "lambda_": 0.1, "sigma": 3.0},
+    {"alpha": 0.5, "random_state": 1},  # new initialisation
+]
+
+
+def test_fit_settings_rlefs_bit_for_bit(flags):
+    """Sharing the label graph, scaled X and initial iterates changes no bit of any fit."""
+    X, Y = flags
+    Xd, Yd = _data(3, d=9)
+    Xd = np.abs(Xd) * (Xd > 0.2)
+    Yd[:, 1] = Yd[:, 0]  # live label graph (affinity 1) so alpha matters
+    for X_, Y_ in ((X, Y), (Xd, Yd), (sp.csr_matrix(Xd), Yd)):
+        base = RLEFS(n_features_to_select=3, random_state=0, max_iter=40, n_neighbors=2)
+        shared = list(fit_settings(base, X_, Y_, _RLEFS_SETTINGS))
+        assert len(shared) == len(_RLEFS_SETTINGS)
+        for setting, m in zip(_RLEFS_SETTINGS, shared, strict=True):
+            fresh = clone(base).set_params(**setting).fit(X_, Y_)
+            _assert_same_fit(
+                m, fresh, ["W_", "F_", "B_", "objective_", "ranking_", "label_affinity_"]
+            )
+            assert m.get_params() == fresh.get_params()
+    # The settings really differ (the comparison above is not between identical fits).
+    assert not np.array_equal(shared[0].W_, shared[1].W_)
+    assert not np.array_equal(shared[1].label_affinity_, shared[2].label_affinity_)
+
+
+def test_fit_settings_unseeded_draws_fresh_initialisations():
+    X, Y = _data(4)
+    base = RLEFS(random_state=None, max_iter=3)
+    a, b = fit_settings(base, X, Y, [{}, {}])
+    assert not np.array_equal(a.W_, b.W_)  # no cached initial iterates without a seed
+    # A RandomState template is cloned (copied) per setting, exactly as clone(base).fit does.
+    base = RLEFS(random_state=np.random.RandomState(5), max_iter=3)
+    settings = [{}, {"beta": 0.1}]
+    for setting, m in zip(settings, fit_settings(base, X, Y, settings), strict=True):
+        fresh = clone(base).set_params(**setting).fit(X, Y)
+        np.testing.assert_array_equal(m.W_, fresh.W_)
+
+
+def test_fit_settings_mifs_bit_for_bit(flags):
+    X, Y = flags
+    X = _minmax_scale(X)
+    settings = [
+        {"alpha": 0.01, "beta": 1.0, "gamma": 0.3},
+        {"alpha": 0.9, "beta": 0.1, "gamma": 1.0},
+        {"alpha": 0.9, "beta": 0.1, "gamma": 1.0, "n_neighbors": 3},
+    ]
+    base = MIFS(random_state=0, max_iter=30)
+    fits = list(fit_settings(base, X, Y, settings))
+    for setting, m in zip(settings, fits, strict=True):
+        fresh = clone(base).set_params(**setting).fit(X, Y)
+        _assert_same_fit(m, fresh, ["W_", "V_", "B_", "objective_", "ranking_"])
+    assert not np.array_equal(fits[0].W_, fits[1].W_)
+    # Estimators without a preparation step are just cloned and fitted.
+    (r,) = fit_settings(RALMFS(n_features_to_select=3, random_state=0), X, Y, [{"rho": 1.2}])
+    np.testing.assert_array_equal(
+        r.selected_, RALMFS(n_features_to_select=3, rho=1.2, random_state=0).fit(X, Y).selected_
+    )
 
 
 # ----------------------------------------------------------------------------- MIFS

@@ -28,14 +28,14 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from skmlfs._validation import check_X_Y, resolve_n_features
 
-__all__ = ["MIFS", "RALMFS", "RLEFS"]
+__all__ = ["MIFS", "RALMFS", "RLEFS", "fit_settings"]
 
 _BLOCK_ENTRIES = 4_000_000  # entries of one distance block (32 MB in float64)
 
@@ -158,6 +158,52 @@ def _check_int(name: str, value: Any, low: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}; got {value!r}.")
     return int(value)
+
+
+def _is_seed(random_state: Any) -> bool:
+    """True for an integer seed: then the initial iterates are a function of the seed alone."""
+    return isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
+
+
+def fit_settings(estimator: Any, X: Any, Y: Any, settings: Any):
+    """Fit ``estimator`` once per parameter setting, sharing the parameter-free work.
+
+    For :class:`RLEFS` and :class:`MIFS` everything that does not depend on the weights being
+    tuned — the scaled ``X`` and its transpose, the label graph ``S`` and its Laplacian (RLEFS
+    Eq. 7) or the instance graph (MIFS), and the initial iterates when ``random_state`` is an
+    integer — is computed once and reused while the parameters in ``_prepare_params`` stay the
+    same. Each fit is then bit-for-bit the fit of ``clone(estimator).set_params(**setting)
+    .fit(X, Y)``. Other estimators are simply cloned and fitted.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Template; it is cloned, never fitted itself.
+    X, Y : array-like or sparse matrix
+        Training data, as for ``fit``.
+    settings : iterable of dict
+        Parameter settings (``set_params`` keyword arguments).
+
+    Yields
+    ------
+    fitted : estimator
+        One fitted clone per setting, in order.
+    """
+    prep, prep_key = None, None
+    for setting in settings:
+        est = clone(estimator).set_params(**setting)
+        names = getattr(est, "_prepare_params", None)
+        if names is None:
+            yield est.fit(X, Y)
+            continue
+        params = est.get_params(deep=False)
+        key = tuple(
+            params[n] if n != "random_state" or _is_seed(params[n]) else id(params[n])
+            for n in names
+        )
+        if prep is None or key != prep_key:
+            prep, prep_key = est._prepare(X, Y), key
+        yield est._fit_prepared(prep)
 
 
 def _row_norms(M: np.ndarray) -> np.ndarray:
@@ -334,21 +380,34 @@ class RLEFS(_RowNormSelector):
         self.delta = delta
         self.random_state = random_state
 
+    # Parameters that only enter the parameter-independent preparation (scaled X, label
+    # graph, initial iterates); see :func:`fit_settings`.
+    _prepare_params = (
+        "n_neighbors",
+        "sigma",
+        "kernel_scale",
+        "label_distance",
+        "scale",
+        "random_state",
+    )
+
     def fit(self, X: Any, Y: Any) -> RLEFS:
         """Learn ``W`` on ``(X, Y)`` and rank the features."""
+        return self._fit_prepared(self._prepare(X, Y))
+
+    def _prepare(self, X: Any, Y: Any) -> dict:
+        """Everything of a fit that does not depend on ``alpha, beta, gamma, lambda_``.
+
+        The min–max scaled ``X`` and its transpose, ``Y`` as CSR and its transpose, the label
+        graph ``S``, its degrees ``a`` and Laplacian ``L = A − S`` (Eq. 7), and — when
+        ``random_state`` is an integer — the initial ``W, F, B``. Nothing here is modified by
+        :meth:`_fit_prepared`, so one preparation serves any number of settings of the four
+        weights and gives bit-for-bit the fits of :meth:`fit`.
+        """
         X, Yv = check_X_Y(X, Y)
-        alpha = _check_real("alpha", self.alpha)
-        beta = _check_real("beta", self.beta)
-        gamma = _check_real("gamma", self.gamma)
-        lam = _check_real("lambda_", self.lambda_)
         sigma = _check_real("sigma", self.sigma, strict=True)
         p = _check_int("n_neighbors", self.n_neighbors)
-        max_iter = _check_int("max_iter", self.max_iter, low=0)
-        tol = _check_real("tol", self.tol)
-        eps = _check_real("eps", self.eps)
-        delta = _check_real("delta", self.delta)
         n, d = X.shape
-        resolve_n_features(self.n_features_to_select, n, d)  # validate early
 
         if self.scale:
             Xs = _minmax_scale(X)
@@ -372,13 +431,42 @@ class RLEFS(_RowNormSelector):
         q = Yf.shape[1]
 
         S, a = _label_graph(Yv, p, sigma, self.kernel_scale, self.label_distance)
-        Lap = np.diag(a) - S
+        prep = {
+            "shape": (n, d, q),
+            "Xs": Xs,
+            "XsT": XsT,
+            "Yf": Yf,
+            "YfT": YfT,
+            "S": S,
+            "a": a,
+            "Lap": np.diag(a) - S,
+            "init": None,
+        }
+        if _is_seed(self.random_state):
+            prep["init"] = self._initial(n, d, q)
+        return prep
+
+    def _initial(self, n: int, d: int, q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rs = check_random_state(self.random_state)
+        return rs.random_sample((d, q)), rs.random_sample((n, q)), rs.random_sample((q, q))
+
+    def _fit_prepared(self, prep: dict) -> RLEFS:
+        """Run the updates of Eq. (17) from a :meth:`_prepare` result."""
+        alpha = _check_real("alpha", self.alpha)
+        beta = _check_real("beta", self.beta)
+        gamma = _check_real("gamma", self.gamma)
+        lam = _check_real("lambda_", self.lambda_)
+        max_iter = _check_int("max_iter", self.max_iter, low=0)
+        tol = _check_real("tol", self.tol)
+        eps = _check_real("eps", self.eps)
+        delta = _check_real("delta", self.delta)
+        n, d, q = prep["shape"]
+        resolve_n_features(self.n_features_to_select, n, d)  # validate early
+        Xs, XsT, Yf, YfT = prep["Xs"], prep["XsT"], prep["Yf"], prep["YfT"]
+        S, a, Lap = prep["S"], prep["a"], prep["Lap"]
         self.label_affinity_ = S
 
-        rs = check_random_state(self.random_state)
-        W = rs.random_sample((d, q))
-        F = rs.random_sample((n, q))
-        B = rs.random_sample((q, q))
+        W, F, B = prep["init"] if prep["init"] is not None else self._initial(n, d, q)
         I_q = np.eye(q)
 
         def objective(XW, W, F, YB, FtF):
@@ -502,20 +590,24 @@ class MIFS(_RowNormSelector):
         self.eps = eps
         self.random_state = random_state
 
+    _prepare_params = ("n_latent", "n_neighbors", "sigma", "kernel_scale", "random_state")
+
     def fit(self, X: Any, Y: Any) -> MIFS:
         """Learn ``W`` on ``(X, Y)`` and rank the features."""
+        return self._fit_prepared(self._prepare(X, Y))
+
+    def _prepare(self, X: Any, Y: Any) -> dict:
+        """Everything of a fit that does not depend on ``alpha, beta, gamma``.
+
+        ``X`` as float (CSR if sparse) and its transpose, the instance graph Laplacian and —
+        when ``random_state`` is an integer — the initial ``W, V, B``; never modified by
+        :meth:`_fit_prepared` (see :func:`fit_settings`).
+        """
         X, Yv = check_X_Y(X, Y)
-        alpha = _check_real("alpha", self.alpha)
-        beta = _check_real("beta", self.beta)
-        gamma = _check_real("gamma", self.gamma)
         sigma = _check_real("sigma", self.sigma, strict=True)
         p = _check_int("n_neighbors", self.n_neighbors)
-        max_iter = _check_int("max_iter", self.max_iter, low=0)
-        tol = _check_real("tol", self.tol)
-        eps = _check_real("eps", self.eps, strict=True)
         n, d = X.shape
         q = Yv.shape[1]
-        resolve_n_features(self.n_features_to_select, n, d)
         if self.n_latent is None:
             k = max(1, int(np.floor(0.3 * q + 0.5)))  # MATLAB round (half away from zero)
         else:
@@ -524,14 +616,36 @@ class MIFS(_RowNormSelector):
         if sp.issparse(X):
             X = X.tocsr()
         XT = X.T.tocsr() if sp.issparse(X) else X.T
-        Yf = Yv.astype(np.float64)
         S = _heat_kernel_affinity(X, p, sigma, self.kernel_scale)
         Lap, _ = _laplacian(S)
+        prep = {
+            "shape": (n, d, q, k),
+            "X": X,
+            "XT": XT,
+            "Yf": Yv.astype(np.float64),
+            "Lap": Lap,
+            "init": None,
+        }
+        if _is_seed(self.random_state):
+            prep["init"] = self._initial(n, d, q, k)
+        return prep
 
+    def _initial(self, n: int, d: int, q: int, k: int):
         rs = check_random_state(self.random_state)
-        W = rs.random_sample((d, k))
-        V = rs.random_sample((n, k))
-        B = rs.random_sample((k, q))
+        return rs.random_sample((d, k)), rs.random_sample((n, k)), rs.random_sample((k, q))
+
+    def _fit_prepared(self, prep: dict) -> MIFS:
+        """Alternating Armijo gradient steps from a :meth:`_prepare` result."""
+        alpha = _check_real("alpha", self.alpha)
+        beta = _check_real("beta", self.beta)
+        gamma = _check_real("gamma", self.gamma)
+        max_iter = _check_int("max_iter", self.max_iter, low=0)
+        tol = _check_real("tol", self.tol)
+        eps = _check_real("eps", self.eps, strict=True)
+        n, d, q, k = prep["shape"]
+        resolve_n_features(self.n_features_to_select, n, d)
+        X, XT, Yf, Lap = prep["X"], prep["XT"], prep["Yf"], prep["Lap"]
+        W, V, B = prep["init"] if prep["init"] is not None else self._initial(n, d, q, k)
         c1 = 1e-4
 
         def reg(W):
