@@ -8,12 +8,16 @@ Usage::
 For every dataset: 10-fold cross-validation (iterative stratification, Sechidis et al.
 2011), and in each fold, for every ``k`` of the grid, ReliefF-ML weights fitted on the
 training part and the three lazy learners trained plain and with the weights ("-WF",
-weighted HEOM). ``k`` is then chosen per dataset × learner × variant by the 10-fold mean of
-the tuning criterion (Hamming loss), as the paper determined "the best value of k on each
-dataset". Prints mean ± std tables next to the paper's values, the Wilcoxon signed-rank
-test over datasets of every "-WF vs plain" pair (Table 5), and writes the Markdown report
-named in the TOML file (its prose is kept between the ``<!-- notes -->`` markers of an
-existing report) plus ``results.json`` beside it (per-fold values).
+weighted HEOM). Neighbours are searched block-wise, never through an n × n distance matrix:
+per fold one plain neighbour graph for the largest ``k`` (serving every ``k``) and one
+weighted graph per ``k``, shared by ML-kNN and DML-kNN (``metric="precomputed"``); MLC-WkNN
+runs its own blocked search (it needs distances between neighbours). ``k`` is then chosen
+per dataset × learner × variant by the 10-fold mean of the tuning criterion (Hamming loss),
+as the paper determined "the best value of k on each dataset". Prints mean ± std tables
+next to the paper's values, the Wilcoxon signed-rank test over datasets of every "-WF vs
+plain" pair (Table 5), and writes the Markdown report named in the TOML file (its prose is
+kept between the ``<!-- notes -->`` markers of an existing report) plus ``results.json``
+beside it (per-fold values, run times, peak memory).
 
 This stands in for the general benchmark runner of issue #3; the schema is documented at the
 top of ``experiments/relieff_ml_paper.toml``.
@@ -86,6 +90,12 @@ def kfold_ids(n: int, n_splits: int, seed: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------ one dataset
+# Learners that accept a sparse neighbours graph (metric="precomputed"): their training
+# statistics and predictions need the neighbours only. MLC-WkNN also needs the distances
+# between a query's neighbours, so it runs its own (blocked) HEOM search.
+GRAPH_LEARNERS = {"MLkNN", "DMLkNN"}
+
+
 def categorical_mask(ds) -> np.ndarray | None:
     """Nominal attributes with more than two values; binary ones are exact as numeric 0/1."""
     mask = np.array(
@@ -95,11 +105,43 @@ def categorical_mask(ds) -> np.ndarray | None:
     return mask if mask.any() else None
 
 
-def run_dataset(name: str, cfg: dict, log) -> dict:
+def peak_rss_reset() -> None:
+    """Reset the kernel's peak-RSS counter of this process (Linux; no-op elsewhere)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def peak_rss_mb() -> float | None:
+    """Peak resident memory (VmHWM) of this process since the last reset, in MB."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+def load_dataset(name: str):
+    """``(X, Y, categorical mask)`` of a dataset resolved by ``load_name``."""
     ds = load_name(name)
     X = sp.csr_matrix(ds.X, dtype=float) if sp.issparse(ds.X) else np.asarray(ds.X, float)
-    Y = ds.Y
-    cat = categorical_mask(ds)
+    return X, ds.Y, categorical_mask(ds)
+
+
+def run_dataset(name: str, cfg: dict, log, data=None) -> dict:
+    """Cross-validate every learner, plain and -WF, for every k of the grid on one dataset.
+
+    Per fold, the neighbours are searched once per distance: the plain (unweighted HEOM)
+    train–train and test–train neighbour graphs for the largest k of the grid serve every
+    k; the -WF graphs are built per k (ReliefF-ML's weights depend on k). The graphs are
+    computed block-wise (:func:`skmlfs.learners.heom_kneighbors_graph`): memory O(n·k)
+    instead of the n × n distance matrix. ``data`` = ``(X, Y, categorical mask)``
+    overrides loading ``name``.
+    """
+    X, Y, cat = load_dataset(name) if data is None else data
     proto = cfg["protocol"]
     seed = int(proto["seed"])
     n_splits = int(proto["n_splits"])
@@ -117,64 +159,76 @@ def run_dataset(name: str, cfg: dict, log) -> dict:
         L["name"]: {v: {k: {m: [] for m in metric_names} for k in grid} for v in ("", "WF")}
         for L in cfg["learners"]
     }
+    peak_rss_reset()
     t0 = time.perf_counter()
-    t_weights = 0.0
-    def distances(Xtr, Xte, weights):
-        # The learners' own metric="heom" path gives the same neighbours (tested); computing
-        # the distances once per fold and weight vector shares them between the three
-        # learners (and the plain ones between the values of k).
-        kw = {"categorical_features": cat, "feature_weights": weights}
-        return (
-            learners.heom_distances(Xtr, **kw),
-            learners.heom_distances(Xte, Xtr, ranges_from=Xtr, **kw),
+    t_weights = t_graphs = 0.0
+
+    def graphs(Xtr, Xte, weights, k):
+        # The learners' own metric="heom" search gives the same neighbours (tested), so
+        # the graphs can be shared between learners and, cut to their first k entries,
+        # between the values of k.
+        nonlocal t_graphs
+        t = time.perf_counter()
+        kw = {"categorical_features": cat, "feature_weights": weights, "n_neighbors": k}
+        out = (
+            learners.heom_kneighbors_graph(Xtr, **kw),
+            learners.heom_kneighbors_graph(Xte, Xtr, ranges_from=Xtr, **kw),
         )
+        t_graphs += time.perf_counter() - t
+        return out
+
+    def evaluate(L, k, weights, G, Xtr, Ytr, Xte, Yte, names):
+        cls = getattr(learners, L["estimator"])
+        if L["estimator"] in GRAPH_LEARNERS:
+            est = cls(k=k, **{**L["params"], "metric": "precomputed"})
+            pred, proba = est.fit(G[0], Ytr).predict_with_proba(G[1])
+        else:
+            est = cls(k=k, **{**L["params"], "feature_weights": weights,
+                              "categorical_features": cat})
+            pred, proba = est.fit(Xtr, Ytr).predict_with_proba(Xte)
+        out = {}
+        for m in names:
+            spec = metrics.get_metric(m)
+            y = pred if spec.needs == "pred" else proba
+            out[m] = float(spec.function(Yte, y, **mparams.get(m, {})))
+        return out
 
     for f in range(n_splits):
         tr, te = fold != f, fold == f
         Xtr, Xte, Ytr, Yte = X[tr], X[te], Y[tr], Y[te]
-        plain = distances(Xtr, Xte, None)
+        plain = graphs(Xtr, Xte, None, max(grid))
         for k in grid:
             t = time.perf_counter()
             w = wcls(k=k, random_state=seed + f, categorical_features=cat, **wparams)
             weights = w.fit(Xtr, Ytr).weights_
             t_weights += time.perf_counter() - t
-            weighted = distances(Xtr, Xte, weights)
+            weighted = graphs(Xtr, Xte, weights, k)
             for L in cfg["learners"]:
-                cls = getattr(learners, L["estimator"])
-                params = {**L["params"], "metric": "precomputed"}
-                for variant, (Dtr, Dte) in (("", plain), ("WF", weighted)):
-                    est = cls(k=k, **params)
-                    pred, proba = est.fit(Dtr, Ytr).predict_with_proba(Dte)
+                for variant, wv, G in (("", None, plain), ("WF", weights, weighted)):
+                    res = evaluate(L, k, wv, G, Xtr, Ytr, Xte, Yte, metric_names)
                     for m in metric_names:
-                        spec = metrics.get_metric(m)
-                        out = pred if spec.needs == "pred" else proba
-                        values[L["name"]][variant][k][m].append(
-                            float(spec.function(Yte, out, **mparams.get(m, {})))
-                        )
+                        values[L["name"]][variant][k][m].append(res[m])
     elapsed = time.perf_counter() - t0
+    peak = peak_rss_mb()
     log(f"{name}: {X.shape[0]} × {X.shape[1]}, {Y.shape[1]} labels, "
-        f"{elapsed:.1f} s (ReliefF-ML {t_weights:.1f} s)")
+        f"{elapsed:.1f} s (ReliefF-ML {t_weights:.1f} s, neighbour graphs {t_graphs:.1f} s), "
+        f"peak RSS {peak if peak is None else round(peak)} MB")
     robustness, t_rob = {}, time.perf_counter()
     rob = cfg.get("robustness", {})
     if name in rob.get("datasets", []):
         # The criterion at k = fixed_k for several ReliefF-ML sampling seeds (same folds).
         k = int(cfg["tuning"]["fixed_k"])
         crit = cfg["tuning"]["criterion"]
-        spec = metrics.get_metric(crit)
         per_seed = {L["name"]: np.zeros((int(rob["seeds"]), n_splits)) for L in cfg["learners"]}
         for f in range(n_splits):
             tr, te = fold != f, fold == f
             for r in range(int(rob["seeds"])):
                 w = wcls(k=k, random_state=seed + 1000 * (r + 1) + f, categorical_features=cat,
                          **wparams).fit(X[tr], Y[tr]).weights_
-                Dtr, Dte = distances(X[tr], X[te], w)
+                G = graphs(X[tr], X[te], w, k)
                 for L in cfg["learners"]:
-                    est = getattr(learners, L["estimator"])(
-                        k=k, **{**L["params"], "metric": "precomputed"}
-                    )
-                    pred, proba = est.fit(Dtr, Y[tr]).predict_with_proba(Dte)
-                    out = pred if spec.needs == "pred" else proba
-                    per_seed[L["name"]][r, f] = spec.function(Y[te], out, **mparams.get(crit, {}))
+                    res = evaluate(L, k, w, G, X[tr], Y[tr], X[te], Y[te], [crit])
+                    per_seed[L["name"]][r, f] = res[crit]
         for L in cfg["learners"]:
             plain = float(np.mean(values[L["name"]][""][k][crit]))
             robustness[L["name"]] = (plain, per_seed[L["name"]].mean(axis=1).tolist())
@@ -187,6 +241,8 @@ def run_dataset(name: str, cfg: dict, log) -> dict:
         "n_labels": Y.shape[1],
         "seconds": elapsed,
         "seconds_relieff": t_weights,
+        "seconds_graphs": t_graphs,
+        "peak_rss_mb": peak,
         "values": {L: {v: {str(k): d for k, d in byk.items()} for v, byk in byv.items()}
                    for L, byv in values.items()},
     }
@@ -363,9 +419,13 @@ def write_report(path: Path, results: dict, cfg: dict, sections: dict, seeds: st
             "is better).\n\n"
             f"{wil}\n\n### Direction of the -WF effect vs the paper, {mode}\n\n{dirs}\n"
         )
+    def opt(r, key, fmt):
+        return "–" if r.get(key) is None else format(r[key], fmt)
+
     timing = "\n".join(
         f"| {d} | {r['n_samples']} | {r['n_features']} | {r['n_labels']} | "
-        f"{r['seconds']:.1f} | {r['seconds_relieff']:.1f} |"
+        f"{r['seconds']:.1f} | {r['seconds_relieff']:.1f} | {opt(r, 'seconds_graphs', '.1f')} | "
+        f"{opt(r, 'peak_rss_mb', '.0f')} |"
         for d, r in results.items()
     )
     rob = cfg.get("robustness", {})
@@ -399,12 +459,42 @@ with the draw. Same folds, {rob.get('seeds', 0)} sampling seeds:
 
 ## Data and run time
 
-| dataset | patterns | features | labels | seconds | of which ReliefF-ML |
-|---|---|---|---|---|---|
+Seconds of the cross-validation over the whole k grid (without the sampling-seed runs), and
+the part of them spent in ReliefF-ML and in the neighbour graphs; peak RSS: the process's
+peak resident memory (VmHWM) during that dataset (– = not recorded).
+
+| dataset | patterns | features | labels | seconds | ReliefF-ML | neighbour graphs | peak RSS (MB) |
+|---|---|---|---|---|---|---|---|
 {timing}
 """
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(body)
+
+
+REQUIRED = {
+    "experiment": ["output"],
+    "protocol": ["n_splits", "seed"],
+    "tuning": ["k_grid", "criterion", "fixed_k"],
+    "weighting": ["estimator"],
+    "metrics": ["names"],
+    "datasets": ["names"],
+    "wilcoxon": ["alpha"],
+}
+
+
+def load_config(path: Path) -> dict:
+    """Read the TOML description; check the keys this script needs, ignore any others.
+
+    Unknown keys (e.g. ``script`` in ``[experiment]``, read by other tools) are allowed.
+    """
+    cfg = tomllib.loads(Path(path).read_text())
+    missing = [f"[{t}] {k}" for t, keys in REQUIRED.items() for k in keys
+               if k not in cfg.get(t, {})]
+    if missing:
+        raise ValueError(f"{path}: missing {', '.join(missing)}")
+    if not cfg.get("learners"):
+        raise ValueError(f"{path}: no [[learners]]")
+    return cfg
 
 
 def main() -> None:
@@ -414,7 +504,7 @@ def main() -> None:
     ap.add_argument("--all", action="store_true", help="also run the optional datasets")
     ap.add_argument("--no-report", action="store_true")
     args = ap.parse_args()
-    cfg = tomllib.loads(args.config.read_text())
+    cfg = load_config(args.config)
     names = list(cfg["datasets"]["names"])
     if args.all:
         names += list(cfg["datasets"].get("optional", []))

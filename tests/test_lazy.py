@@ -15,7 +15,12 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from skmlfs.learners import DMLkNN, MLCWkNN, MLkNN
-from skmlfs.learners._heom import HEOM, heom_distances, stable_smallest
+from skmlfs.learners._heom import (
+    HEOM,
+    heom_distances,
+    heom_kneighbors_graph,
+    stable_smallest,
+)
 from skmlfs.learners._lazy import _simplex_qp
 
 # --------------------------------------------------------------------------- references
@@ -344,6 +349,115 @@ def test_precomputed_distances_equal_heom_path(Est):
         Est(k=5, metric="precomputed").fit(Dte, Y[50:])
     with pytest.raises(ValueError, match="do not apply"):
         Est(k=5, metric="precomputed", feature_weights=w).fit(Dtr, Y[:50])
+
+
+def _tied_binary(seed, n=120, d=8):
+    """Binary data with duplicated rows: many exactly tied distances."""
+    X, Y = _data(seed, n=n, d=d, q=5, binary=True)
+    X[7] = X[3]
+    X[n // 2] = X[3]
+    X[n - 20] = X[20]
+    return X, Y
+
+
+@pytest.mark.parametrize("weights", ["none", "dyadic", "generic"])
+def test_kneighbors_graph_equals_heom_path_for_every_smaller_k(weights, monkeypatch):
+    """One graph built for the largest k gives, for every smaller k, exactly the
+    neighbours and outputs of the learners' own metric="heom" search (same tie rule,
+    tiled self-search included)."""
+    from skmlfs.learners import _heom
+
+    monkeypatch.setattr(_heom, "_BLOCK_ENTRIES", 900)  # 30 × 30 tiles
+    X, Y = _tied_binary(21)
+    rng = np.random.default_rng(21)
+    w = {
+        "none": None,
+        "dyadic": rng.choice([0.25, 0.5, 1.0], X.shape[1]),  # sums of weights tie exactly
+        "generic": rng.uniform(0.1, 1, X.shape[1]),
+    }[weights]
+    tr, te = slice(0, 95), slice(95, None)
+    K = 12
+    Gtr = heom_kneighbors_graph(X[tr], n_neighbors=K, feature_weights=w)
+    Gte = heom_kneighbors_graph(X[te], X[tr], n_neighbors=K, feature_weights=w, ranges_from=X[tr])
+    assert Gtr.shape == (95, 95) and np.all(np.diff(Gtr.indptr) == K)
+    assert Gte.shape == (25, 95) and Gtr.diagonal().sum() == 0
+    assert Gtr.nnz == 95 * K  # zero distances of duplicates are stored
+    for k in (1, 4, 9, K):
+        for Est in (MLkNN, DMLkNN):
+            a = Est(k=k, feature_weights=w).fit(X[tr], Y[tr])
+            b = Est(k=k, metric="precomputed").fit(Gtr, Y[tr])
+            np.testing.assert_array_equal(b.kneighbors()[1], a.kneighbors()[1])
+            np.testing.assert_allclose(b.kneighbors()[0], a.kneighbors()[0], atol=1e-12)
+            np.testing.assert_array_equal(b.kneighbors(Gte)[1], a.kneighbors(X[te])[1])
+            np.testing.assert_array_equal(b.predict_proba(Gte), a.predict_proba(X[te]))
+            np.testing.assert_array_equal(b.predict(Gte), a.predict(X[te]))
+    # The neighbours themselves are those of the per-pair reference wherever its order
+    # is unambiguous: exactly so with unit weights (integer distances).
+    if w is None:
+        ref = naive_neighbours(naive_heom(X[tr], X[tr], X[tr]), K, exclude_self=True)
+        np.testing.assert_array_equal(Gtr.indices.reshape(95, K), ref)
+        # A graph with sorted indices reads the same (ties → lower index).
+        c = MLkNN(k=5, metric="precomputed").fit(Gtr.sorted_indices(), Y[tr])
+        np.testing.assert_array_equal(c.kneighbors()[1], ref[:, :5])
+
+
+def test_kneighbors_graph_from_scikit_learn_scaled_columns():
+    """Weighted HEOM on numeric features is the Euclidean distance of the columns scaled
+    by sqrt(w)/range: scikit-learn's KNeighborsTransformer graph (self included) on the
+    scaled data serves the learners like our own graph (continuous data: no ties)."""
+    from sklearn.neighbors import KNeighborsTransformer
+
+    X, Y = _data(22, n=110, d=6, q=4)
+    w = np.random.default_rng(22).uniform(0.1, 1, 6)
+    tr, te = slice(0, 90), slice(90, None)
+    scale = np.sqrt(w) / np.ptp(X[tr], axis=0)
+    knt = KNeighborsTransformer(mode="distance", n_neighbors=8).fit(X[tr] * scale)
+    Gtr = knt.transform(X[tr] * scale)  # 9 entries per row, itself at distance 0
+    Gte = knt.transform(X[te] * scale)
+    for Est in (MLkNN, DMLkNN):
+        a = Est(k=8, feature_weights=w).fit(X[tr], Y[tr])
+        b = Est(k=8, metric="precomputed").fit(Gtr, Y[tr])
+        np.testing.assert_array_equal(b.kneighbors()[1], a.kneighbors()[1])
+        np.testing.assert_allclose(b.kneighbors(Gte)[0], a.kneighbors(X[te])[0], atol=1e-9)
+        np.testing.assert_array_equal(b.predict(Gte), a.predict(X[te]))
+
+
+def test_precomputed_graph_validation():
+    X, Y = _tied_binary(23, n=40)
+    G = heom_kneighbors_graph(X, n_neighbors=5)
+    with pytest.raises(ValueError, match="k=6 are needed"):
+        MLkNN(k=6, metric="precomputed").fit(G, Y)
+    clf = MLkNN(k=5, metric="precomputed").fit(G, Y)
+    Gq = heom_kneighbors_graph(X[:10], X, n_neighbors=4)
+    with pytest.raises(ValueError, match="k=5 are needed"):
+        clf.predict(Gq)
+    bad = G.copy()
+    bad.indices[1] = bad.indices[0]  # one neighbour stored twice
+    with pytest.raises(ValueError, match="twice"):
+        MLkNN(k=3, metric="precomputed").fit(bad, Y)
+    neg = G.copy()
+    neg.data[0] = -1.0
+    with pytest.raises(ValueError, match="non-negative"):
+        DMLkNN(k=3, metric="precomputed").fit(neg, Y)
+    with pytest.raises(ValueError, match="square"):
+        MLkNN(k=3, metric="precomputed").fit(G[:30], Y[:30])
+    # The input graph is not modified (stored order, explicit zeros).
+    before = (G.data.copy(), G.indices.copy())
+    MLkNN(k=5, metric="precomputed").fit(G, Y).predict(G)
+    np.testing.assert_array_equal(G.data, before[0])
+    np.testing.assert_array_equal(G.indices, before[1])
+    # MLC-WkNN needs distances between neighbours: a dense matrix at fit, a graph is
+    # enough at predict.
+    with pytest.raises(ValueError, match="MLC-WkNN needs"):
+        MLCWkNN(k=3, metric="precomputed").fit(G, Y)
+    Xc, Yc = _data(24, n=70, d=5)
+    D = heom_distances(Xc[:50])
+    m = MLCWkNN(k=5, metric="precomputed").fit(D, Yc[:50])
+    Dq = heom_distances(Xc[50:], Xc[:50], ranges_from=Xc[:50])
+    Gq = heom_kneighbors_graph(Xc[50:], Xc[:50], n_neighbors=7, ranges_from=Xc[:50])
+    np.testing.assert_allclose(m.predict_proba(Gq), m.predict_proba(Dq), atol=1e-9)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        heom_kneighbors_graph(Xc, n_neighbors=0)
 
 
 # --------------------------------------------------------------------------- DML-kNN

@@ -292,3 +292,74 @@ def test_relieff_ml_medical_sparse_dense_and_loop(dataset_path):
     np.testing.assert_array_equal(small.sample_indices_, sub)
     ref = loop_relieff_ml(X.toarray(), ds.Y, sub, 10)
     np.testing.assert_allclose(small.raw_weights_, ref, atol=1e-10, rtol=0)
+
+
+# --------------------------------------------------------------------------- reproduction
+
+
+def _reproduction_script():
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location(
+        "reproduce_relieff_ml", root / "scripts" / "reproduce_relieff_ml.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod, root / "experiments" / "relieff_ml_paper.toml"
+
+
+def test_reproduction_config_ignores_unknown_keys(tmp_path):
+    rr, toml = _reproduction_script()
+    text = toml.read_text().replace(
+        "[experiment]\n", '[experiment]\nscript = "scripts/reproduce_relieff_ml.py"\n', 1
+    )
+    (tmp_path / "a.toml").write_text(text + '\n[extra]\nanything = "goes"\n')
+    cfg = rr.load_config(tmp_path / "a.toml")
+    assert cfg["experiment"]["script"] == "scripts/reproduce_relieff_ml.py"
+    base = rr.load_config(toml)
+    assert set(cfg) == set(base) | {"extra"}
+    assert all(cfg[t] == base[t] for t in base if t not in ("experiment", "paper"))
+    (tmp_path / "b.toml").write_text(text.replace("fixed_k = 10\n", ""))
+    with pytest.raises(ValueError, match=r"\[tuning\] fixed_k"):
+        rr.load_config(tmp_path / "b.toml")
+
+
+def test_reproduction_fold_values_equal_direct_learners():
+    """The script's shared neighbour graphs (largest k, reused for smaller k) give the
+    values of the learners run directly with their own weighted-HEOM search."""
+    from skmlfs.learners import DMLkNN, MLCWkNN, MLkNN
+    from skmlfs.metrics import hamming_loss, ranking_loss
+
+    rr, toml = _reproduction_script()
+    cfg = rr.load_config(toml)
+    cfg["protocol"]["n_splits"] = 3
+    cfg["tuning"]["k_grid"] = [3, 6]
+    cfg["robustness"] = {}
+    rng = np.random.default_rng(31)
+    X = (rng.random((150, 12)) < 0.3).astype(float)
+    X[:, :3] = rng.normal(size=(150, 3))
+    X[5] = X[9]
+    Y = (rng.random((150, 4)) < 0.35).astype(np.uint8)
+    Y[:, 0] |= (X[:, 0] > 0.5).astype(np.uint8)
+    res = rr.run_dataset("synthetic", cfg, lambda _: None, data=(X, Y, None))
+    fold = rr.iterative_stratification(Y, 3, cfg["protocol"]["seed"])
+    ests = {"ML-kNN": MLkNN, "DML-kNN": DMLkNN, "MLC-WkNN": MLCWkNN}
+    params = {L["name"]: {**L["params"], "metric": "heom"} for L in cfg["learners"]}
+    for f in range(3):
+        tr, te = fold != f, fold == f
+        for k in (3, 6):
+            w = ReliefFML(k=k, random_state=cfg["protocol"]["seed"] + f, s=1.0)
+            w = w.fit(X[tr], Y[tr]).weights_
+            for name, Est in ests.items():
+                for variant, fw in (("", None), ("WF", w)):
+                    est = Est(k=k, feature_weights=fw, **params[name]).fit(X[tr], Y[tr])
+                    got = res["values"][name][variant][str(k)]
+                    assert got["hamming_loss"][f] == pytest.approx(
+                        hamming_loss(Y[te], est.predict(X[te])), abs=1e-12
+                    )
+                    assert got["ranking_loss"][f] == pytest.approx(
+                        ranking_loss(Y[te], est.predict_proba(X[te]), convention="plcfs"),
+                        abs=1e-12,
+                    )

@@ -11,6 +11,7 @@ from ._chains import MDDMClassifier as MDDMClassifier
 from ._chains import ProbabilisticClassifierChain as ProbabilisticClassifierChain
 from ._heom import HEOM as HEOM
 from ._heom import heom_distances as heom_distances
+from ._heom import heom_kneighbors_graph as heom_kneighbors_graph
 from ._lazy import DMLkNN as DMLkNN
 from ._lazy import MLCWkNN as MLCWkNN
 from ._lazy import MLkNN as MLkNN

@@ -39,7 +39,7 @@ from sklearn.metrics.pairwise import manhattan_distances
 from sklearn.utils.sparsefuncs import min_max_axis
 from sklearn.utils.validation import validate_data
 
-__all__ = ["HEOM", "check_heom_X", "heom_distances", "stable_smallest"]
+__all__ = ["HEOM", "check_heom_X", "heom_distances", "heom_kneighbors_graph", "stable_smallest"]
 
 # Target size (number of float64 entries) of one block of a distance matrix or of the
 # per-pair difference matrices: bounded memory whatever the data size (~32 MB).
@@ -374,31 +374,41 @@ class HEOM:
     def _kneighbors_self(self, T: _Prepared, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Neighbours of every training row among the others, each pair computed once.
 
-        Row block ``[s, e)`` is compared with the columns ``[s, n)`` only: its rows take
-        their candidates from these columns, and the later rows ``[e, n)`` take theirs from
-        the transposed block. The running ``k`` best of every row are merged in the total
+        The upper triangle of the ``n × n`` matrix is visited in square tiles of
+        ``≈ _BLOCK_ENTRIES`` entries: tile ``(I, J)`` (``J ≥ I``) gives candidates to the
+        rows ``I`` and, transposed, to the rows ``J``; a diagonal tile is computed whole and
+        its diagonal skipped. The running ``k`` best of every row are merged in the total
         order (dissimilarity, index), so the result equals the plain search (ties → lower
-        index) at half the products.
+        index) at half the products. Square tiles keep the merging cost at
+        ``O(n²k / √_BLOCK_ENTRIES)`` and the memory at a few tiles, whatever ``n``.
         """
         n = T.n
         best_v = np.full((n, k), np.inf)
         best_i = np.full((n, k), n, dtype=np.intp)
-        step = max(1, _BLOCK_ENTRIES // max(1, n))
-        for s in range(0, n, step):
-            e = min(n, s + step)
-            D = self.sq_distances(_take(T, s, e), _take(T, s, n))
-            r = np.arange(e - s)
-            D[r, r] = np.inf
-            c = stable_smallest(D, k)
-            best_v[s:e], best_i[s:e] = _merge(
-                best_v[s:e], best_i[s:e], np.take_along_axis(D, c, axis=1), c + s, k
-            )
-            if e < n:
-                DT = np.ascontiguousarray(D[:, e - s :].T)
-                c2 = stable_smallest(DT, k)
-                best_v[e:], best_i[e:] = _merge(
-                    best_v[e:], best_i[e:], np.take_along_axis(DT, c2, axis=1), c2 + s, k
+        b = max(1, int(np.sqrt(_BLOCK_ENTRIES)))
+        for s in range(0, n, b):
+            e = min(n, s + b)
+            A = _take(T, s, e)
+            for c0 in range(s, n, b):
+                c1 = min(n, c0 + b)
+                D = self.sq_distances(A, _take(T, c0, c1))
+                if c0 == s:
+                    r = np.arange(e - s)
+                    D[r, r] = np.inf
+                c = stable_smallest(D, k)
+                best_v[s:e], best_i[s:e] = _merge(
+                    best_v[s:e], best_i[s:e], np.take_along_axis(D, c, axis=1), c + c0, k
                 )
+                if c0 > s:
+                    DT = np.ascontiguousarray(D.T)
+                    c2 = stable_smallest(DT, k)
+                    best_v[c0:c1], best_i[c0:c1] = _merge(
+                        best_v[c0:c1],
+                        best_i[c0:c1],
+                        np.take_along_axis(DT, c2, axis=1),
+                        c2 + s,
+                        k,
+                    )
         return best_v, best_i
 
     # ------------------------------------------------------------------ per-pair deltas
@@ -531,3 +541,71 @@ def heom_distances(
     if Y is None:
         np.fill_diagonal(D, 0.0)  # exact zeros instead of the expansion's rounding residue
     return np.sqrt(D)
+
+
+def heom_kneighbors_graph(
+    X: Any,
+    Y: Any = None,
+    *,
+    n_neighbors: int,
+    categorical_features: Any = None,
+    feature_weights: Any = None,
+    ranges_from: Any = None,
+    normalize: bool = True,
+) -> sp.csr_matrix:
+    """Sparse graph of the ``n_neighbors`` nearest rows by (weighted) HEOM distance.
+
+    The neighbour search of the lazy learners (blocked products, never an ``n_a × n_b``
+    matrix in memory; ties → lower index) as a graph for their ``metric="precomputed"``:
+    computed once for the largest ``k`` of a grid, it serves every smaller ``k`` (the ``k``
+    nearest are the first ``k`` stored entries of each row).
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_a, n_features)
+        Query rows.
+    Y : array-like or sparse matrix of shape (n_b, n_features), default=None
+        Candidate neighbours (the training set). ``None``: the rows of ``X`` among
+        themselves, each row's own entry excluded (duplicates of it remain), i.e. the
+        neighbourhoods of the learners' training statistics.
+    n_neighbors : int
+        Neighbours stored per row (``≤ n_b``, or ``≤ n_a − 1`` when ``Y`` is ``None``).
+    categorical_features, feature_weights, normalize
+        As in :class:`HEOM`.
+    ranges_from : array-like or sparse, default=None
+        Data the numeric ranges are taken from (the training set); ``None`` = ``X``.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n_a, n_b)
+        Exactly ``n_neighbors`` stored entries per row — the HEOM distances of the
+        neighbours, zero distances stored explicitly — in neighbour order (distance, then
+        index), the order the learners read them in (ties between equal stored values
+        keep the stored order). Do not eliminate zeros or sort the indices.
+    """
+    from sklearn.utils.validation import check_array
+
+    def val(M):
+        M = check_array(M, accept_sparse="csr", dtype=float, ensure_all_finite="allow-nan")
+        data = M.data if sp.issparse(M) else M
+        if np.isinf(data).any():
+            raise ValueError("Input contains infinity; HEOM accepts NaN (missing) only.")
+        return M
+
+    Xa = val(X)
+    Xb = Xa if Y is None else val(Y)
+    ref = Xa if ranges_from is None else val(ranges_from)
+    if Xb.shape[1] != Xa.shape[1] or ref.shape[1] != Xa.shape[1]:
+        raise ValueError("X, Y and ranges_from must have the same number of features.")
+    k = _check_int(n_neighbors, "n_neighbors", 1)
+    h = HEOM(categorical_features, feature_weights, normalize=normalize).fit(ref)
+    Pa = h.prepare(Xa)
+    if Y is None:
+        d2, ind = h.kneighbors(Pa, Pa, k, exclude_self=True)
+    else:
+        d2, ind = h.kneighbors(Pa, h.prepare(Xb), k)
+    n_a = Xa.shape[0]
+    return sp.csr_matrix(
+        (np.sqrt(d2).ravel(), ind.ravel(), np.arange(0, n_a * k + 1, k)),
+        shape=(n_a, Xb.shape[0]),
+    )

@@ -38,12 +38,53 @@ def _check_smoothing(s: Any) -> float:
     return float(s)
 
 
-def _check_precomputed(estimator: Any, D: Any, *, reset: bool) -> np.ndarray:
-    """Dense, finite, non-negative distances to the training samples (metric='precomputed')."""
-    D = validate_data(estimator, D, reset=reset, accept_sparse=False, dtype=np.float64)
-    if np.any(D < 0):
+def _check_precomputed(estimator: Any, D: Any, *, reset: bool) -> Any:
+    """Finite, non-negative distances to the training samples (metric='precomputed').
+
+    A dense matrix (all distances) or a sparse neighbours graph (CSR; the stored entries
+    of a row are its candidate neighbours). The graph's stored order is kept: it breaks
+    ties between equal distances.
+    """
+    D = validate_data(estimator, D, reset=reset, accept_sparse="csr", dtype=np.float64)
+    if np.any((D.data if sp.issparse(D) else D) < 0):
         raise ValueError("metric='precomputed' needs non-negative distances.")
     return D
+
+
+def _graph_neighbours(
+    G: sp.csr_matrix, k: int, *, exclude_self: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distances and indices of the ``k`` nearest stored entries of every row of ``G``.
+
+    Order: distance, then stored position (a graph from
+    :func:`~skmlfs.learners.heom_kneighbors_graph` is stored in neighbour order; one with
+    sorted indices gives ties → lower index, as the dense path). ``exclude_self`` skips
+    the diagonal entry ``(i, i)`` if it is stored.
+    """
+    n_rows = G.shape[0]
+    counts = np.diff(G.indptr)
+    row = np.repeat(np.arange(n_rows), counts)
+    col, val = G.indices, G.data
+    rc = np.sort(row.astype(np.int64) * G.shape[1] + col)
+    if np.any(rc[1:] == rc[:-1]):
+        raise ValueError("metric='precomputed': the neighbours graph stores an entry twice.")
+    pos = np.arange(col.size)
+    if exclude_self:
+        keep = col != row
+        row, col, val, pos = row[keep], col[keep], val[keep], pos[keep]
+    have = np.bincount(row, minlength=n_rows)
+    if n_rows and have.min() < k:
+        i = int(np.argmin(have))
+        raise ValueError(
+            f"metric='precomputed': row {i} of the neighbours graph has {int(have[i])} "
+            f"stored neighbours{' other than itself' if exclude_self else ''}; k={k} "
+            "are needed (build the graph for the largest k used)."
+        )
+    order = np.lexsort((pos, val, row))
+    start = np.concatenate(([0], np.cumsum(have)[:-1]))
+    rank = np.arange(order.size) - start[row[order]]
+    sel = order[rank < k]
+    return val[sel].reshape(n_rows, k), col[sel].reshape(n_rows, k).astype(np.intp)
 
 
 def _dense(M: Any) -> np.ndarray:
@@ -73,7 +114,7 @@ class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             if X.shape[0] != X.shape[1]:
                 raise ValueError(
                     "metric='precomputed' needs the square matrix of distances between the "
-                    f"training samples at fit; got shape {X.shape}."
+                    f"training samples (or their neighbours graph) at fit; got shape {X.shape}."
                 )
             if self.feature_weights is not None or self.categorical_features is not None:
                 raise ValueError(
@@ -104,6 +145,9 @@ class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
     def _train_neighbours(self) -> tuple[np.ndarray, np.ndarray]:
         """Squared distances and indices of each training sample's neighbours (not itself)."""
+        if self.heom_ is None and sp.issparse(self._X_fit):
+            d, nb = _graph_neighbours(self._X_fit, self.k_, exclude_self=True)
+            return d**2, nb
         if self.heom_ is None:
             D = self._X_fit.copy()
             np.fill_diagonal(D, np.inf)
@@ -115,6 +159,9 @@ class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "n_labels_")
         if self.heom_ is None:
             X = _check_precomputed(self, X, reset=False)
+            if sp.issparse(X):
+                d, nb = _graph_neighbours(X, self.k_, exclude_self=False)
+                return X, d**2, nb
             nb = stable_smallest(X, self.k_)
             return X, np.take_along_axis(X, nb, axis=1) ** 2, nb
         X = check_heom_X(self, X, reset=False)
@@ -179,7 +226,13 @@ class MLkNN(_LazyBase):
         ``"precomputed"``: ``fit`` takes the square matrix of distances between the
         training samples and ``predict`` the ``(n_queries, n_train)`` distances to them
         (e.g. from :func:`~skmlfs.learners.heom_distances`, to share one distance
-        computation between several learners and values of ``k``).
+        computation between several learners and values of ``k``). Both may instead be
+        sparse neighbours graphs (CSR, e.g. from
+        :func:`~skmlfs.learners.heom_kneighbors_graph` built for the largest ``k``, or
+        scikit-learn's ``KNeighborsTransformer(mode="distance")``): the stored entries of a
+        row are its candidate neighbours (at least ``k`` besides the diagonal, which is
+        ignored at fit), taken by distance and, for equal distances, in stored order —
+        the memory stays ``O(n·k)``.
     feature_weights : array-like of shape (n_features,) or None, default=None
         Weights of the weighted distance (e.g. ``ReliefFML().fit(X, Y).weights_``).
     categorical_features : None, bool mask or int indices, default=None
@@ -433,7 +486,9 @@ class MLCWkNN(_LazyBase):
     reg : float, default=1e-3
     threshold : float, default=0.5
     metric, feature_weights, categorical_features
-        As in :class:`MLkNN`.
+        As in :class:`MLkNN`, except that ``metric="precomputed"`` needs the dense matrix
+        of training distances at ``fit`` (the Gram matrix uses the distances between
+        neighbours); ``predict`` also accepts a neighbours graph.
     """
 
     def __init__(
@@ -456,7 +511,13 @@ class MLCWkNN(_LazyBase):
         """Store the training data (a lazy learner: no model is built)."""
         if not isinstance(self.reg, numbers.Real) or not self.reg >= 0:
             raise ValueError(f"reg must be a non-negative number; got {self.reg!r}.")
-        self._fit_neighbours(X, Y)
+        X, _, _ = self._fit_neighbours(X, Y)
+        if self.metric == "precomputed" and sp.issparse(X):
+            raise ValueError(
+                "MLC-WkNN needs the distances between a query's neighbours, which a "
+                "neighbours graph does not hold: fit it on the dense matrix of training "
+                "distances (a sparse graph is accepted at predict) or use metric='heom'."
+            )
         return self
 
     def reconstruction_weights(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
