@@ -7,14 +7,25 @@ Usage::
 Writes ``results.json``, the PNG figures and the tables (``tables.md``) into the output
 directory named in the TOML file. The report prose lives in ``README.md`` there and quotes
 these tables. This stands in for the general benchmark runner of issue #3; the schema is
-documented at the top of ``experiments/rlefs_paper.toml``.
+documented at the top of ``experiments/rlefs_paper.toml``. Keys of the TOML file that the
+script does not know (e.g. ``[experiment] script``) are ignored.
+
+Every (data set, method) result, the all-feature reference and the tuning memos (top-k set of
+every (fold, setting), validation scores per (fold, feature set[, C])) are cached under
+``--cache`` (default ``build/rlefs_cache``), keyed by a hash of the relevant configuration, so
+an interrupted run resumes where it stopped. Run it single-threaded and in one process; on a
+shared machine prefix it with ``nice``.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
+import itertools
 import json
 import os
+import pickle
 import sys
 import time
 import tomllib
@@ -23,7 +34,6 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold
@@ -36,6 +46,7 @@ import skmlfs.selection as selection
 from skmlfs.datasets import load
 from skmlfs.metrics import macro_f1, micro_f1
 from skmlfs.selection._base import is_discrete
+from skmlfs.selection._sparse_learning import fit_settings
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -108,8 +119,10 @@ class _SupervisedAdapter(TransformerMixin, BaseEstimator):
 
 
 # ------------------------------------------------------------------------------ learners
-def br_svm(C: float):
-    return OneVsRestClassifier(LinearSVC(C=C, max_iter=1000))
+def br_svm(C: float, max_iter: int = 1000):
+    # random_state fixes liblinear's shuffling of the dual coordinates (otherwise it is
+    # drawn from NumPy's global generator and results depend on the call order).
+    return OneVsRestClassifier(LinearSVC(C=C, max_iter=max_iter, random_state=0))
 
 
 def fit_predict(clf, Xtr, Ytr, Xte) -> np.ndarray:
@@ -125,20 +138,24 @@ def f1s(Y, P, zd) -> tuple[float, float]:
     return macro_f1(Y, P, zero_division=zd), micro_f1(Y, P, zero_division=zd)
 
 
-def _cv_svm_one(C, X, Y, tr, va, zd):
-    with threadpool_limits(limits=1):
-        P = fit_predict(br_svm(C), X[tr], Y[tr], X[va])
-    return np.mean(f1s(Y[va], P, zd))
+def cv_folds(n: int, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The inner folds on the training part, shared by every tuning step of a data set."""
+    return list(KFold(folds, shuffle=True, random_state=seed).split(np.arange(n)))
 
 
-def tune_C(X, Y, grid, folds, seed, zd, n_jobs=1) -> float:
-    """C of BR-LinearSVC by k-fold CV on the training part ((Macro-F1 + Micro-F1)/2)."""
-    kf = list(KFold(folds, shuffle=True, random_state=seed).split(X))
-    s = Parallel(n_jobs=n_jobs)(
-        delayed(_cv_svm_one)(C, X, Y, tr, va, zd) for C in grid for tr, va in kf
-    )
-    means = np.asarray(s).reshape(len(grid), len(kf)).mean(axis=1)
-    return grid[int(np.argmax(means))]  # first (smallest) C among exact ties
+def tune_C(X, Y, grid, folds, zd, max_iter) -> tuple[float, list[float]]:
+    """C of BR-LinearSVC by k-fold CV on the training part, criterion (Macro-F1 + Micro-F1)/2.
+
+    Returns the chosen C (the smallest among exact ties) and the CV score of every C.
+    """
+    means = []
+    for C in grid:
+        s = [
+            np.mean(f1s(Y[va], fit_predict(br_svm(C, max_iter), X[tr], Y[tr], X[va]), zd))
+            for tr, va in folds
+        ]
+        means.append(float(np.mean(s)))
+    return grid[int(np.argmax(means))], means
 
 
 # ------------------------------------------------------------------------------ selectors
@@ -152,58 +169,205 @@ def make_selector(mcfg: dict, params: dict, k: int, disc):
 
 
 def rankings(mcfg, params, X, Y, ks, disc) -> dict[int, np.ndarray]:
-    """Selected features for every budget ``k`` in ``ks`` (prefixes or one fit per k)."""
+    """Selected features (ascending indices) for every budget ``k`` in ``ks``.
+
+    ``budgets = "prefix"``: one fit at the largest ``k`` and prefixes of its ranking;
+    ``"refit"``: one fit per ``k`` (RALM-FS returns sets). The learners always see the
+    selected columns in ascending index order, so a score depends on the set only.
+    """
     if mcfg.get("budgets", "prefix") == "refit":
         out = {}
         for k in ks:
             sel = make_selector(mcfg, params, k, disc).fit(X, Y)
-            out[k] = sel.get_support(indices=True)
+            out[k] = np.sort(sel.get_support(indices=True))
         return out
     sel = make_selector(mcfg, params, max(ks), disc).fit(X, Y)
     r = np.asarray(sel.ranking_)
-    return {k: r[:k] for k in ks}
+    return {k: np.sort(r[:k]) for k in ks}
 
 
-def _cv_select_one(mcfg, p, X, Y, tr, va, kmax, disc, proto) -> float:
-    """Inner-CV score of one parameter setting on one fold: BR + k-NN on the top features."""
-    with threadpool_limits(limits=1):
-        feats = rankings(mcfg, p, X[tr], Y[tr], [kmax], disc)[kmax]
-        knn = KNeighborsClassifier(proto["knn_k"])
-        P = fit_predict(knn, X[tr][:, feats], Y[tr], X[va][:, feats])
-    return float(np.mean(f1s(Y[va], P, proto["f1_zero_division"])))
+class _Feed:
+    """An endless iterator whose next item is set from outside: lets one
+    :func:`fit_settings` generator per fold serve settings chosen one at a time."""
+
+    def __init__(self):
+        self.item = None
+
+    def __iter__(self):
+        while True:
+            yield self.item
 
 
-def tune_params(mcfg, X, Y, kmax, proto, seed, disc, log, n_jobs=1) -> tuple[dict, list]:
-    """One-at-a-time search over the grid by inner k-fold CV (``search = "one_at_a_time"``)."""
-    tune = mcfg.get("tune", [])
-    params = dict(mcfg.get("start", {}))
-    if not tune:
-        return params, []
-    kf = KFold(proto["inner_folds"], shuffle=True, random_state=seed)
-    folds = list(kf.split(np.arange(X.shape[0])))
-    cache: dict = {}
-    trace = []
+class Tuner:
+    """Inner 5-fold CV of a method's hyper-parameters, scored by BR + k-NN and BR + SVM.
 
-    def cv(p):
-        key = tuple(sorted(p.items()))
-        if key not in cache:
-            s = Parallel(n_jobs=n_jobs)(
-                delayed(_cv_select_one)(mcfg, p, X, Y, tr, va, kmax, disc, proto)
-                for tr, va in folds
-            )
-            cache[key] = float(np.mean(s))
-            trace.append({"params": dict(p), "cv": cache[key]})
-        return cache[key]
+    * The top-``kmax`` set of every (fold, setting) is memoised; the fits of one fold share
+      the parameter-free preparation (:func:`skmlfs.selection._sparse_learning.fit_settings`:
+      label graph, scaled X, initial iterates — bit-for-bit the fresh fits).
+    * A learner's validation score is memoised per (fold, feature set[, C]): settings that
+      select the same features cost one classifier fit.
+    * The memo is written to ``cache_path`` every minute, so an interrupted run resumes.
+    """
 
-    for name in tune:
-        best_v, best_s = params[name], cv(params)
-        for v in proto["grid"]:
-            s = cv({**params, name: v})
-            if s > best_s + 1e-12:
-                best_v, best_s = v, s
-        params[name] = best_v
-        log(f"      {name} = {best_v}  (cv {best_s:.4f})")
-    return params, trace
+    def __init__(self, mcfg, X, Y, Xs, kmax, folds, proto, disc, cache_path, log):
+        self.mcfg, self.X, self.Y, self.Xs = mcfg, X, Y, Xs
+        self.kmax, self.folds, self.proto, self.disc, self.log = kmax, folds, proto, disc, log
+        self.zd = proto["f1_zero_division"]
+        self.svm_iter = proto.get("svm_max_iter", 1000)
+        self.cache_path = cache_path
+        self.sets: dict = {}  # (fold, setting key) -> tuple of feature indices
+        self.knn: dict = {}  # (fold, set) -> score
+        self.svm: dict = {}  # (fold, set, C) -> score
+        self.elapsed_before = 0.0  # tuning seconds spent in earlier, interrupted runs
+        self.t_start = time.time()
+        if cache_path.exists():
+            with open(cache_path, "rb") as fh:
+                self.sets, self.knn, self.svm, self.elapsed_before = pickle.load(fh)
+            log(f"      resumed tuning memo: {len(self.sets)} fits, {len(self.svm)} SVM scores")
+        self.n_fits = 0
+        self.t_save = time.time()
+        self._gens: dict = {}
+        self.names = list(mcfg["tune"])
+
+    def elapsed(self) -> float:
+        """Tuning time of this method, including earlier interrupted runs."""
+        return self.elapsed_before + time.time() - self.t_start
+
+    def save(self, force=False):
+        if force or time.time() - self.t_save > 60:
+            tmp = self.cache_path.with_suffix(".tmp")
+            with open(tmp, "wb") as fh:
+                pickle.dump((self.sets, self.knn, self.svm, self.elapsed()), fh)
+            tmp.replace(self.cache_path)
+            self.t_save = time.time()
+
+    def _fit(self, f: int, p: dict) -> tuple:
+        if f not in self._gens:
+            tr = self.folds[f][0]
+            base = make_selector(self.mcfg, {}, self.kmax, self.disc)
+            feed = _Feed()
+            self._gens[f] = (feed, fit_settings(base, self.X[tr], self.Y[tr], feed))
+        feed, gen = self._gens[f]
+        feed.item = {n: p[n] for n in self.names}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            sel = next(gen)
+        self.n_fits += 1
+        return tuple(int(i) for i in np.sort(np.asarray(sel.ranking_)[: self.kmax]))
+
+    def feats(self, f: int, p: dict) -> tuple:
+        key = (f, tuple(p[n] for n in self.names))
+        if key not in self.sets:
+            self.sets[key] = self._fit(f, p)
+            self.save()
+        return self.sets[key]
+
+    def _split(self, f, s):
+        tr, va = self.folds[f]
+        cols = list(s)
+        return self.Xs[tr][:, cols], self.Y[tr], self.Xs[va][:, cols], self.Y[va]
+
+    def score_knn(self, f: int, s: tuple) -> float:
+        if (f, s) not in self.knn:
+            Xa, Ya, Xb, Yb = self._split(f, s)
+            P = fit_predict(KNeighborsClassifier(self.proto["knn_k"]), Xa, Ya, Xb)
+            self.knn[(f, s)] = float(np.mean(f1s(Yb, P, self.zd)))
+        return self.knn[(f, s)]
+
+    def score_svm(self, f: int, s: tuple, C: float) -> float:
+        if (f, s, C) not in self.svm:
+            Xa, Ya, Xb, Yb = self._split(f, s)
+            P = fit_predict(br_svm(C, self.svm_iter), Xa, Ya, Xb)
+            self.svm[(f, s, C)] = float(np.mean(f1s(Yb, P, self.zd)))
+        return self.svm[(f, s, C)]
+
+    def cv(self, learner: str, p: dict) -> float:
+        """Mean validation score over the folds; ``p`` holds ``C`` for the SVM."""
+        out = []
+        for f in range(len(self.folds)):
+            s = self.feats(f, p)
+            out.append(self.score_knn(f, s) if learner == "knn" else self.score_svm(f, s, p["C"]))
+        return float(np.mean(out))
+
+    def grid(self, learner: str) -> tuple[dict, float, int]:
+        """Exhaustive search over grid^len(tune) (× the C grid for the SVM)."""
+        axes = [(n, self.proto["grid"]) for n in self.names]
+        if learner == "svm":
+            axes.append(("C", self.proto["svm_C"]))
+        best, best_s, n = None, -np.inf, 0
+        for vals in itertools.product(*(v for _, v in axes)):
+            p = dict(zip((a for a, _ in axes), vals, strict=True))
+            s = self.cv(learner, p)
+            n += 1
+            if s > best_s + 1e-12:  # ties: the first setting in grid order
+                best, best_s = p, s
+        return best, best_s, n
+
+    def coordinate(self, learner: str, start: dict, max_sweeps: int = 20):
+        """Coordinate search iterated to a fixed point.
+
+        Each sweep varies one parameter at a time over its grid (the others fixed) and moves
+        to the best value (a strict improvement; ties keep the current value). Sweeps repeat
+        until one changes nothing, i.e. the point is optimal along every coordinate.
+        """
+        axes = [(n, self.proto["grid"]) for n in self.names]
+        if learner == "svm":
+            axes.append(("C", self.proto["svm_C"]))
+        p = dict(start)
+        cur = self.cv(learner, p)
+        seen = {tuple(sorted(p.items()))}
+        sweeps = 0
+        while sweeps < max_sweeps:
+            sweeps += 1
+            changed = False
+            for name, values in axes:
+                for v in values:
+                    q = {**p, name: v}
+                    seen.add(tuple(sorted(q.items())))
+                    s = self.cv(learner, q)
+                    if s > cur + 1e-12:
+                        p, cur, changed = q, s, True
+            if not changed:
+                break
+        return p, cur, len(seen), sweeps
+
+
+def tune_method(mcfg, search, X, Y, Xs, kmax, folds, proto, disc, cache_path, log) -> dict:
+    """Hyper-parameters (and C) by inner CV, once per learner; see :class:`Tuner`."""
+    tuner = Tuner(mcfg, X, Y, Xs, kmax, folds, proto, disc, cache_path, log)
+    out = {}
+    for learner in proto["tuning_learners"]:
+        t0 = time.time()
+        if search == "grid":
+            p, s, n_set = tuner.grid(learner)
+            sweeps = None
+        else:
+            start = dict(mcfg["start"])
+            if learner == "svm":
+                start["C"] = proto.get("svm_C_start", 1.0)
+            p, s, n_set, sweeps = tuner.coordinate(learner, start)
+        C = p.pop("C", None)
+        out[learner] = {
+            "params": p,
+            "C": C,
+            "cv": s,
+            "search": search,
+            "settings_scored": n_set,
+            "sweeps": sweeps,
+            "time_s": time.time() - t0,
+        }
+        log(
+            f"      {learner}: {search} ({n_set} settings"
+            + (f", {sweeps} sweeps" if sweeps else "")
+            + f") -> {p}"
+            + (f" C={C:g}" if C is not None else "")
+            + f" cv {s:.4f}  [{time.time() - t0:.0f}s]"
+        )
+    tuner.save(force=True)
+    out["fits"] = len(tuner.sets)
+    out["time_s"] = tuner.elapsed()
+    out["unique_sets"] = len({v for v in tuner.sets.values()})
+    return out
 
 
 # ------------------------------------------------------------------------------ main
@@ -211,7 +375,157 @@ def budgets(d: int, percents: list[int]) -> list[int]:
     return sorted({max(1, int(np.ceil(p / 100 * d))) for p in percents})
 
 
-def run(cfg: dict, root: Path, only: list[str] | None, n_jobs: int = 1) -> dict:
+def _key(*parts) -> str:
+    return hashlib.sha1(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _cached(path: Path, key: str, compute):
+    """``compute()`` stored as JSON in ``path`` under ``key``; reused while the key matches."""
+    if path.exists():
+        doc = json.loads(path.read_text())
+        if doc.get("key") == key:
+            return doc["value"], True
+    value = compute()
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"key": key, "value": value}, default=float))
+    tmp.replace(path)
+    return value, False
+
+
+def _listed(spec, method: str, dataset: str) -> bool:
+    """``spec`` is a list of data sets, or a table method -> list of data sets."""
+    if isinstance(spec, dict):
+        return dataset in spec.get(method, [])
+    return dataset in (spec or [])
+
+
+def prepare_dataset(ds: dict, root: Path, proto: dict) -> dict:
+    Xtr, Ytr = load_part(root / ds["train"], root / ds["xml"])
+    Xte, Yte = load_part(root / ds["test"], root / ds["xml"])
+    lo, rng = minmax_fit(Xtr)
+    Xtr_s, Xte_s = minmax_apply(Xtr, lo, rng), minmax_apply(Xte, lo, rng)
+    if sp.issparse(Xtr_s):
+        Xtr_s, Xte_s = Xtr_s.tocsr(), Xte_s.tocsr()
+    if sp.issparse(Xtr):
+        Xtr, Xte = Xtr.tocsr(), Xte.tocsr()
+    d = Xtr.shape[1]
+    ks = budgets(d, proto["budgets_percent"])
+    return {
+        "Xtr": Xtr,
+        "Ytr": Ytr,
+        "Xte": Xte,
+        "Yte": Yte,
+        "Xtr_s": Xtr_s,
+        "Xte_s": Xte_s,
+        "ks": ks,
+        "disc": make_discretizer(proto["discretizer"], Xtr),
+    }
+
+
+# Protocol keys the tuning memo depends on (changing e.g. svm_C_per_budget keeps the memo).
+TUNING_KEYS = (
+    "budgets_percent",
+    "budget_rounding",
+    "scale",
+    "inner_folds",
+    "grid",
+    "svm_C",
+    "svm_max_iter",
+    "knn_k",
+    "f1_zero_division",
+    "discretizer",
+)
+
+
+def run_method(name, mkey, mcfg, D, proto, seed, cache_dir, log) -> dict:
+    zd = proto["f1_zero_division"]
+    svm_iter = proto.get("svm_max_iter", 1000)
+    Xtr, Ytr, Yte, Xtr_s, Xte_s = D["Xtr"], D["Ytr"], D["Yte"], D["Xtr_s"], D["Xte_s"]
+    ks, disc = D["ks"], D["disc"]
+    kmax = max(ks)
+    folds = cv_folds(Xtr.shape[0], proto["inner_folds"], seed)
+    is_info = "discretizer" in getattr(selection, mcfg["class"])().get_params()
+    Xfit = Xtr if is_info else Xtr_s
+    t0 = time.time()
+    tuning = None
+    if mcfg.get("tune"):
+        search = proto.get("search", "coordinate")
+        if _listed(proto.get("full_grid"), mkey, name):
+            search = "grid"
+        if search not in ("grid", "coordinate"):
+            raise ValueError(f"protocol.search must be 'grid' or 'coordinate'; got {search!r}")
+        tuning = tune_method(
+            mcfg,
+            search,
+            Xfit,
+            Ytr,
+            Xtr_s,
+            kmax,
+            folds,
+            proto,
+            disc,
+            cache_dir
+            / f"{mkey}.{_key(name, mkey, mcfg, seed, [proto.get(k) for k in TUNING_KEYS])[:12]}"
+            ".tune.pkl",
+            log,
+        )
+        params = {lr: tuning[lr]["params"] for lr in ("svm", "knn")}
+    else:
+        params = {"svm": {}, "knn": {}}
+    t_tune = tuning["time_s"] if tuning else time.time() - t0
+    t0 = time.time()
+    feats = {"svm": rankings(mcfg, params["svm"], Xfit, Ytr, ks, disc)}
+    feats["knn"] = (
+        feats["svm"]
+        if params["knn"] == params["svm"]
+        else rankings(mcfg, params["knn"], Xfit, Ytr, ks, disc)
+    )
+    t_fit = time.time() - t0
+    # SVM C by inner CV on the selected features: at every budget, or once at the largest.
+    t0 = time.time()
+    per_budget = _listed(proto.get("svm_C_per_budget"), mkey, name)
+    C_of, C_cv = {}, {}
+    for k in ks if per_budget else [kmax]:
+        Xk = Xtr_s[:, list(feats["svm"][k])]
+        C_of[k], C_cv[k] = tune_C(Xk, Ytr, proto["svm_C"], folds, zd, svm_iter)
+    if not per_budget:
+        C_of = dict.fromkeys(ks, C_of[kmax])
+    t_C = time.time() - t0
+    t0 = time.time()
+    curves = {"svm": {"macro": [], "micro": []}, "knn": {"macro": [], "micro": []}}
+    for k in ks:
+        for cname, clf in (
+            ("svm", br_svm(C_of[k], svm_iter)),
+            ("knn", KNeighborsClassifier(proto["knn_k"])),
+        ):
+            f = list(feats[cname][k])
+            P = fit_predict(clf, Xtr_s[:, f], Ytr, Xte_s[:, f])
+            ma, mi = f1s(Yte, P, zd)
+            curves[cname]["macro"].append(ma)
+            curves[cname]["micro"].append(mi)
+    t_eval = time.time() - t0
+    entry = {
+        "label": mcfg.get("label", mkey),
+        "params": params,
+        "tuning": tuning,
+        "C": [C_of[k] for k in ks],
+        "C_per_budget": per_budget,
+        "C_cv": {str(k): v for k, v in C_cv.items()},
+        "curves": curves,
+        "features": {
+            lr: {str(k): np.asarray(v).tolist() for k, v in feats[lr].items()} for lr in feats
+        },
+        "time_tune_s": t_tune,
+        "time_fit_s": t_fit,
+        "time_C_s": t_C,
+        "time_eval_s": t_eval,
+    }
+    if mcfg.get("seeds"):
+        entry["seed_runs"] = seed_spread(mcfg, params, Xfit, D, kmax, C_of[kmax], proto)
+    return entry
+
+
+def run(cfg: dict, root: Path, only: list[str] | None, cache: Path) -> dict:
     proto = cfg["protocol"]
     seed = cfg["experiment"]["seed"]
     zd = proto["f1_zero_division"]
@@ -220,96 +534,84 @@ def run(cfg: dict, root: Path, only: list[str] | None, n_jobs: int = 1) -> dict:
     t_all = time.time()
 
     def log(msg):
-        print(f"[{time.time() - t_all:7.1f}s] {msg}", flush=True)
+        print(f"[{time.strftime('%H:%M:%S')} {time.time() - t_all:7.1f}s] {msg}", flush=True)
 
     for ds in cfg["dataset"]:
         name = ds["name"]
-        Xtr, Ytr = load_part(root / ds["train"], root / ds["xml"])
-        Xte, Yte = load_part(root / ds["test"], root / ds["xml"])
-        lo, rng = minmax_fit(Xtr)
-        Xtr_s, Xte_s = minmax_apply(Xtr, lo, rng), minmax_apply(Xte, lo, rng)
-        if sp.issparse(Xtr_s):
-            Xtr_s, Xte_s = Xtr_s.tocsr(), Xte_s.tocsr()
-        d = Xtr.shape[1]
-        ks = budgets(d, proto["budgets_percent"])
-        kmax = max(ks)
-        disc = make_discretizer(proto["discretizer"], Xtr)
-        # The MI baselines see the raw values (discretized or used as symbols).
-        log(f"{name}: train {Xtr.shape}, test {Xte.shape}, q={Ytr.shape[1]}, budgets {ks}")
+        cache_dir = cache / name
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        D = prepare_dataset(ds, root, proto)
+        ks = D["ks"]
+        log(
+            f"{name}: train {D['Xtr'].shape}, test {D['Xte'].shape}, q={D['Ytr'].shape[1]}, "
+            f"budgets {ks}"
+        )
         dres: dict = {
-            "n_train": Xtr.shape[0],
-            "n_test": Xte.shape[0],
-            "d": d,
-            "q": Ytr.shape[1],
+            "n_train": D["Xtr"].shape[0],
+            "n_test": D["Xte"].shape[0],
+            "d": D["Xtr"].shape[1],
+            "q": D["Ytr"].shape[1],
             "budgets": ks,
             "methods": {},
         }
         for mkey, mcfg in methods.items():
             if only and mkey not in only:
                 continue
-            is_info = "discretizer" in getattr(selection, mcfg["class"])().get_params()
-            Xfit, Xfit_te = (Xtr, Xte) if is_info else (Xtr_s, Xte_s)
-            t0 = time.time()
-            params, trace = tune_params(mcfg, Xfit, Ytr, kmax, proto, seed, disc, log, n_jobs)
-            t_tune = time.time() - t0
-            t0 = time.time()
-            feats = rankings(mcfg, params, Xfit, Ytr, ks, disc)
-            t_fit = time.time() - t0
-            Xk = Xtr_s[:, feats[kmax]]
-            C = tune_C(Xk, Ytr, proto["svm_C"], proto["svm_C_folds"], seed, zd, n_jobs)
-            curves = {"svm": {"macro": [], "micro": []}, "knn": {"macro": [], "micro": []}}
-            for k in ks:
-                f = feats[k]
-                for cname, clf in (
-                    ("svm", br_svm(C)),
-                    ("knn", KNeighborsClassifier(proto["knn_k"])),
-                ):
-                    P = fit_predict(clf, Xtr_s[:, f], Ytr, Xte_s[:, f])
-                    ma, mi = f1s(Yte, P, zd)
-                    curves[cname]["macro"].append(ma)
-                    curves[cname]["micro"].append(mi)
-            entry = {
-                "label": mcfg.get("label", mkey),
-                "params": params,
-                "C": C,
-                "curves": curves,
-                "features": {str(k): np.asarray(v).tolist() for k, v in feats.items()},
-                "tuning_trace": trace,
-                "time_tune_s": t_tune,
-                "time_fit_s": t_fit,
-            }
-            if mcfg.get("seeds"):
-                entry["seed_runs"] = seed_spread(
-                    mcfg, params, Xfit, Ytr, Xtr_s, Xte_s, Yte, kmax, C, proto, disc
-                )
-            dres["methods"][mkey] = entry
-            sv = curves["svm"]
-            log(
-                f"  {mkey:7s} tune {t_tune:6.1f}s fit {t_fit:5.1f}s C={C:g} params={params} "
-                f"SVM macro {np.mean(sv['macro']):.3f} micro {np.mean(sv['micro']):.3f}"
+            key = _key(proto, ds, mkey, mcfg, seed)
+            entry, hit = _cached(
+                cache_dir / f"{mkey}.json",
+                key,
+                functools.partial(
+                    run_method,
+                    name,
+                    mkey,
+                    mcfg,
+                    D,
+                    proto,
+                    seed,
+                    cache_dir,
+                    log,
+                ),
             )
+            dres["methods"][mkey] = entry
+            sv, kn = entry["curves"]["svm"], entry["curves"]["knn"]
+            log(
+                f"  {mkey:7s} {'(cached) ' if hit else ''}tune {entry['time_tune_s']:6.1f}s "
+                f"fit {entry['time_fit_s']:5.1f}s C-CV {entry['time_C_s']:6.1f}s "
+                f"params={entry['params']} SVM {np.mean(sv['macro']):.3f}/"
+                f"{np.mean(sv['micro']):.3f} 3NN {np.mean(kn['macro']):.3f}/"
+                f"{np.mean(kn['micro']):.3f}"
+            )
+
+        def all_features(D=D):
+            folds = cv_folds(D["Xtr"].shape[0], proto["inner_folds"], seed)
+            it = proto.get("svm_max_iter", 1000)
+            C, _ = tune_C(D["Xtr_s"], D["Ytr"], proto["svm_C"], folds, zd, it)
+            res = {"C": C}
+            for cname, clf in (("svm", br_svm(C, it)), ("knn", KNeighborsClassifier(3))):
+                res[cname] = f1s(D["Yte"], fit_predict(clf, D["Xtr_s"], D["Ytr"], D["Xte_s"]), zd)
+            return res
+
         # all-feature reference (the paper's Flags tables use all 19 features)
-        allres = {}
-        for cname, clf in (("svm", None), ("knn", KNeighborsClassifier(proto["knn_k"]))):
-            if cname == "svm":
-                clf = br_svm(
-                    tune_C(Xtr_s, Ytr, proto["svm_C"], proto["svm_C_folds"], seed, zd, n_jobs)
-                )
-            allres[cname] = f1s(Yte, fit_predict(clf, Xtr_s, Ytr, Xte_s), zd)
-        dres["all_features"] = allres
+        dres["all_features"], _ = _cached(
+            cache_dir / "_all_features.json", _key(proto, ds, seed), all_features
+        )
         results["datasets"][name] = dres
     results["time_total_s"] = time.time() - t_all
     return results
 
 
-def seed_spread(mcfg, params, X, Y, Xtr_s, Xte_s, Yte, kmax, C, proto, disc):
-    """Test F1 at the largest budget for several initialisation seeds."""
+def seed_spread(mcfg, params, X, D, kmax, C, proto):
+    """Test F1 at the largest budget for several initialisation seeds (tuned parameters of
+    each learner)."""
     out = []
     zd = proto["f1_zero_division"]
+    Y, Xtr_s, Xte_s, Yte = D["Ytr"], D["Xtr_s"], D["Xte_s"], D["Yte"]
+    it = proto.get("svm_max_iter", 1000)
     for s in mcfg["seeds"]:
-        f = rankings(mcfg, {**params, "random_state": s}, X, Y, [kmax], disc)[kmax]
         r = {"seed": s}
-        for cname, clf in (("svm", br_svm(C)), ("knn", KNeighborsClassifier(proto["knn_k"]))):
+        for cname, clf in (("svm", br_svm(C, it)), ("knn", KNeighborsClassifier(proto["knn_k"]))):
+            f = list(rankings(mcfg, {**params[cname], "random_state": s}, X, Y, [kmax], None)[kmax])
             r[f"{cname}_macro"], r[f"{cname}_micro"] = f1s(
                 Yte, fit_predict(clf, Xtr_s[:, f], Y, Xte_s[:, f]), zd
             )
@@ -322,27 +624,31 @@ def sensitivity(cfg, root, results) -> dict:
     proto = cfg["protocol"]
     ds = next(d for d in cfg["dataset"] if d["name"] == sc["dataset"])
     mcfg = cfg["methods"][sc["method"]]
-    Xtr, Ytr = load_part(root / ds["train"], root / ds["xml"])
-    Xte, Yte = load_part(root / ds["test"], root / ds["xml"])
-    lo, rng = minmax_fit(Xtr)
-    Xtr_s, Xte_s = minmax_apply(Xtr, lo, rng), minmax_apply(Xte, lo, rng)
-    ks = budgets(Xtr.shape[1], proto["budgets_percent"])
-    kmax = max(ks)
-    C = results["datasets"][sc["dataset"]]["methods"][sc["method"]]["C"]
-    out = {}
+    D = prepare_dataset(ds, root, proto)
+    kmax = max(D["ks"])
+    C = results["datasets"][sc["dataset"]]["methods"][sc["method"]]["C"][-1]
+    settings = []
     for name in mcfg["tune"]:
-        rows = []
         for v in proto["grid"]:
-            p = {n: sc["fixed"] for n in mcfg["tune"]}
+            p = dict.fromkeys(mcfg["tune"], sc["fixed"])
             p[name] = v
-            f = rankings(mcfg, p, Xtr_s, Ytr, [kmax], None)[kmax]
-            ma, mi = f1s(
-                Yte,
-                fit_predict(br_svm(C), Xtr_s[:, f], Ytr, Xte_s[:, f]),
-                proto["f1_zero_division"],
-            )
-            rows.append({"value": v, "macro": ma, "micro": mi})
-        out[name] = rows
+            settings.append((name, v, p))
+    base = make_selector(mcfg, {}, kmax, None)
+    fits = fit_settings(base, D["Xtr_s"], D["Ytr"], [p for _, _, p in settings])
+    out: dict = {}
+    for (name, v, _), sel in zip(settings, fits, strict=True):
+        f = list(np.sort(sel.ranking_[:kmax]))
+        ma, mi = f1s(
+            D["Yte"],
+            fit_predict(
+                br_svm(C, proto.get("svm_max_iter", 1000)),
+                D["Xtr_s"][:, f],
+                D["Ytr"],
+                D["Xte_s"][:, f],
+            ),
+            proto["f1_zero_division"],
+        )
+        out.setdefault(name, []).append({"value": v, "macro": ma, "micro": mi})
     return out
 
 
@@ -441,7 +747,67 @@ def tables_md(results) -> str:
         ]
         lines.append("| average (ours) | " + " | ".join(ours_avg) + " |")
         lines.append("| average (paper, same 3 sets) | " + " | ".join(pap_avg) + " |\n")
+    lines += tuning_md(results)
     return "\n".join(lines)
+
+
+def _fmt_params(p: dict) -> str:
+    return "(" + ", ".join(f"{v:g}" for v in p.values()) + ")" if p else "—"
+
+
+def tuning_md(results) -> list[str]:
+    """Tables of the tuning actually performed, the chosen values, the C and the timings."""
+    lines = ["### Tuning performed and values chosen\n"]
+    lines.append(
+        "| data set | method | learner | search | settings scored | sweeps | fits (5 folds) | "
+        "distinct top-k sets | chosen (α, β, γ[, λ]) | C in tuning | inner-CV score | time s |"
+    )
+    lines.append("|---" * 12 + "|")
+    for ds, r in results["datasets"].items():
+        for e in r["methods"].values():
+            t = e.get("tuning")
+            if not t:
+                continue
+            for lr in ("svm", "knn"):
+                x = t[lr]
+                lines.append(
+                    f"| {ds} | {e['label']} | {'BR-SVM' if lr == 'svm' else 'BR-3NN'} | "
+                    f"{x['search']} | {x['settings_scored']} | {x['sweeps'] or '—'} | "
+                    f"{t['fits'] if lr == 'svm' else ''} | "
+                    f"{t['unique_sets'] if lr == 'svm' else ''} | {_fmt_params(x['params'])} | "
+                    f"{'' if x['C'] is None else format(x['C'], 'g')} | {x['cv']:.4f} | "
+                    f"{x['time_s']:.0f} |"
+                )
+    lines.append("")
+    lines.append("### SVM C used at each budget (inner 5-fold CV on the selected features)\n")
+    lines.append("| data set | method | tuned | C at budgets 1 %…20 % |")
+    lines.append("|---|---|---|---|")
+    for ds, r in results["datasets"].items():
+        for e in r["methods"].values():
+            how = "per budget" if e["C_per_budget"] else "once, at 20 %"
+            lines.append(f"| {ds} | {e['label']} | {how} | {' '.join(f'{c:g}' for c in e['C'])} |")
+    lines.append("")
+    lines.append("### All features (reference)\n")
+    lines.append("| data set | C | SVM Macro-F1 | SVM Micro-F1 | 3-NN Macro-F1 | 3-NN Micro-F1 |")
+    lines.append("|---|---|---|---|---|---|")
+    for ds, r in results["datasets"].items():
+        a = r["all_features"]
+        lines.append(
+            f"| {ds} | {a['C']:g} | {a['svm'][0]:.3f} | {a['svm'][1]:.3f} | "
+            f"{a['knn'][0]:.3f} | {a['knn'][1]:.3f} |"
+        )
+    lines.append("")
+    lines.append("### Time per (data set, method), seconds\n")
+    lines.append("| data set | method | tuning | final fits | C by CV | test evaluation |")
+    lines.append("|---|---|---|---|---|---|")
+    for ds, r in results["datasets"].items():
+        for e in r["methods"].values():
+            lines.append(
+                f"| {ds} | {e['label']} | {e['time_tune_s']:.0f} | {e['time_fit_s']:.1f} | "
+                f"{e['time_C_s']:.0f} | {e['time_eval_s']:.1f} |"
+            )
+    lines.append("")
+    return lines
 
 
 def figures(results, out: Path) -> None:
@@ -533,7 +899,15 @@ def main(argv=None) -> int:
     ap.add_argument("--methods", nargs="*", help="run only these method keys")
     ap.add_argument("--datasets", nargs="*", help="run only these data sets")
     ap.add_argument("--out", type=Path, help="override the output directory")
-    ap.add_argument("--n-jobs", type=int, default=2, help="worker processes for the CV loops")
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        default=REPO / "build" / "rlefs_cache",
+        help="per-(data set, method) results and tuning memos; a rerun resumes from them",
+    )
+    ap.add_argument(
+        "--no-extras", action="store_true", help="skip the sensitivity and convergence studies"
+    )
     args = ap.parse_args(argv)
     cfg = tomllib.loads(args.config.read_text())
     root = os.environ.get("MLFS_DATASETS")
@@ -546,8 +920,8 @@ def main(argv=None) -> int:
     out = args.out or REPO / cfg["experiment"]["output"]
     out.mkdir(parents=True, exist_ok=True)
     with threadpool_limits(limits=1):
-        results = run(cfg, root, args.methods, args.n_jobs)
-        if not args.methods or "RLEFS" in args.methods:
+        results = run(cfg, root, args.methods, args.cache)
+        if not args.no_extras and (not args.methods or "RLEFS" in args.methods):
             names = [d["name"] for d in cfg["dataset"]]
             if cfg["sensitivity"]["dataset"] in names:
                 results["sensitivity"] = sensitivity(cfg, root, results)
