@@ -118,6 +118,27 @@ def test_first_pick_and_cap_conventions():
     assert set(s.tolist()) <= set(order[:5].tolist()) and s[0] == order[0]
 
 
+def test_uncapped_first_pick_follows_eq43():
+    # y = x0 XOR p with parent label p: I(y; x0) = 0 but I(y; p | x0) = 1 bit, while x1 is a
+    # noisy copy of y (I(y; x1) ≈ 0.55 bit, I(y; p | x1) ≈ 0.11 bit). Eq. (43) with an empty
+    # X_θ scores x0 at 0 + 1 and x1 at about 0.66, so x0 is the paper's first pick; the
+    # reference routine takes the most relevant feature, x1.
+    x0 = np.tile([0, 0, 1, 1], 16)
+    p = np.tile([0, 1, 0, 1], 16)
+    y = x0 ^ p
+    x1 = y.copy()
+    x1[::8] ^= 1
+    D = DiscreteData.from_array(np.column_stack([x0, x1]))
+    Y = DiscreteData.from_array(np.column_stack([y, p]))
+    rel = [ref_mutual_info(x0, y), ref_mutual_info(x1, y)]
+    cor = [ref_conditional_mutual_info(y, p, x0), ref_conditional_mutual_info(y, p, x1)]
+    assert rel[1] > rel[0] and rel[0] + cor[0] > rel[1] + cor[1]
+    kw = dict(parents=[np.array([1])])
+    (paper,) = label_specific_select(D, Y, np.array([0]), None, 1, max_candidates=None, **kw)
+    (ref,) = label_specific_select(D, Y, np.array([0]), None, 1, max_candidates=100, **kw)
+    assert paper.tolist() == [0] and ref.tolist() == [1]
+
+
 # ---------------------------------------------------------------------- per-pair reference
 def ref_occ_select(Dm, y, P, K, beta, gamma, cap, cands=None):
     """``oCC_select.m`` as the spec writes it, one information value at a time."""
@@ -129,11 +150,16 @@ def ref_occ_select(Dm, y, P, K, beta, gamma, cap, cands=None):
     MAX = np.inf if cap is None else cap
     if MAX <= K:
         return order[:K]
-    S = [order[0]]
-    pool = order[1 : int(min(MAX, len(cands)))]
+    pool = order[: int(min(MAX, len(cands)))]
     npar = 0 if P is None else P.shape[1]
     cor = {i: (np.mean([ref_conditional_mutual_info(y, P[:, p], Dm[:, i]) for p in range(npar)])
                if npar and beta else 0.0) for i in pool}
+    if cap is None:  # Eq. (43) as written: the first pick maximises relevance + β·cor
+        first = max(pool, key=lambda i: (round(rel[i] + beta * cor[i], 9), -pool.index(i)))
+    else:  # reference: the most relevant
+        first = pool[0]
+    S = [first]
+    pool.remove(first)
     while len(S) < K:
         best, best_s = None, -np.inf
         for i in pool:
@@ -157,7 +183,7 @@ def _random_problem(seed, n=60, d=14, q=4):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize(("K", "cap", "beta", "gamma"), [
     (4, 100, 1.0, 1.0), (5, 6, 1.0, 1.0), (3, None, 1.0, 0.0), (4, 100, 0.0, 1.0),
-    (2, 3, 0.5, 2.0),
+    (2, 3, 0.5, 2.0), (4, None, 1.0, 1.0), (2, None, 3.0, 1.0),
 ])
 def test_label_specific_select_matches_reference(seed, K, cap, beta, gamma):
     X, Y = _random_problem(seed)
@@ -196,7 +222,6 @@ def ref_global(Dm, Ym, parents, K, beta, gamma, cap, mrmr=False, scale=None):
     if cap is not None and cap <= K:
         return order[:K]
     T = order[: d if cap is None else min(cap, d)]
-    S, pool = [T[0]], T[1:]
     def cor(m):
         tot = 0.0
         for j in range(q):
@@ -204,6 +229,10 @@ def ref_global(Dm, Ym, parents, K, beta, gamma, cap, mrmr=False, scale=None):
                 tot += np.mean([ref_conditional_mutual_info(Ym[:, j], Ym[:, p], Dm[:, m])
                                 for p in parents[j]])
         return tot
+    # uncapped = Eq. (42) as written: the first pick is scored by relevance + β·cor too
+    first = (max(T, key=lambda m: (round(rel[m] + beta * cor(m), 9), -T.index(m)))
+             if cap is None else T[0])
+    S, pool = [first], [m for m in T if m != first]
     while len(S) < K:
         best, best_s = None, -np.inf
         for m in pool:
@@ -227,6 +256,9 @@ def test_global_select_and_table1_family_match_reference(seed):
     parents = [np.array([], int), np.array([0]), np.array([1, 0])]
     got, _ = global_select(D, Yd, 4, parents=parents, max_candidates=7)
     assert got.tolist() == ref_global(X, Y, parents, 4, 1.0, 1.0, 7)
+    for beta in (1.0, 4.0):
+        got, _ = global_select(D, Yd, 4, parents=parents, beta=beta, max_candidates=None)
+        assert got.tolist() == ref_global(X, Y, parents, 4, beta, 1.0, None)
     for cls, kw in [(MLJMI, dict(beta=0.0, gamma=1.0)), (MLMIM, dict(beta=0.0, gamma=0.0))]:
         sel = cls(n_features_to_select=4, discretizer=None, max_candidates=None).fit(X, Y)
         assert sel.ranking_.tolist() == ref_global(X, Y, None, 4, cap=None, **kw)

@@ -159,7 +159,10 @@ def label_specific_select(
         ``β = 1/|Pa_j|``, ``γ = 1/|X_θj|`` when both are 1. ``β = 0`` drops the label
         correlation term, ``γ = 0`` the redundancy term.
     max_candidates : int or None, default=100
-        Only the most relevant candidates are ever considered (reference cap).
+        Only the most relevant candidates are ever considered, and the first pick is the
+        most relevant one (reference ``oCC_select.m``). ``None``: Eq. (43) as written, an
+        uncapped search whose first pick is also scored by the criterion (relevance plus
+        the label-correlation term; the redundancy sum is empty).
     relevance : ndarray of shape (D.n_vars, Y.n_vars), optional
         Precomputed ``I(D_i; Y_j)``.
 
@@ -227,8 +230,12 @@ def label_specific_select(
 
     ar = np.arange(g)
     chosen = ~valid
-    chosen[:, 0] = True
     picks = np.zeros((g, K), dtype=np.intp)
+    if max_candidates is None:
+        # Eq. (43) as written scores the first pick too (its redundancy sum is empty);
+        # the reference routine simply takes the most relevant candidate (position 0).
+        picks[:, 0] = argmax_tol(np.where(valid, rel_T + beta * cor, -np.inf), axis=1)
+    chosen[ar, picks[:, 0]] = True
 
     def red_rows(pos: np.ndarray) -> np.ndarray:
         if eager:
@@ -348,8 +355,8 @@ def global_select(
     -------
     ranking : ndarray of int
     scores : ndarray of float
-        Criterion value of each feature when picked (its relevance for the first pick,
-        and for every pick of a pure relevance ranking).
+        Criterion value of each feature when picked (for the first pick its relevance, plus
+        the β term in the uncapped search; its relevance in a pure relevance ranking).
     """
     q = Y.n_vars
     if relevance is None:
@@ -386,10 +393,13 @@ def global_select(
     else:
         raise ValueError(f"redundancy must be 'cmi' or 'mrmr'; got {redundancy!r}.")
     chosen = np.zeros(L, dtype=bool)
-    chosen[0] = True
-    picks = [0]
-    scores = [float(rel_T[0])]
-    red = R[0].copy()
+    # Uncapped (paper) search: the first pick maximises Eq. (42) with an empty X_θ;
+    # the reference convention takes the most relevant feature.
+    first = int(argmax_tol(rel_T + beta * cor)) if max_candidates is None else 0
+    chosen[first] = True
+    picks = [first]
+    scores = [float(rel_T[first] + (beta * cor[first] if max_candidates is None else 0.0))]
+    red = R[first].copy()
     for t in range(1, K):
         score = rel_T + beta * cor + gamma * (red / t)
         score[chosen] = -np.inf
@@ -506,8 +516,9 @@ class MLFS(_MLFSBase):
         Multipliers of the mean label-correlation and mean redundancy-difference terms
         (``1`` = the paper's ``β = 1/|Pa_j|``, ``γ = 1/|X_θ|``).
     max_candidates : int or None, default=100
-        Reference cap: only the most relevant candidates are considered; ``None`` =
-        the paper's uncapped search.
+        Reference cap: only the most relevant candidates are considered and the first
+        pick is the most relevant feature (``oCC_select.m``); ``None`` = Eqs. (42)/(43) as
+        written: uncapped, the first pick scored by the criterion too.
 
     Attributes
     ----------
@@ -563,7 +574,8 @@ class MLFS(_MLFSBase):
     def _select(self, cache: InfoCache, K: int):
         X, Y = cache.X, cache.Y
         q = Y.n_vars
-        k = resolve_count(self.k, max(q - 1, 0), "k", allow_zero=True)
+        # Same budget as OCC (paper: k = ⌈0.8 q⌉); a label never has more than q - 1 parents.
+        k = resolve_count(self.k, q, "k", allow_zero=True)
         constant = cache.h_y <= 0
         if self.beta != 0 and k > 0:
             parents = kcc_parents(Y, np.arange(q), k, exclude=constant,
