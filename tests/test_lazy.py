@@ -225,6 +225,24 @@ def test_stable_smallest_matches_stable_argsort():
         )
 
 
+@pytest.mark.parametrize("density", [0.01, 0.1, 0.5])
+def test_gram_panels_bit_identical_to_sparse_product(density, monkeypatch):
+    # Dense enough products go through dense column panels of B: the same sums in the
+    # same order as scipy's sparse × sparse product, so bit-identical.
+    from skmlfs.learners import _heom
+
+    monkeypatch.setattr(_heom, "_PANEL_BYTES", 8 * 40 * 37)  # several panels (37 columns)
+    rng = np.random.default_rng(7)
+    A = sp.random(60, 40, density=density, format="csr", random_state=rng)
+    B = sp.random(130, 40, density=density, format="csr", random_state=rng)
+    A.data = rng.standard_normal(A.nnz) * 1e3
+    B.data = rng.standard_normal(B.nnz) / 7
+    G = _heom._gram(A, B)
+    assert isinstance(G, np.ndarray) and G.shape == (60, 130)
+    np.testing.assert_array_equal(G, (A @ B.T).toarray())
+    np.testing.assert_array_equal(_heom._gram(A.toarray(), B), (A @ B.T).toarray())
+
+
 @pytest.mark.parametrize("binary", [True, False])
 def test_kneighbors_self_exclusion_and_ties(binary, monkeypatch):
     from skmlfs.learners import _heom
