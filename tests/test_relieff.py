@@ -258,6 +258,13 @@ def test_weights_scaled_and_validation():
         ReliefFML(k=0).fit(X, Y)
     with pytest.raises(ValueError, match="m must"):
         ReliefFML(m=0).fit(X, Y)
+    # Smoothing s: a non-negative number, not a bool (as the lazy learners' s).
+    for bad in (True, False, -1.0, float("nan"), "1"):
+        with pytest.raises(ValueError, match="s must"):
+            ReliefFML(s=bad).fit(X, Y)
+    np.testing.assert_array_equal(
+        ReliefFML(k=3, s=1, random_state=0).fit(X, Y).weights_, sel.weights_
+    )
     with pytest.raises(ValueError, match="2-D"):
         ReliefFML().fit(X, Y[:, 0])
     # Constant weights (every feature identical) → all zeros, not NaN.

@@ -17,7 +17,6 @@ features:
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_labels, resolve_n_features
 from ..learners._heom import HEOM, _check_int, check_heom_X, stable_smallest
+from ..learners._lazy import _check_smoothing
 from ._ppt import pruned_problem_transformation
 
 __all__ = ["PPTReliefF", "ReliefFML", "relieff_ml_sample_size"]
@@ -228,15 +228,14 @@ class ReliefFML(_ReliefBase):
         n, q = Y.shape
         k = _check_int(self.k, "k", 1)
         m = relieff_ml_sample_size(n) if self.m is None else _check_int(self.m, "m", 1)
-        if not (isinstance(self.s, numbers.Real) and self.s >= 0):
-            raise ValueError(f"s must be a non-negative number; got {self.s!r}.")
+        s = _check_smoothing(self.s)  # a bool is rejected, as by the lazy learners
         if n < 2:
             raise ValueError("ReliefF-ML needs at least 2 training samples.")
         rng = check_random_state(self.random_state)
         samples = rng.randint(0, n, size=m)
 
         C = Y.sum(axis=0, dtype=np.int64)
-        P = (C + self.s) / (n + 2.0 * self.s)  # Eq. (1)
+        P = (C + s) / (n + 2.0 * s)  # Eq. (1)
         Yf = Y.astype(np.float64)
         card = Yf.sum(axis=1)
         heom = HEOM(self.categorical_features).fit(X)
