@@ -18,6 +18,7 @@ from skmlfs.discretize import (
     LAIMDiscretizer,
     MeanStdDiscretizer,
 )
+from skmlfs.selection import SCLS
 
 ALL = [EqualWidthDiscretizer, EqualFrequencyDiscretizer, MeanStdDiscretizer, LAIMDiscretizer]
 
@@ -475,3 +476,140 @@ def test_parameter_validation(est):
     X, Y = _mixed()
     with pytest.raises(ValueError):
         _fit(est, X, Y)
+
+
+# ---------------------------------------------------------------------------
+# declared nominal (categorical) columns
+# ---------------------------------------------------------------------------
+
+
+def _with_nominal(seed=5, n=60):
+    """Columns: binary, normal, a 3-valued nominal code {0, 1, 2}, uniform."""
+    rng = np.random.default_rng(seed)
+    nominal = np.tile([0.0, 1.0, 2.0], n // 3)
+    rng.shuffle(nominal)
+    X = np.column_stack(
+        [rng.integers(0, 2, size=n), rng.normal(size=n), nominal, rng.uniform(size=n) * 10]
+    ).astype(float)
+    Y = np.column_stack([nominal == 2, rng.random(n) < 0.4]).astype(int)
+    return X, Y
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_declared_nominal_column_passes_through_unchanged(cls):
+    X, Y = _with_nominal()
+    # the gap: by its "auto" rule a 3-valued integer column is binned like a number
+    auto = _fit(cls(), X, Y)
+    assert not auto.passthrough_mask_[2]
+    # declared categorical (indices or mask): its codes come out exactly as they went in
+    for cf in ([2], np.array([False, False, True, False])):
+        est = _fit(cls(categorical_features=cf), X, Y)
+        np.testing.assert_array_equal(est.passthrough_mask_, [False, False, True, False])
+        out = est.transform(X)
+        np.testing.assert_array_equal(out[:, 2], X[:, 2])
+        assert sorted(np.unique(out[:, 2])) == [0, 1, 2]
+        assert est.n_bins_[2] == 3 and est.bin_edges_[2] is None
+        # unseen data: the code is copied, not mapped to a bin
+        np.testing.assert_array_equal(est.transform(X[::-1])[:, 2], X[::-1, 2])
+        # the numeric columns are binned exactly as without the declaration
+        np.testing.assert_array_equal(out[:, [1, 3]], auto.transform(X)[:, [1, 3]])
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_with_categorical_adds_to_the_auto_rule(cls):
+    from skmlfs.discretize._base import with_categorical
+
+    X, Y = _with_nominal()
+    proto = cls()
+    est = with_categorical(proto, [2], X)
+    assert est is not proto and proto.categorical_features == "auto"  # a clone
+    est = _fit(est, X, Y)
+    # the binary column still passes by the "auto" rule, the nominal one by declaration
+    np.testing.assert_array_equal(est.passthrough_mask_, [True, False, True, False])
+    out = est.transform(X)
+    np.testing.assert_array_equal(out[:, [0, 2]], X[:, [0, 2]])
+    np.testing.assert_array_equal(out[:, [1, 3]], _fit(cls(), X, Y).transform(X)[:, [1, 3]])
+    # nothing declared: a plain clone with the discretizer's own rule
+    assert with_categorical(proto, None, X).get_params() == proto.get_params()
+
+
+def test_with_categorical_foreign_transformer_warns():
+    from skmlfs.discretize._base import with_categorical
+
+    X, _ = _with_nominal()
+    kb = KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform")
+    with pytest.warns(UserWarning, match=r"KBinsDiscretizer.*1 nominal column\(s\) \[2\]"):
+        out = with_categorical(kb, [2], X)
+    assert out.get_params() == kb.get_params()
+
+
+def test_discretize_features_keeps_nominal_columns():
+    from skmlfs.selection._base import discretize_features
+
+    X, Y = _with_nominal()
+    Xd = discretize_features("auto", X, Y, categorical_features=[2])
+    laim = LAIMDiscretizer().fit(X, Y).transform(X)
+    np.testing.assert_array_equal(Xd[:, [0, 2]], X[:, [0, 2]])
+    np.testing.assert_array_equal(Xd[:, [1, 3]], laim[:, [1, 3]])
+    assert not np.array_equal(laim[:, 2], X[:, 2])  # what "auto" alone does to it
+    # integer-valued data is still used as it is; a transformer gets the columns too
+    Xi = X[:, [0, 2]]
+    assert discretize_features("auto", Xi, Y, categorical_features=[1]) is Xi
+    Xw = discretize_features(EqualWidthDiscretizer(n_bins=4), X, Y, categorical_features=[2])
+    np.testing.assert_array_equal(Xw[:, 2], X[:, 2])
+    # a selector fitted on the pre-discretized data sees the nominal codes
+    sel = SCLS(n_features_to_select=1, discretizer=None).fit(Xd, Y)
+    assert sel.ranking_.tolist() == [2]  # label 0 is "code == 2"
+
+
+def test_prepare_split_and_nominal_columns():
+    from skmlfs.datasets import MultiLabelDataset
+    from skmlfs.experiments._cells import nominal_columns, prepare_split
+
+    X, Y = _with_nominal()
+    ds = MultiLabelDataset(
+        X=X, Y=Y.astype(np.uint8), feature_names=list("abcd"), label_names=["y0", "y1"],
+        feature_types=["numeric", "numeric", "nominal", "numeric"],
+    )
+    assert nominal_columns(ds) == (2,)
+    assert nominal_columns((X, Y)) is None
+    train, test = np.arange(40), np.arange(40, 60)
+    Xtr, _, Xte, _, _ = prepare_split(X, Y, train, test, "auto", categorical_features=(2,))
+    np.testing.assert_array_equal(Xtr[:, 2], X[train, 2])
+    np.testing.assert_array_equal(Xte[:, 2], X[test, 2])
+    ref = LAIMDiscretizer().fit(X[train], Y[train])
+    np.testing.assert_array_equal(Xte[:, [1, 3]], ref.transform(X[test])[:, [1, 3]])
+    Xtr0 = prepare_split(X, Y, train, test, "auto")[0]
+    assert not np.array_equal(Xtr0[:, 2], X[train, 2])
+
+
+class _Spy(SCLS):
+    """SCLS that records the training data it is fitted on."""
+
+    seen: list = []
+
+    def fit(self, X, Y):
+        _Spy.seen.append(np.array(X))
+        return super().fit(X, Y)
+
+
+def test_evaluate_passes_the_nominal_columns_of_a_dataset():
+    from skmlfs.datasets import MultiLabelDataset
+    from skmlfs.experiments import evaluate
+
+    X, Y = _with_nominal()
+    ds = MultiLabelDataset(
+        X=X, Y=Y.astype(np.uint8), feature_names=list("abcd"), label_names=["y0", "y1"],
+        feature_types=["numeric", "numeric", "nominal", "numeric"],
+    )
+    train, test = np.arange(45), np.arange(45, 60)
+    _Spy.seen.clear()
+    evaluate(ds, {"spy": _Spy()}, splits=[(train, test)], n_features=2, progress=False)
+    ds.feature_types[2] = "numeric"  # undeclared: binned like the numeric columns
+    evaluate(ds, {"spy": _Spy()}, splits=[(train, test)], n_features=2, progress=False)
+    seen, undeclared = _Spy.seen
+    np.testing.assert_array_equal(seen[:, 2], X[train, 2])
+    assert not np.array_equal(undeclared[:, 2], X[train, 2])
+    np.testing.assert_array_equal(
+        seen[:, 1], LAIMDiscretizer().fit(X[train], Y[train]).transform(X[train])[:, 1]
+    )

@@ -47,3 +47,25 @@ def parse_k(value: str | None) -> Any:
     if "." in value:
         return float(value)
     return int(value)
+
+
+def selector_input(selector: Any, ds: Any) -> Any:
+    """The features to fit ``selector`` on, with the dataset's nominal columns kept as they are.
+
+    Selectors of the shared convention (``BaseInfoSelector`` and its ``discretizer``
+    parameter, see :func:`~skmlfs.selection.discretize_features`) get ``X`` discretized
+    here, nominal columns passed through unchanged, and their ``discretizer`` is set to
+    ``None`` (the codes are used as they are). Without nominal columns, or for other
+    selectors, ``X`` is returned unchanged and the selector discretizes it itself.
+    """
+    import numpy as np
+
+    from ..selection._base import BaseInfoSelector, discretize_features
+
+    nominal = np.array([t == "nominal" for t in ds.feature_types], dtype=bool)
+    own = getattr(type(selector), "_discretize", None)
+    if not nominal.any() or own is not BaseInfoSelector._discretize:
+        return ds.X
+    X = discretize_features(selector.discretizer, ds.X, ds.Y, categorical_features=nominal)
+    selector.set_params(discretizer=None)
+    return X

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import add_labels_option, load_dataset, parse_k
+from ._common import add_labels_option, load_dataset, parse_k, selector_input
 
 
 def register(parser) -> None:
@@ -31,7 +31,7 @@ def run(args) -> int:
     ds = load_dataset(args.dataset, args.labels)
     selector = resolve("selector", args.method)(n_features_to_select=parse_k(args.k))
     t0 = time.perf_counter()
-    selector.fit(ds.X, ds.Y)
+    selector.fit(selector_input(selector, ds), ds.Y)
     elapsed = time.perf_counter() - t0
     ranking = selector.ranking_
     scores = getattr(selector, "scores_", None)

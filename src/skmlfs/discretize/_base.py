@@ -7,11 +7,12 @@ to the index of its bin. Columns that are already discrete pass through unchange
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 _INT32 = np.iinfo(np.int32)
@@ -46,8 +47,39 @@ def _check_int(value: Any, name: str, minimum: int) -> int:
     return int(value)
 
 
+def categorical_mask(categorical_features: Any, n_features: int) -> np.ndarray:
+    """Boolean mask of ``n_features`` columns from None, a boolean mask or column indices."""
+    d, cf = n_features, categorical_features
+    if cf is None:
+        return np.zeros(d, dtype=bool)
+    arr = np.asarray(cf)
+    if arr.dtype == bool:
+        if arr.shape != (d,):
+            raise ValueError(
+                f"categorical_features as a boolean mask must have length {d} (the number "
+                f"of features); got shape {arr.shape}."
+            )
+        return arr.copy()
+    if arr.ndim == 1 and (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+        if arr.size and (arr.min() < -d or arr.max() >= d):
+            raise ValueError(f"categorical_features indices must lie in [-{d}, {d}); got {cf!r}.")
+        mask = np.zeros(d, dtype=bool)
+        mask[arr] = True
+        return mask
+    raise ValueError(
+        f"categorical_features must be 'auto', None, a boolean mask or column indices; "
+        f"got {cf!r}."
+    )
+
+
 class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
-    """Base class; subclasses implement ``_fit_edges`` and may override the hooks."""
+    """Base class; subclasses implement ``_fit_edges`` and may override the hooks.
+
+    Every discretizer has a ``categorical_features`` parameter (as scikit-learn's
+    ``HistGradientBoosting*``): ``"auto"`` (the subclass's rule, ``_auto_passthrough``),
+    ``None`` (no column), or a boolean mask / column indices. Those columns pass through
+    unchanged; :func:`with_categorical` adds a data set's declared nominal columns to them.
+    """
 
     #: output dtype of ``transform``
     _output_dtype: Any = np.int32
@@ -84,7 +116,6 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         )
 
     def _resolve_passthrough(self, X: Any) -> np.ndarray:
-        d = X.shape[1]
         cf = self.categorical_features
         if isinstance(cf, str):
             if cf != "auto":
@@ -93,28 +124,7 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                     f"indices; got {cf!r}."
                 )
             return np.asarray(self._auto_passthrough(X), dtype=bool)
-        if cf is None:
-            return np.zeros(d, dtype=bool)
-        arr = np.asarray(cf)
-        if arr.dtype == bool:
-            if arr.shape != (d,):
-                raise ValueError(
-                    f"categorical_features as a boolean mask must have length {d} (the number "
-                    f"of features); got shape {arr.shape}."
-                )
-            return arr.copy()
-        if arr.ndim == 1 and (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
-            if arr.size and (arr.min() < -d or arr.max() >= d):
-                raise ValueError(
-                    f"categorical_features indices must lie in [-{d}, {d}); got {cf!r}."
-                )
-            mask = np.zeros(d, dtype=bool)
-            mask[arr] = True
-            return mask
-        raise ValueError(
-            f"categorical_features must be 'auto', None, a boolean mask or column indices; "
-            f"got {cf!r}."
-        )
+        return categorical_mask(cf, X.shape[1])
 
     def _check_passthrough_values(self, X: Any, mask: np.ndarray, when: str) -> None:
         """Integer output requires pass-through columns to hold int32-representable integers."""
@@ -209,3 +219,37 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         side = "left" if self._right_closed else "right"
         # Interior edges only: values outside the training range fall in the end bins.
         return np.searchsorted(e[1:-1], x, side=side) - self._code_offset
+
+
+def with_categorical(discretizer: Any, categorical_features: Any, X: Any) -> Any:
+    """Unfitted clone of ``discretizer`` that also passes ``categorical_features`` through.
+
+    For data whose nominal columns are known (``MultiLabelDataset.feature_types``): those
+    columns are added to the ones the discretizer passes through anyway (its own
+    ``categorical_features`` resolved on ``X``, e.g. the binary columns of the ``"auto"``
+    rule), so a 3-valued nominal code is never binned as if it were a number.
+
+    Parameters
+    ----------
+    discretizer : transformer
+        One of :mod:`skmlfs.discretize`'s discretizers; another transformer is cloned
+        unchanged, with a ``UserWarning`` if any column is declared categorical.
+    categorical_features : None, array-like of bool or of int
+        The declared categorical columns of ``X`` (mask or indices).
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        The data the clone will be fitted on.
+    """
+    disc = clone(discretizer)
+    declared = categorical_mask(categorical_features, X.shape[1])
+    if not declared.any():
+        return disc
+    if not isinstance(disc, _BaseDiscretizer):
+        warnings.warn(
+            f"{type(disc).__name__} cannot pass columns through unchanged: the "
+            f"{int(declared.sum())} nominal column(s) {np.flatnonzero(declared).tolist()[:10]} "
+            "are discretized like numeric ones. Use a skmlfs.discretize discretizer to keep them.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return disc
+    return disc.set_params(categorical_features=declared | disc._resolve_passthrough(X))

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ..discretize._base import with_categorical
 from ._registry import resolve
 from ._spec import MethodSpec, MetricRef, canonical_json
 
@@ -124,6 +125,8 @@ class Task:
     metrics: tuple[MetricRef, ...]
     seed: int | None
     cached_ranking: RankingResult | None = None
+    #: nominal columns of the dataset: passed through the discretizer unchanged
+    categorical_features: tuple[int, ...] | None = None
 
 
 @dataclass
@@ -187,12 +190,20 @@ _PREP_CACHE: OrderedDict = OrderedDict()
 _PREP_CACHE_SIZE = 2  # a worker holds at most this many prepared splits (memory stays flat)
 
 
+def nominal_columns(dataset: Any) -> tuple[int, ...] | None:
+    """Indices of a dataset's ``"nominal"`` features (``feature_types``), ``None`` if none."""
+    types = getattr(dataset, "feature_types", None) or ()
+    cols = tuple(j for j, t in enumerate(types) if t == "nominal")
+    return cols or None
+
+
 def prepare_split(
     X: Any, Y: np.ndarray, train: np.ndarray, test: np.ndarray, discretizer: Any = "auto",
-    *, cache_key: Any = None,
+    *, cache_key: Any = None, categorical_features: Any = None,
 ) -> tuple[Any, np.ndarray, Any, np.ndarray, float]:
     """Split and discretize: the discretizer is fitted on the training part only.
 
+    ``categorical_features`` (mask or indices: the nominal columns) pass through unchanged.
     Returns ``(X_train, Y_train, X_test, Y_test, seconds)``; discrete outputs are stored in
     compact integer dtypes. With ``cache_key`` the result is kept in a small per-process
     cache so the selectors of one split share one discretization.
@@ -205,6 +216,7 @@ def prepare_split(
     Ytr, Yte = Y[train], Y[test]
     disc = _make_discretizer(discretizer, Xtr)
     if disc is not None:
+        disc = with_categorical(disc, categorical_features, Xtr)
         disc.fit(Xtr, Ytr)
         Xtr, Xte = disc.transform(Xtr), disc.transform(Xte)
     Xtr, Xte = compact(Xtr), compact(Xte)
@@ -293,6 +305,7 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
             Xtr, Ytr, Xte, Yte, tdisc = prepare_split(
                 X, Y, task.train, task.test, task.discretizer,
                 cache_key=(task.data_token, task.split, canonical_json(task.discretizer)),
+                categorical_features=task.categorical_features,
             )
             res.n_train, res.n_test, res.discretize_time = len(Ytr), len(Yte), tdisc
             res.ranking = _rank(task, Xtr, Ytr)

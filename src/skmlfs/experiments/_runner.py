@@ -24,7 +24,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_labels
-from ._cells import CellSpec, RankingResult, Task, TaskResult, compact, make_id, run_task
+from ._cells import (
+    CellSpec,
+    RankingResult,
+    Task,
+    TaskResult,
+    compact,
+    make_id,
+    nominal_columns,
+    run_task,
+)
 from ._protocols import Split, holdout_splits
 from ._spec import (
     DEFAULT_METRICS,
@@ -109,6 +118,7 @@ def _build_tasks(
     discretizer: Any,
     done: set[str] | None = None,
     cached: Mapping[str, dict] | None = None,
+    categorical_features: tuple[int, ...] | None = None,
 ) -> tuple[list[Task], list[str]]:
     """Expand one dataset into tasks; returns ``(pending tasks, ids of all its cells)``."""
     tasks: list[Task] = []
@@ -164,6 +174,7 @@ def _build_tasks(
                     metrics=tuple(metrics),
                     seed=seed,
                     cached_ranking=cr,
+                    categorical_features=categorical_features,
                 )
             )
     return tasks, all_ids
@@ -420,6 +431,7 @@ def evaluate(
         seed=random_state,
         data_token=token,
         discretizer=discretizer,
+        categorical_features=nominal_columns(dataset),
     )
     total = sum(len(t.cells) for t in tasks)
     rows: list[dict] = []
@@ -597,6 +609,7 @@ def run_experiment(
                 discretizer=ds.discretizer,
                 done=done,
                 cached=cached,
+                categorical_features=nominal_columns(obj),
             )
             store.set_meta(
                 f"dataset:{ds.name}",

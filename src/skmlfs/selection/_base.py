@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -30,12 +30,16 @@ def is_discrete(X: Any) -> bool:
     return bool(np.all(data == np.floor(data)))
 
 
-def discretize_features(discretizer: Any, X: Any, Y: Any) -> Any:
+def discretize_features(
+    discretizer: Any, X: Any, Y: Any, categorical_features: Any = None
+) -> Any:
     """Apply a selector's ``discretizer`` parameter to training data (fit on ``X, Y``).
 
     ``"auto"``: integer-valued ``X`` is returned as is, anything else goes through
     :class:`~skmlfs.discretize.LAIMDiscretizer`; ``None``: values are symbols as they
-    are; a transformer is cloned and fitted with ``fit(X, Y)``.
+    are; a transformer is cloned and fitted with ``fit(X, Y)``. ``categorical_features``
+    (boolean mask or column indices, e.g. the nominal attributes of a loaded data set)
+    pass through unchanged in addition to the discretizer's own pass-through columns.
     """
     disc = discretizer
     if isinstance(disc, str):
@@ -48,9 +52,11 @@ def discretize_features(discretizer: Any, X: Any, Y: Any) -> Any:
         disc = LAIMDiscretizer()
     elif disc is None:
         return X
+    from ..discretize._base import with_categorical
+
     # supervised discretizers take a dense label matrix (labels are the small side)
     Yd = Y.toarray() if sp.issparse(Y) else Y
-    return clone(disc).fit(X, Yd).transform(X)
+    return with_categorical(disc, categorical_features, X).fit(X, Yd).transform(X)
 
 
 class BaseInfoSelector(SelectorMixin, BaseEstimator):
