@@ -1,0 +1,187 @@
+"""The ``mlfs`` command: demo, info, select, evaluate and its error handling."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from skmlfs.cli import main
+from skmlfs.datasets import load, make_multilabel_discrete
+from skmlfs.experiments import holdout_splits
+from skmlfs.selection import SCLS
+from skmlfs.selection._base import discretize_features
+
+TINY_ARFF = """\
+@relation tiny
+@attribute a numeric
+@attribute b {x,y,z}
+@attribute l1 {0,1}
+@attribute l2 {0,1}
+@data
+0.5,x,1,0
+1.5,y,0,1
+2.5,z,1,1
+3.5,x,0,0
+"""
+TINY_XML = """\
+<?xml version="1.0" encoding="utf-8"?>
+<labels xmlns="http://mulan.sourceforge.net/labels">
+<label name="l1"></label>
+<label name="l2"></label>
+</labels>
+"""
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def tiny(tmp_path: Path, body: str = TINY_ARFF) -> Path:
+    p = tmp_path / "tiny.arff"
+    p.write_text(body, encoding="utf-8")
+    (tmp_path / "tiny.xml").write_text(TINY_XML, encoding="utf-8")
+    return p
+
+
+# --------------------------------------------------------------------------- demo, info
+
+
+def test_no_command_prints_help(capsys):
+    code, out, _ = run(capsys)
+    assert code == 0 and "mlfs select" in out and "mlfs evaluate" in out
+
+
+def test_demo_selects_what_scls_selects(capsys):
+    code, out, _ = run(capsys, "demo", "--samples", 200, "--features", 20, "--labels", 4)
+    assert code == 0
+    # the same generated data, split and selector, computed here
+    ds = make_multilabel_discrete(n_samples=200, n_features=20, n_labels=4, random_state=0)
+    ((train, _),) = holdout_splits(200, repeats=1, test_size=0.2, random_state=0)
+    sel = SCLS().fit(ds.X[train], ds.Y[train])
+    k = math.ceil(math.sqrt(160))
+    assert sel.ranking_.size == k
+    assert f"SCLS selected {k} of 20 features" in out
+    for rank, (f, s) in enumerate(zip(sel.ranking_, sel.scores_, strict=True), 1):
+        assert f"{rank:2d}. {ds.feature_names[f]:<14s} J = {s:.4f} bits" in out
+    rows = {line.split()[0]: line.split()[-3:] for line in out.splitlines()
+            if line.strip().startswith(("all", "SCLS top", "random"))}
+    assert set(rows) == {"all", "SCLS", "random"}
+    for values in rows.values():  # Hamming loss, ranking loss, accuracy in [0, 1]
+        assert all(0.0 <= float(v) <= 1.0 for v in values)
+
+
+def test_info_tiny_file(capsys, tmp_path):
+    code, out, _ = run(capsys, "info", tiny(tmp_path))
+    assert code == 0
+    header, rule, row = out.strip().splitlines()
+    assert header.split() == ["Dataset", "|W|", "|F|", "Type", "|L|", "Card.", "Den.",
+                              "Distinct"]
+    # 4 patterns, 2 features (numeric + nominal), 2 labels; label sets 10, 01, 11, 00
+    assert row.split() == ["tiny", "4", "2", "mixed", "2", "1.000", "0.500", "4"]
+
+
+def test_info_real_files(capsys, dataset_path):
+    code, out, _ = run(capsys, "info", dataset_path("mulan/emotions/emotions.arff"),
+                       dataset_path("plcfs/genbase.mat"))
+    assert code == 0
+    rows = {line.split()[0]: line.split()[1:] for line in out.strip().splitlines()[2:]}
+    # Table 1 of the SCLS paper: emotions 593 x 72 numeric, 6 labels, card. 1.869 (1.868
+    # here: 1108 / 593 = 1.8685), 27 distinct label sets
+    assert rows["emotions"] == ["593", "72", "numeric", "6", "1.868", "0.311", "27"]
+    assert rows["genbase"][:4] == ["662", "1185", "nominal", "27"]
+
+
+# --------------------------------------------------------------------------- select
+
+
+def _read_ranking(path: Path, n_features: int, k: int) -> pd.DataFrame:
+    table = pd.read_csv(path)
+    assert list(table.columns) == ["rank", "feature_index", "feature", "score"]
+    assert table["rank"].tolist() == list(range(1, k + 1))
+    idx = table["feature_index"].to_numpy()
+    assert idx.size == k and np.unique(idx).size == k
+    assert idx.min() >= 0 and idx.max() < n_features
+    return table
+
+
+def test_select_writes_the_scls_ranking(capsys, tmp_path, dataset_path):
+    path = dataset_path("mulan/emotions/emotions.arff")
+    out_csv = tmp_path / "ranking.csv"
+    code, out, err = run(capsys, "select", path, "--method", "scls", "-k", 20, "--out", out_csv)
+    assert code == 0
+    assert "SCLS selected 20 of 72 features of emotions" in err
+    ds = load(path)
+    table = _read_ranking(out_csv, 72, 20)
+    ref = SCLS(n_features_to_select=20).fit(ds.X, ds.Y)  # numeric: LAIM ("auto")
+    np.testing.assert_array_equal(table["feature_index"], ref.ranking_)
+    np.testing.assert_allclose(table["score"], ref.scores_, rtol=0, atol=1e-12)
+    assert table["feature"].tolist() == [ds.feature_names[i] for i in ref.ranking_]
+    # the printed table is the same ranking
+    printed = [line.split()[1] for line in out.strip().splitlines()[1:]]
+    assert printed == [str(i) for i in ref.ranking_]
+
+
+def test_select_keeps_nominal_columns(capsys, tmp_path, dataset_path):
+    """birds: 258 numeric features, hasSegments {0,1} and the 12-valued nominal location."""
+    path = dataset_path("mulan/birds/birds-train.arff")
+    out_csv = tmp_path / "birds.csv"
+    code, _, _ = run(capsys, "select", path, "-k", 20, "--out", out_csv)
+    assert code == 0
+    ds = load(path)
+    nominal = np.array([t == "nominal" for t in ds.feature_types])
+    assert np.flatnonzero(nominal).tolist() == [258, 259] and len(ds.categories[259]) == 12
+    table = _read_ranking(out_csv, ds.X.shape[1], 20)
+    Xd = discretize_features("auto", ds.X, ds.Y, categorical_features=nominal)
+    np.testing.assert_array_equal(Xd[:, 259], ds.X[:, 259])  # the 12 codes, not LAIM bins
+    ref = SCLS(n_features_to_select=20, discretizer=None).fit(Xd, ds.Y)
+    np.testing.assert_array_equal(table["feature_index"], ref.ranking_)
+    assert table["feature"].iloc[0] == "location"
+
+
+# --------------------------------------------------------------------------- evaluate
+
+
+def test_evaluate_prints_each_metric(capsys, tmp_path, dataset_path):
+    path = dataset_path("mulan/emotions/emotions.arff")
+    out_csv = tmp_path / "results.csv"
+    code, out, _ = run(capsys, "evaluate", path, "--methods", "scls,ami", "--repeats", 2,
+                       "--quiet", "--out", out_csv)
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert lines[0] == ("emotions: 593 patterns, 72 features, 6 labels; 2 holdout splits; "
+                        "learner mlnb")
+    metrics = ["hamming_loss", "ranking_loss", "normalized_coverage"]
+    assert lines[1].split() == metrics
+    assert lines[2].split() == ["mean", "std"] * 3
+    results = pd.read_csv(out_csv)
+    assert len(results) == 2 * 2 and set(results["k"]) == {25}  # ceil(sqrt(593))
+    rows = {line.split()[0]: [float(v) for v in line.split()[1:]] for line in lines[4:]}
+    assert list(rows) == ["scls", "ami"]
+    for method, values in rows.items():
+        per_split = results[results["method"] == method]
+        expected = [f(per_split[m]) for m in metrics for f in (np.mean, lambda s: s.std())]
+        np.testing.assert_allclose(values, expected, rtol=1e-5, atol=1e-6)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_malformed_arff_exits_2_naming_file_and_line(capsys, tmp_path):
+    bad = TINY_ARFF.replace("1.5,y,0,1", "1.5,y,0")  # line 8: one value short
+    path = tiny(tmp_path, bad)
+    for command in ("select", "evaluate", "info"):
+        code, out, err = run(capsys, command, path)
+        assert code == 2 and out == ""
+        assert err.startswith(f"mlfs {command}: error: {path}, line 8:"), err
+        assert "\n" not in err.strip()  # one line, no traceback
+
+
+def test_missing_file_exits_2(capsys, tmp_path, monkeypatch):
+    monkeypatch.delenv("MLFS_DATASETS", raising=False)
+    code, _, err = run(capsys, "select", tmp_path / "nope.arff")
+    assert code == 2 and "nope.arff" in err and "is not a file" in err
