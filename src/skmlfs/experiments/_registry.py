@@ -34,6 +34,8 @@ SELECTORS: dict[str, str] = {
     "lrfs": "skmlfs.selection:LRFS",
     "ppt_mi": "skmlfs.selection:PPTMI",
     "ppt_chi": "skmlfs.selection:PPTCHI",
+    "ppt_relieff": "skmlfs.selection:PPTReliefF",
+    "relieff_ml": "skmlfs.selection:ReliefFML",
     "rlefs": "skmlfs.selection:RLEFS",
     "mifs": "skmlfs.selection:MIFS",
     "ralmfs": "skmlfs.selection:RALMFS",
