@@ -586,6 +586,7 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
                     reps["ffc"].append(fitness.n_calls)
                     reps["kind"].append(meta["kind"])
                     reps["z_size"].append(0 if Z is None else Z.size)
+                    reps["z_labels"].append(_NO_LABELS if Z is None else Z.astype(np.intp))
                     reps["parent_loss"].append(meta["parent_loss"])
                     reps["child_loss"].append(loss)
                     reps["parent_z_accuracy"].append(
@@ -612,10 +613,7 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
             "best_label_accuracy": np.asarray(best_acc).reshape(-1, q),
             "generation_ffc": np.asarray(gen_ffc),
             "generation_best_loss": np.asarray(gen_loss),
-            "reproductions": {
-                k: np.asarray(val, dtype=float if k not in ("ffc", "kind", "z_size") else np.int64)
-                for k, val in reps.items()
-            },
+            "reproductions": {k: _as_array(k, val) for k, val in reps.items()},
         }
         sign = -1.0 if fitness.greater else 1.0
         hist["best_score"] = sign * hist["best_loss"]
@@ -644,11 +642,24 @@ _REP_KEYS = (
     "ffc",
     "kind",
     "z_size",
+    "z_labels",
     "parent_loss",
     "child_loss",
     "parent_z_accuracy",
     "child_z_accuracy",
 )
+
+
+_NO_LABELS = np.zeros(0, dtype=np.intp)
+
+
+def _as_array(key: str, values: list) -> np.ndarray:
+    """One entry of ``history_["reproductions"]`` as an array."""
+    if key == "z_labels":
+        # ragged: one int array per offspring, in a 1-D object array so that it can be
+        # masked like the other entries (``z_labels[kind == CROSSOVER]``)
+        return np.fromiter(values, dtype=object, count=len(values))
+    return np.asarray(values, dtype=np.int64 if key in ("ffc", "kind", "z_size") else float)
 
 
 def _mlnb_fast_kwargs(learner) -> dict:
@@ -718,6 +729,10 @@ class MemeticSelector(_EvolutionarySelector):
         |Z|/|L|)), round(n_max|Z|/|L|))`` and the second GICS call is seeded with the kept
         features (wrappers.md §3–4). ``"paper"``: the formulas as printed,
         ``n = ⌈n_max|Z|/|L|⌉``, ``S⁺ = Filter(S, Zᶜ, n_max − n) ∪ Filter(S', Z, n)``.
+        The printed union has no de-duplication, so when the two GICS calls pick some of
+        the same features (``S`` and ``S'`` overlap) the child has fewer than ``n_max``
+        features, and such a subset can survive and be returned (``best_subset_`` and
+        ``population_`` then hold subsets smaller than ``n_max``).
     mutation_import : {"entropy_sampling", "gics"} or None, default=None
         How the mutation picks features absent from the population: sampling with weights
         ``Σ_{l∈Z} H(f, l)`` (reference code) or GICS on ``Z`` (paper). ``None`` follows
@@ -753,9 +768,16 @@ class MemeticSelector(_EvolutionarySelector):
         Convergence record: ``loss`` and ``label_accuracy`` of every FFC in order;
         ``best_loss`` / ``best_score`` / ``best_label_accuracy``: the population's best
         after each FFC (monotone); ``generation_ffc`` / ``generation_best_loss`` after each
-        generation; ``reproductions``: per offspring the FFC index, ``kind`` (0 crossover,
-        1 mutation, 2 random subset), ``|Z|``, parent and child loss and mean accuracy on
-        ``Z`` (the paper's Figs. 4 and 6).
+        generation; ``reproductions``: per offspring (arrays of equal length) the FFC
+        index ``ffc`` (1-based, so the child's per-label accuracies are
+        ``label_accuracy[ffc - 1]``), ``kind`` (0 crossover, 1 mutation, 2 random
+        subset), ``z_size`` (``|Z|``), ``z_labels`` (``Z`` itself: a 1-D object array
+        holding one int array of label indices per offspring, least accurate label of the
+        parent first, as :func:`label_pruning` returns it; empty when no ``Z`` was
+        computed), ``parent_loss`` and ``child_loss``, ``parent_z_accuracy`` and
+        ``child_z_accuracy`` (mean accuracy on ``Z``; the paper's Figs. 4 and 6). The
+        per-label accuracies of offspring ``i`` on its ``Z`` are
+        ``label_accuracy[ffc[i] - 1, z_labels[i]]``.
 
     Examples
     --------
@@ -933,7 +955,8 @@ class GeneticSelector(_EvolutionarySelector):
     second (the first later round that gives a different member) **[ASSUMPTION]**.
 
     Parameters and attributes are those of :class:`MemeticSelector` that concern the
-    search itself (no ``Z`` quantities: ``history_["reproductions"]["z_size"]`` is 0).
+    search itself (no ``Z`` quantities: ``history_["reproductions"]["z_size"]`` is 0 and
+    ``z_labels`` holds empty arrays).
     """
 
     def __init__(
