@@ -7,9 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from skmlfs.cli import main
-from skmlfs.datasets import load, make_multilabel_discrete
+from skmlfs.datasets import MissingValuesWarning, load, make_multilabel_discrete
 from skmlfs.experiments import holdout_splits
 from skmlfs.selection import SCLS
 from skmlfs.selection._base import discretize_features
@@ -185,3 +186,24 @@ def test_missing_file_exits_2(capsys, tmp_path, monkeypatch):
     monkeypatch.delenv("MLFS_DATASETS", raising=False)
     code, _, err = run(capsys, "select", tmp_path / "nope.arff")
     assert code == 2 and "nope.arff" in err and "is not a file" in err
+
+
+def test_missing_values_stop_select_and_evaluate_with_a_clear_error(capsys, tmp_path):
+    # '?' on line 8 (numeric) and line 9 (nominal)
+    body = TINY_ARFF.replace("1.5,y,0,1", "?,y,0,1").replace("2.5,z,1,1", "2.5,?,1,1")
+    path = tiny(tmp_path, body)
+    for command in ("select", "evaluate"):
+        with pytest.warns(MissingValuesWarning):
+            code, out, err = run(capsys, command, path)
+        assert code == 2 and out == ""
+        assert err.strip() == (
+            f"mlfs {command}: error: {path}, line 8: 2 missing feature value(s) ('?' or NaN) "
+            f"in tiny; mlfs {command} needs complete data: impute or drop the rows or columns "
+            "with missing values first."
+        )
+        assert "Input X contains NaN" not in err
+    # info still describes the file, with its missing values
+    with pytest.warns(MissingValuesWarning):
+        code, out, _ = run(capsys, "info", path)
+    assert code == 0 and out.splitlines()[0].split()[-1] == "Missing"
+    assert out.splitlines()[2].split()[-1] == "2"

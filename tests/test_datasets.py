@@ -354,14 +354,21 @@ def test_missing_values_warn_raise_ignore(tmp_path):
         ds = load(p, labels=["l"])
     assert np.isnan(ds.X[1, 0]) and np.isnan(ds.X[2, 1])
     assert ds.n_missing == 2 and ds.stats()["n_missing"] == 2
+    assert ds.first_missing == f"{p}, line 7"
     assert "Missing" in format_stats(ds)
     expect_error(p, 7, "missing feature value", labels=["l"], missing="raise")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ds2 = load(p, labels=["l"], missing="ignore")
-    assert ds2.n_missing == 2
+    assert ds2.n_missing == 2 and ds2.first_missing == f"{p}, line 7"
     with pytest.raises(ValueError, match="missing must be"):
         load(p, labels=["l"], missing="zero")
+    # several parts: the first part with a missing value; complete data: None
+    q = write(tmp_path, "complete.arff", MISSING.replace("?,b", "2,b").replace("3,?", "3,a"))
+    assert load(q, labels=["l"]).first_missing is None
+    with pytest.warns(MissingValuesWarning):
+        both = load([q, p], labels=["l"])
+    assert both.n_missing == 2 and both.first_missing == f"{p}, line 7"
 
 
 def test_missing_label_is_an_error(tmp_path):

@@ -69,3 +69,20 @@ def selector_input(selector: Any, ds: Any) -> Any:
     X = discretize_features(selector.discretizer, ds.X, ds.Y, categorical_features=nominal)
     selector.set_params(discretizer=None)
     return X
+
+
+def require_complete(ds: Any, command: str) -> None:
+    """Raise a clear ``ValueError`` when ``ds.X`` has missing values (NaN).
+
+    The loaders keep ARFF ``?`` as NaN (with a warning); the selectors, discretizers and
+    learners reject NaN, so the CLI stops before fitting, naming the file, the count and
+    the first line with a missing value.
+    """
+    n = ds.n_missing
+    if not n:
+        return
+    where = ds.first_missing or ds.source or ds.name
+    raise ValueError(
+        f"{where}: {n} missing feature value(s) ('?' or NaN) in {ds.name}; mlfs {command} "
+        "needs complete data: impute or drop the rows or columns with missing values first."
+    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import add_labels_option, load_dataset, parse_k
+from ._common import add_labels_option, load_dataset, parse_k, require_complete
 
 
 def register(parser) -> None:
@@ -40,6 +40,7 @@ def run(args) -> int:
     from ..experiments import evaluate, holdout_splits, kfold_splits, mat_splits, summarize
 
     ds = load_dataset(args.dataset, args.labels)
+    require_complete(ds, "evaluate")
     n = ds.X.shape[0]
     has_masks = getattr(ds, "split_masks", None) is not None
     protocol = args.protocol or ("mat" if has_masks else "holdout")

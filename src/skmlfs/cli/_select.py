@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import add_labels_option, load_dataset, parse_k, selector_input
+from ._common import add_labels_option, load_dataset, parse_k, require_complete, selector_input
 
 
 def register(parser) -> None:
@@ -29,6 +29,7 @@ def run(args) -> int:
     from ..experiments import resolve
 
     ds = load_dataset(args.dataset, args.labels)
+    require_complete(ds, "select")
     selector = resolve("selector", args.method)(n_features_to_select=parse_k(args.k))
     t0 = time.perf_counter()
     selector.fit(selector_input(selector, ds), ds.Y)

@@ -51,6 +51,9 @@ class MultiLabelDataset:
         ``True`` on the training rows of split ``k``.
     X_discrete : ndarray of shape (n, d) or None
         The discretized copy of the features stored in a ``.mat`` file (``data_dis``).
+    first_missing : str or None
+        Where the first missing feature value was read (``"<file>, line <n>"``), when
+        ``X`` has missing values and the loader knows the line (ARFF); ``None`` otherwise.
     """
 
     X: np.ndarray | sp.csr_matrix
@@ -65,6 +68,7 @@ class MultiLabelDataset:
     part: np.ndarray | None = None
     split_masks: np.ndarray | None = None
     X_discrete: np.ndarray | None = None
+    first_missing: str | None = None
 
     def __post_init__(self) -> None:
         n, d = self.X.shape

@@ -282,6 +282,7 @@ def _assemble(parsed: ParsedARFF, label_idx: list[int], missing: MissingPolicy) 
         data = X
     nan = np.isnan(data)
     n_nan = int(np.count_nonzero(nan))
+    first_missing = None
     if n_nan:
         if sp.issparse(X):
             first = np.flatnonzero(nan)[0]
@@ -291,6 +292,7 @@ def _assemble(parsed: ParsedARFF, label_idx: list[int], missing: MissingPolicy) 
             r = int(np.flatnonzero(nan.any(axis=1))[0])
             rows = int(np.count_nonzero(nan.any(axis=1)))
         line = int(parsed.linenos[r])
+        first_missing = f"{path}, line {line}"
         if missing == "raise":
             raise ARFFError(
                 f"missing feature value '?' ({n_nan} in the file, missing='raise')", path, line
@@ -311,6 +313,7 @@ def _assemble(parsed: ParsedARFF, label_idx: list[int], missing: MissingPolicy) 
         "label_names": [atts[j].name for j in label_idx],
         "feature_types": [a.kind for a in fa],
         "categories": [list(a.values) if a.kind == NOMINAL else None for a in fa],
+        "first_missing": first_missing,
     }
 
 
@@ -380,6 +383,7 @@ def _load_parts(
         source=" + ".join(str(p) for p in paths),
         parts=tuple(str(p) for p in paths),
         part=part,
+        first_missing=next((pc["first_missing"] for pc in pieces if pc["first_missing"]), None),
     )
 
 
