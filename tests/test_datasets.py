@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from skmlfs.datasets import (
     ARFFError,
+    DatasetError,
     LabelCopiesWarning,
     MissingValuesWarning,
     MultiLabelDataset,
@@ -661,20 +662,74 @@ def test_load_mat(tmp_path):
         ds.categories[j] == [str(v) for v in range(int(X[:, j].max()) + 1)] for j in range(4)
     )
     assert load(p).n_features == 4  # load() dispatches on the suffix
-    # transposed storage, float data
-    q = tmp_path / "t.mat"
-    scipy.io.savemat(q, {"data": X.T.astype(float), "answer": Y.T})
-    dt = load_mat(q)
-    np.testing.assert_array_equal(dt.X, X)
-    assert dt.feature_types == ["numeric"] * 4 and dt.split_masks is None
-    assert dt.X_discrete is None
+    # one matrix stored with patterns in columns (q x n labels, d x n data), float data
+    for data, answer in ((X.astype(float), Y.T), (X.T.astype(float), Y)):
+        q = tmp_path / "t.mat"
+        scipy.io.savemat(q, {"data": data, "answer": answer})
+        dt = load_mat(q)
+        np.testing.assert_array_equal(dt.X, X)
+        np.testing.assert_array_equal(dt.Y, Y)
+        assert dt.feature_types == ["numeric"] * 4 and dt.split_masks is None
+        assert dt.X_discrete is None
     bad = tmp_path / "b.mat"
     scipy.io.savemat(bad, {"data": X, "answer": Y + 1})
-    with pytest.raises(ValueError, match="0/1"):
+    with pytest.raises(DatasetError, match="0/1"):
         load_mat(bad)
-    with pytest.raises(ValueError, match="no variable 'answer'"):
+    with pytest.raises(DatasetError, match="no variable 'answer'"):
         scipy.io.savemat(bad, {"data": X})
         load_mat(bad)
+
+
+def _mat_error(tmp_path, **variables) -> DatasetError:
+    p = tmp_path / "e.mat"
+    scipy.io.savemat(p, variables)
+    with pytest.raises(DatasetError) as info:
+        load_mat(p)
+    err = info.value
+    assert err.path == str(p) and err.line is None
+    assert str(err) == f"{p}: {err.problem}"
+    return err
+
+
+def test_load_mat_errors_are_dataset_errors_and_orientation_is_never_guessed(tmp_path):
+    # 3 x 2 data with 4 x 2 labels: the rows differ, and transposing one matrix does not
+    # help (transposing both would give 2 patterns: a guess, not a reading of the file)
+    err = _mat_error(tmp_path, data=np.ones((3, 2)), answer=np.zeros((4, 2), np.uint8))
+    assert err.problem.startswith("'data' (3, 2) and 'answer' (4, 2) do not match")
+    # both stored with patterns in columns: the same error (transpose them before saving)
+    _mat_error(tmp_path, data=np.ones((4, 20)), answer=np.zeros((2, 20), np.uint8))
+    # 3 x 4 data with 4 x 3 labels: 3 patterns (answer transposed) or 4 (data transposed)
+    err = _mat_error(tmp_path, data=np.ones((3, 4)), answer=np.zeros((4, 3), np.uint8))
+    assert "ambiguous" in err.problem
+    assert "'answer' transposed" in err.problem and "'data' transposed" in err.problem
+    # equal row counts are taken as stored, even when a transposition would also fit
+    p = tmp_path / "sq.mat"
+    scipy.io.savemat(p, {"data": np.eye(3), "answer": np.eye(3, dtype=np.uint8)[:, :2]})
+    np.testing.assert_array_equal(load_mat(p).X, np.eye(3))
+    # other malformed input: the same error type, naming the file
+    err = _mat_error(tmp_path, data=np.ones((3, 2)), answer=np.full((3, 1), 2, np.uint8))
+    assert "0/1" in err.problem
+    err = _mat_error(tmp_path, data=np.ones((3, 2)), answer=np.ones((3, 1)),
+                     sim_seq=np.full((3, 2), 3))
+    assert err.problem == "sim_seq must hold 0/1 training-row indicators"
+    err = _mat_error(tmp_path, data=np.ones((3, 2)), answer=np.ones((3, 1)),
+                     data_dis=np.ones((3, 5)))
+    assert "data_dis" in err.problem
+    junk = tmp_path / "junk.mat"
+    junk.write_bytes(b"not a MATLAB file")
+    with pytest.raises(DatasetError, match=r"junk\.mat: cannot read MATLAB file"):
+        load_mat(junk)
+
+
+def test_one_error_type_for_the_data_layer(tmp_path):
+    # ARFFError is the ARFF flavour of DatasetError, which is a ValueError
+    assert issubclass(ARFFError, DatasetError) and issubclass(DatasetError, ValueError)
+    p = write(tmp_path, "x.arff", "@relation r\n@attribute a string\n@data\nfoo\n")
+    with pytest.raises(DatasetError) as info:
+        load(p, labels=["a"])
+    assert isinstance(info.value, ARFFError) and info.value.line == 2
+    assert str(DatasetError("bad", "f.mat")) == "f.mat: bad"
+    assert str(ARFFError("bad", None, 3)) == "<arff>, line 3: bad"
 
 
 def test_load_mat_label_copies(tmp_path):

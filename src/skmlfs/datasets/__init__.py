@@ -10,17 +10,19 @@ read_label_xml       the label names of a Mulan XML label file
 make_multilabel_discrete  seeded synthetic data with informative / redundant / noise features
 MultiLabelDataset    the container (``X``, ``Y``, names, types, ``stats()``)
 format_stats         Table-1 style text table of data set statistics
-ARFFError            the one error type for malformed input (names file and line)
+DatasetError         the one error type for malformed input (names file and line)
+ARFFError            its subclass for ARFF and label files
 """
 
 from ._arff import ARFFError
-from ._dataset import MissingValuesWarning, MultiLabelDataset, format_stats
+from ._dataset import DatasetError, MissingValuesWarning, MultiLabelDataset, format_stats
 from ._load import load, load_name, load_train_test, read_label_xml
 from ._mat import LabelCopiesWarning, load_mat
 from ._synthetic import make_multilabel_discrete
 
 __all__ = [
     "ARFFError",
+    "DatasetError",
     "LabelCopiesWarning",
     "MissingValuesWarning",
     "MultiLabelDataset",

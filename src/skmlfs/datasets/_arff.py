@@ -34,25 +34,21 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from ._dataset import DatasetError
+
 __all__ = ["ARFFError", "parse_arff"]
 
 
-class ARFFError(ValueError):
+class ARFFError(DatasetError):
     """Malformed or unsupported ARFF (or label-file) input.
 
     The message has the form ``"<file>, line <n>: <problem>"``.  The parts are also
     available as the attributes ``path``, ``line`` (1-based, or ``None`` when the
-    problem is not tied to a line) and ``problem``.
+    problem is not tied to a line) and ``problem``.  A :class:`DatasetError` (and so a
+    ``ValueError``).
     """
 
-    def __init__(self, problem: str, path: str | Path | None = None, line: int | None = None):
-        self.problem = problem
-        self.path = None if path is None else str(path)
-        self.line = line
-        where = self.path if self.path is not None else "<arff>"
-        if line is not None:
-            where = f"{where}, line {line}"
-        super().__init__(f"{where}: {problem}")
+    _unnamed = "<arff>"
 
 
 # --------------------------------------------------------------------------- attributes

@@ -9,7 +9,29 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["MissingValuesWarning", "MultiLabelDataset", "format_stats"]
+__all__ = ["DatasetError", "MissingValuesWarning", "MultiLabelDataset", "format_stats"]
+
+
+class DatasetError(ValueError):
+    """Malformed or unsupported data set input (ARFF, label file, ``.mat``).
+
+    The one error type of the data layer; :class:`~skmlfs.datasets.ARFFError` is its ARFF
+    subclass. The message has the form ``"<file>, line <n>: <problem>"`` (``"<file>:
+    <problem>"`` when the problem is not tied to a line); the parts are also available as
+    the attributes ``path``, ``line`` (1-based or ``None``) and ``problem``. A subclass of
+    ``ValueError``, so existing ``except ValueError`` handlers keep working.
+    """
+
+    _unnamed = "<data>"
+
+    def __init__(self, problem: str, path: Any = None, line: int | None = None):
+        self.problem = problem
+        self.path = None if path is None else str(path)
+        self.line = line
+        where = self.path if self.path is not None else self._unnamed
+        if line is not None:
+            where = f"{where}, line {line}"
+        super().__init__(f"{where}: {problem}")
 
 
 class MissingValuesWarning(UserWarning):

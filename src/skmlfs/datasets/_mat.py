@@ -10,7 +10,7 @@ from typing import Literal
 import numpy as np
 import scipy.sparse as sp
 
-from ._dataset import MultiLabelDataset
+from ._dataset import DatasetError, MultiLabelDataset
 
 __all__ = ["LabelCopiesWarning", "load_mat"]
 
@@ -24,9 +24,10 @@ def _as_2d(value, key: str, path: Path) -> np.ndarray | sp.csr_matrix:
         return sp.csr_matrix(value)
     arr = np.asarray(value)
     if arr.ndim != 2 or arr.dtype.kind not in "biuf":
-        raise ValueError(
-            f"{path}: variable {key!r} must be a 2-D numeric matrix; got shape {arr.shape}, "
-            f"dtype {arr.dtype}"
+        raise DatasetError(
+            f"variable {key!r} must be a 2-D numeric matrix; got shape {arr.shape}, "
+            f"dtype {arr.dtype}",
+            path,
         )
     return arr
 
@@ -37,7 +38,38 @@ def _orient(arr, n: int, key: str, path: Path):
         return arr
     if arr.shape[1] == n:
         return arr.T
-    raise ValueError(f"{path}: {key!r} has shape {arr.shape}, which does not match {n} patterns")
+    raise DatasetError(f"{key!r} has shape {arr.shape}, which does not match {n} patterns", path)
+
+
+def _orient_pair(data, answer, path: Path):
+    """Orient ``data`` (n × d) and ``answer`` (n × q) so that rows are patterns.
+
+    As stored when their row counts agree. Otherwise one of them may be stored with
+    patterns in columns (e.g. a q × n label matrix, the MATLAB toolboxes' convention): it
+    is transposed only when exactly one such fix makes the row counts agree. Anything else
+    — no fix, several fixes, or both matrices transposed — is an error, never a guess.
+    """
+    (dr, dc), (ar, ac) = data.shape, answer.shape
+    if dr == ar:
+        return data, answer
+    fixes = [(data, answer.T, "'answer' transposed")] if dr == ac else []
+    if dc == ar:
+        fixes.append((data.T, answer, "'data' transposed"))
+    if len(fixes) == 1:
+        return fixes[0][:2]
+    shapes = f"'data' {data.shape} and 'answer' {answer.shape}"
+    if fixes:
+        raise DatasetError(
+            f"{shapes} are ambiguous: their rows (patterns) differ, and either "
+            f"{fixes[0][2]} or {fixes[1][2]} would make them agree; store both with one "
+            "row per pattern",
+            path,
+        )
+    raise DatasetError(
+        f"{shapes} do not match: rows are patterns, so both need the same number of rows "
+        "(one of them may be stored transposed, not both)",
+        path,
+    )
 
 
 def load_mat(
@@ -51,8 +83,12 @@ def load_mat(
     Variables: ``data`` (n × d features), ``answer`` (n × q labels, 0/1), and when
     present ``data_dis`` (a discretized copy of ``data``) and ``sim_seq`` (n × k
     holdout splits: ``sim_seq[:, k] == 1`` marks the training rows of split ``k``).
-    A matrix stored with patterns in columns is transposed.  MATLAB v7.3 (HDF5)
-    files are not supported by ``scipy.io.loadmat``.
+    Rows are patterns. When the row counts of ``data`` and ``answer`` differ, one of
+    them may be stored with patterns in columns (e.g. ``answer`` as q × n): it is
+    transposed only when that is the one way to make the row counts agree; otherwise
+    (ambiguous shapes, or no way) a :class:`DatasetError` is raised rather than a guess
+    made. ``data_dis`` and ``sim_seq`` are then oriented to the n patterns.  MATLAB
+    v7.3 (HDF5) files are not supported by ``scipy.io.loadmat``.
 
     Parameters
     ----------
@@ -80,11 +116,12 @@ def load_mat(
 
     Raises
     ------
-    ValueError
-        Missing ``data`` / ``answer``, inconsistent shapes, labels not 0/1, splits
-        not 0/1, unreadable file.
+    DatasetError
+        (a ``ValueError``, naming the file) Missing ``data`` / ``answer``, inconsistent
+        or ambiguous shapes, labels not 0/1, splits not 0/1, unreadable file.
     """
     from scipy.io import loadmat
+    from scipy.io.matlab import MatReadError
 
     from .._validation import check_labels
 
@@ -94,30 +131,23 @@ def load_mat(
     try:
         m = loadmat(path)
     except NotImplementedError:
-        raise ValueError(
-            f"{path}: MATLAB v7.3 (HDF5) files are not supported; re-save it with save(..., '-v7')"
+        raise DatasetError(
+            "MATLAB v7.3 (HDF5) files are not supported; re-save it with save(..., '-v7')", path
         ) from None
-    except (OSError, ValueError, TypeError) as exc:
-        raise ValueError(f"{path}: cannot read MATLAB file: {exc}") from exc
+    except (OSError, ValueError, TypeError, MatReadError) as exc:
+        raise DatasetError(f"cannot read MATLAB file: {exc}", path) from exc
     for key in ("data", "answer"):
         if key not in m:
             found = sorted(k for k in m if not k.startswith("__"))
-            raise ValueError(f"{path}: no variable {key!r} (found: {', '.join(found) or 'none'})")
-    data = _as_2d(m["data"], "data", path)
-    answer = _as_2d(m["answer"], "answer", path)
-    (dr, dc), (ar, ac) = data.shape, answer.shape
-    if dr == ar or dr == ac:
-        n = dr
-    elif dc == ac or dc == ar:
-        n = dc
-    else:
-        raise ValueError(f"{path}: 'data' {data.shape} and 'answer' {answer.shape} do not match")
-    answer = _orient(answer, n, "answer", path)
-    data = _orient(data, n, "data", path)
+            raise DatasetError(f"no variable {key!r} (found: {', '.join(found) or 'none'})", path)
+    data, answer = _orient_pair(
+        _as_2d(m["data"], "data", path), _as_2d(m["answer"], "answer", path), path
+    )
+    n = data.shape[0]
     try:
         Y = check_labels(answer, n, name="answer")
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise DatasetError(str(exc), path) from None
 
     integer = data.dtype.kind in "biu"
     if sp.issparse(data):
@@ -132,13 +162,13 @@ def load_mat(
         Xd = _orient(_as_2d(m["data_dis"], "data_dis", path), n, "data_dis", path)
         X_discrete = Xd.toarray() if sp.issparse(Xd) else np.ascontiguousarray(Xd)
         if X_discrete.shape != X.shape:
-            raise ValueError(f"{path}: data_dis has shape {X_discrete.shape}, data has {X.shape}")
+            raise DatasetError(f"data_dis has shape {X_discrete.shape}, data has {X.shape}", path)
     split_masks = None
     if "sim_seq" in m:
         S = _orient(_as_2d(m["sim_seq"], "sim_seq", path), n, "sim_seq", path)
         S = S.toarray() if sp.issparse(S) else S
         if np.any((S != 0) & (S != 1)):
-            raise ValueError(f"{path}: sim_seq must hold 0/1 training-row indicators")
+            raise DatasetError("sim_seq must hold 0/1 training-row indicators", path)
         split_masks = np.ascontiguousarray(S, dtype=bool)
 
     q = Y.shape[1]
