@@ -15,7 +15,28 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import check_target, resolve_n_features
 from ..info import DiscreteData, InfoCache
 
-__all__ = ["BaseInfoSelector", "discretize_features", "is_discrete"]
+__all__ = ["BaseInfoSelector", "argmax_tol", "discretize_features", "is_discrete"]
+
+# Scores that are equal in exact arithmetic (e.g. I(y;a) + I(y;b|a) = I(y;b) + I(y;a|b),
+# or the criterion of two features with the same count table) come out of different count
+# paths and summation orders with differences in the last bits. Values within
+# ``TIE_TOL + rtol·|max|`` of the maximum are treated as ties, so that tie-breaking is
+# deterministic and as documented (lowest index).
+TIE_TOL = 1e-10
+# Relative part used by the greedy filters: their scores grow with the number of labels
+# and selected features (GICS sums |L|·|S| joint entropies), and so does the rounding.
+TIE_RTOL = 1e-12
+
+
+def argmax_tol(score: np.ndarray, axis: int = -1, *, rtol: float = 0.0) -> np.ndarray:
+    """First index whose value is within ``TIE_TOL + rtol·|max|`` of the maximum.
+
+    Along ``axis``; ``-inf`` entries never tie with a finite maximum. With every entry
+    ``-inf`` the result is index 0 (callers check availability).
+    """
+    top = np.max(score, axis=axis, keepdims=True)
+    tol = TIE_TOL + rtol * np.abs(top) if rtol else TIE_TOL
+    return np.argmax(score >= top - tol, axis=axis)
 
 
 def is_discrete(X: Any) -> bool:
@@ -145,6 +166,8 @@ def greedy_select(
     score: Any,
     valid: np.ndarray,
     k: int,
+    *,
+    rtol: float | None = TIE_RTOL,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Run the common greedy forward search (``filters.md`` §0).
 
@@ -160,8 +183,12 @@ def greedy_select(
         Candidates that may ever be selected (zero-entropy features are not).
     k : int
         Number of features to select.
+    rtol : float or None, default=TIE_RTOL
+        Ties go to the lowest feature index: candidates whose criterion is within
+        ``TIE_TOL + rtol·|max|`` of the best are tied (:func:`argmax_tol`), so values that
+        are equal in exact arithmetic but differ by rounding do not pick a higher index.
+        ``None`` uses the exact float maximum (``np.argmax``, first maximum).
 
-    Ties go to the lowest feature index (``np.argmax`` returns the first maximum).
     Stops early when no valid candidate is left.
     """
     available = valid.copy()
@@ -172,7 +199,7 @@ def greedy_select(
         if step:
             J = score()
         J = np.where(available, J, -np.inf)
-        f = int(np.argmax(J))
+        f = int(np.argmax(J)) if rtol is None else int(argmax_tol(J, rtol=rtol))
         if not available[f]:
             break
         ranking.append(f)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..info import InfoCache
-from ._base import BaseInfoSelector, greedy_select
+from ._base import TIE_RTOL, BaseInfoSelector, argmax_tol, greedy_select
 
 __all__ = ["AMI", "GICS", "MDMR", "SCLS", "gics_select"]
 
@@ -167,13 +167,15 @@ class GICS(BaseInfoSelector):
         later:       score(f) = |L|·Σ_{s∈S} H(f, s) − |S|·Σ_l H(f, l)   (H(f) > 0 only)
 
     i.e. a normalised AMI: ``mean_l I(f; l) − mean_s I(f; s)`` up to constants.
-    The memetic wrapper calls :func:`gics_select` directly on label subsets.
+    As for the other filters, ties go to the lowest index up to rounding. The memetic
+    wrapper calls :func:`gics_select` directly on label subsets, with ``gics.m``'s own
+    rules.
     Attributes as in :class:`SCLS` (``scores_`` holds the raw GICS scores above).
     """
 
     def _select(self, cache: InfoCache, k: int):
         labels = np.arange(cache.Y.n_vars)
-        return gics_select(cache, np.arange(cache.X.n_vars), labels, k)
+        return gics_select(cache, np.arange(cache.X.n_vars), labels, k, rtol=TIE_RTOL)
 
 
 def gics_select(
@@ -182,6 +184,8 @@ def gics_select(
     labels: np.ndarray,
     k: int,
     seed: np.ndarray | None = None,
+    *,
+    rtol: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """GICS greedy selection over a candidate set for a label subset (``gics.m``).
 
@@ -197,6 +201,12 @@ def gics_select(
         Target subset size (including the seed).
     seed : ndarray of int, optional
         "add" mode: start from these features and only apply the later-step rule.
+    rtol : float or None, default=None
+        Tie rule. ``None`` (``gics.m``'s ``max``, used by the memetic wrapper): the first
+        candidate among exactly equal float scores. A float: scores within
+        ``TIE_TOL + rtol·|max|`` of the best are tied and the first candidate wins, so
+        scores equal in exact arithmetic but not in floating point still go to the first
+        candidate (:class:`GICS` passes ``TIE_RTOL``).
 
     Returns
     -------
@@ -231,7 +241,7 @@ def gics_select(
         else:
             J = nz * sum_h_cs - len(selected) * sum_h_cl
             J = np.where(available & (h_c > 0), J, -np.inf)
-        i = int(np.argmax(J))
+        i = int(np.argmax(J)) if rtol is None else int(argmax_tol(J, rtol=rtol))
         if not np.isfinite(J[i]):
             break
         f = int(candidates[i])

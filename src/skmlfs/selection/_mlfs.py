@@ -39,7 +39,7 @@ from sklearn.base import clone
 
 from ..info import DiscreteData, InfoCache, conditional_mutual_info, mutual_info
 from ..info._engine import iter_conditional_mutual_info
-from ._base import BaseInfoSelector
+from ._base import TIE_TOL, BaseInfoSelector, argmax_tol
 
 __all__ = [
     "MLFS",
@@ -92,10 +92,6 @@ def check_max_candidates(value: Any) -> int | None:
     return int(value)
 
 
-# Scores that are equal in exact arithmetic (e.g. I(y;a) + I(y;b|a) = I(y;b) + I(y;a|b))
-# come out of different count paths with ~1e-15 differences; values within TIE_TOL bits
-# are treated as ties so that tie-breaking is deterministic and as documented.
-TIE_TOL = 1e-10
 # Largest pool × pool table of redundancy terms held at once (bytes); beyond it the rows
 # are computed lazily for the picked candidates only.
 _R_MAX_BYTES = 2**30
@@ -107,12 +103,6 @@ def _relevance_order(rel: np.ndarray) -> np.ndarray:
     r = rel[order]
     group = np.concatenate([[0], np.cumsum(r[:-1] - r[1:] > TIE_TOL)])
     return order[np.lexsort((order, group))]
-
-
-def argmax_tol(score: np.ndarray, axis: int = -1) -> np.ndarray:
-    """First index whose value is within ``TIE_TOL`` of the maximum (along ``axis``)."""
-    top = np.max(score, axis=axis, keepdims=True)
-    return np.argmax(score >= top - TIE_TOL, axis=axis)
 
 
 def _meanstd_default():
