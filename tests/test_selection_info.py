@@ -158,6 +158,29 @@ def test_zero_entropy_never_selected_and_warns():
         assert list(sel.ranking_) == [1], cls
 
 
+def test_constant_column_never_selected_even_when_k_is_d():
+    # f1 = XOR of the two labels: independent of each label, so its first-step GICS score
+    # |L|·H(f) − Σ_l H(f, l) = −Σ_l H(l | f) = −2 equals the constant column's −Σ_l H(l).
+    Y = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 3)
+    xor = Y[:, 0] ^ Y[:, 1]
+    X = np.column_stack([np.zeros(12, int), xor, np.full(12, 7)])
+    for cls in SELECTORS:
+        with pytest.warns(UserWarning, match="zero entropy"):
+            sel = cls(n_features_to_select=X.shape[1]).fit(X, Y)
+        assert list(sel.ranking_) == [1], cls
+        assert list(sel.get_support()) == [False, True, False], cls
+    # with an informative feature as well, k = d still leaves both constants out
+    X2 = np.column_stack([X, Y[:, 0]])
+    for cls in SELECTORS:
+        with pytest.warns(UserWarning, match="zero entropy"):
+            sel = cls(n_features_to_select=X2.shape[1]).fit(X2, Y)
+        assert sorted(sel.ranking_) == [1, 3], cls
+    # gics_select itself keeps gics.m's rule (no entropy check at the first pick), which
+    # the memetic wrapper reproduces: the tie goes to the constant column, lowest index.
+    picked, score = gics_select(InfoCache(X, Y), np.arange(3), np.arange(2), 1)
+    assert list(picked) == [0] and score[0] == pytest.approx(-2.0)
+
+
 def test_k_larger_than_features_is_capped():
     X, Y = _random_problem(0, d=6)
     sel = SCLS(n_features_to_select=50).fit(X, Y)

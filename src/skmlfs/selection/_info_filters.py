@@ -167,15 +167,20 @@ class GICS(BaseInfoSelector):
         later:       score(f) = |L|·Σ_{s∈S} H(f, s) − |S|·Σ_l H(f, l)   (H(f) > 0 only)
 
     i.e. a normalised AMI: ``mean_l I(f; l) − mean_s I(f; s)`` up to constants.
-    As for the other filters, ties go to the lowest index up to rounding. The memetic
-    wrapper calls :func:`gics_select` directly on label subsets, with ``gics.m``'s own
-    rules.
+    As for the other filters, zero-entropy features are never selected (also not at the
+    first step, where ``gics.m`` does not check) and ties go to the lowest index up to
+    rounding. The memetic wrapper calls :func:`gics_select` directly on label subsets, with
+    ``gics.m``'s own rules.
     Attributes as in :class:`SCLS` (``scores_`` holds the raw GICS scores above).
     """
 
     def _select(self, cache: InfoCache, k: int):
         labels = np.arange(cache.Y.n_vars)
-        return gics_select(cache, np.arange(cache.X.n_vars), labels, k, rtol=TIE_RTOL)
+        # Zero-entropy features are never candidates. gics.m (and gics_select, which the
+        # memetic wrapper uses) has no H(f) > 0 check at the first pick, where a constant
+        # column ties with every feature independent of all labels (both score −Σ_l H(l)).
+        candidates = np.flatnonzero(cache.h_x > 0)
+        return gics_select(cache, candidates, labels, k, rtol=TIE_RTOL)
 
 
 def gics_select(
