@@ -82,6 +82,18 @@ class TestRankingHandWorked:
         assert ranking_loss(YA, SA) == pytest.approx((0.5 + 2 / 3 + 0) / 3)
         assert ranking_loss(YA, SA, convention="zhang") == pytest.approx((0.5 + 2 / 3) / 2)
 
+    def test_ranking_loss_ties(self):
+        # row 0: (2,1) wrong, (2,3) tied; row 1: (1,0) tied, (1,3) wrong; row 2 no label.
+        assert ranking_loss(YA, SA, ties="error") == pytest.approx((2 / 4 + 2 / 3) / 3)
+        assert ranking_loss(YA, SA, ties="half") == pytest.approx((1.5 / 4 + 1.5 / 3) / 3)
+        assert ranking_loss(YA, SA, ties="correct") == pytest.approx((1 / 4 + 1 / 3) / 3)
+        # a constant score vector: every pair tied
+        Y, S = np.array([[1, 0, 0, 1]]), np.full((1, 4), 0.5)
+        assert [ranking_loss(Y, S, ties=t) for t in ("error", "half", "correct")] == [1, 0.5, 0]
+        assert ranking_loss(YA, SA, convention="zhang", ties="correct") == pytest.approx(
+            (1 / 4 + 1 / 3) / 2
+        )
+
     def test_ranking_loss_degenerate_rows(self):
         # all-label and no-label rows only: PL gives 0, ZH has nothing to average.
         assert ranking_loss(YB[1:], SB[1:]) == 0.0
@@ -122,7 +134,13 @@ class TestRankingHandWorked:
         # row 0: ranks {1, 3}: (1/1 + 2/3)/2 = 5/6; row 1: rank 3: 1/3; row 2 empty.
         assert average_precision(YA, SA) == pytest.approx((5 / 6 + 1 / 3) / 2)
         assert average_precision(YA, SA, convention="zhang") == pytest.approx((5 / 6 + 1 / 3) / 2)
-        assert average_precision(YA, SA, convention="mulan") == pytest.approx((5 / 6 + 1 / 3) / 3)
+        # Mulan's AveragePrecision.java skips the empty row 2 (neither summed nor counted).
+        assert average_precision(YA, SA, convention="mulan") == pytest.approx((5 / 6 + 1 / 3) / 2)
+        # scikit-learn: the empty row scores 1; ties pessimistic: row 0 label 2 tied with
+        # label 3 at rank 4 -> (1 + 2/4)/2; row 1 label 1 tied with label 0 at rank 3 -> 1/3.
+        assert average_precision(YA, SA, convention="sklearn") == pytest.approx(
+            (3 / 4 + 1 / 3 + 1) / 3
+        )
         # zhang ties: row 0 ranks {1, 4}: (1 + 2/4)/2; row 1 rank 2: 1/2.
         assert average_precision(YA, SA, tie_rule="zhang") == pytest.approx((3 / 4 + 1 / 2) / 2)
 
@@ -130,8 +148,13 @@ class TestRankingHandWorked:
         # row 0: label 1 has rank 2 (lower_index) -> 1/2; row 1 (all labels) -> 1.
         assert average_precision(YB, SB) == pytest.approx(0.75)
         assert average_precision(YB, SB, convention="zhang") == pytest.approx(0.5)
-        with pytest.warns(UndefinedMetricWarning):
-            assert np.isnan(average_precision(np.zeros((2, 3)), SB))
+        assert average_precision(YB, SB, convention="mulan") == pytest.approx(0.75)
+        # sklearn: row 0 label 1 tied with label 0 at the top -> rank 2 -> 1/2; row 1 -> 1.
+        assert average_precision(YB, SB, convention="sklearn") == pytest.approx(0.75)
+        for conv in ("exclude_empty", "zhang", "mulan"):
+            with pytest.warns(UndefinedMetricWarning):
+                assert np.isnan(average_precision(np.zeros((2, 3)), SB, convention=conv))
+        assert average_precision(np.zeros((2, 3)), SB, convention="sklearn") == 1.0
 
     def test_infinite_scores_are_ordered(self):
         Y = np.array([[1, 0, 0]])
@@ -186,6 +209,11 @@ class TestAgainstSklearn:
         assert ranking_loss(Y, St, convention="zhang") != pytest.approx(
             skm.label_ranking_loss(Y, St)
         )
+        # the other tie readings are below it (ties="error" is the most pessimistic)
+        assert ranking_loss(Y, St, ties="correct") < ranking_loss(Y, St, ties="half") < (
+            skm.label_ranking_loss(Y, St)
+        )
+        assert ranking_loss(Y, S, ties="correct") == pytest.approx(skm.label_ranking_loss(Y, S))
 
     def test_coverage(self, seed):
         Y, _, S = _random(seed)
@@ -206,17 +234,25 @@ class TestAgainstSklearn:
         assert average_precision(Y[nonempty], S[nonempty]) == pytest.approx(
             skm.label_ranking_average_precision_score(Y[nonempty], S[nonempty])
         )
-        # sklearn scores an empty row 1 instead of excluding it.
+        # sklearn scores an empty row 1 instead of excluding it (Mulan skips it).
         n_empty = int((~nonempty).sum())
-        ours_sum = average_precision(Y, S, convention="mulan") * len(Y)
+        assert average_precision(Y, S, convention="mulan") == average_precision(Y, S)
+        ours_sum = average_precision(Y, S, convention="mulan") * nonempty.sum()
         assert (ours_sum + n_empty) / len(Y) == pytest.approx(
             skm.label_ranking_average_precision_score(Y, S)
         )
-        # with ties sklearn ranks pessimistically (rank = number of scores >= ψ).
+        assert average_precision(Y, S, convention="sklearn") == pytest.approx(
+            skm.label_ranking_average_precision_score(Y, S)
+        )
+        # with ties sklearn ranks pessimistically (rank = number of scores >= ψ) ...
         Y, _, St = _random(seed, ties=True)
         ne = Y.any(axis=1)
         assert average_precision(Y[ne], St[ne]) != pytest.approx(
             skm.label_ranking_average_precision_score(Y[ne], St[ne])
+        )
+        # ... which convention="sklearn" reproduces, empty and all-label rows included
+        assert average_precision(Y, St, convention="sklearn") == pytest.approx(
+            skm.label_ranking_average_precision_score(Y, St)
         )
 
 
@@ -227,6 +263,7 @@ def test_sklearn_tie_difference_small_example():
     assert skm.coverage_error(Y, S) == 2.0  # every tied label counted
     assert average_precision(Y, S) == 1.0
     assert skm.label_ranking_average_precision_score(Y, S) == 0.5
+    assert average_precision(Y, S, convention="sklearn") == 0.5
     assert ranking_loss(Y, S) == skm.label_ranking_loss(Y, S) == 0.5
 
 
@@ -248,7 +285,8 @@ def _naive_rank(s, tie_rule):
     return ranks
 
 
-def naive_ranking_loss(Y, S, convention):
+def naive_ranking_loss(Y, S, convention, ties="error"):
+    weight = {"error": 1.0, "half": 0.5, "correct": 0.0}[ties]
     vals = []
     for y, s in zip(Y, S, strict=True):
         rel = [l for l in range(len(y)) if y[l]]
@@ -257,7 +295,9 @@ def naive_ranking_loss(Y, S, convention):
             if convention == "plcfs":
                 vals.append(0.0)
             continue
-        bad = sum(1 for a in rel for b in irr if s[a] <= s[b])
+        bad = sum(
+            1.0 if s[a] < s[b] else weight for a in rel for b in irr if s[a] <= s[b]
+        )
         vals.append(bad / (len(rel) * len(irr)))
     return float(np.mean(vals)) if vals else float("nan")
 
@@ -297,13 +337,17 @@ def naive_average_precision(Y, S, convention, tie_rule):
     vals = []
     for y, s in zip(Y, S, strict=True):
         rel = [l for l in range(q) if y[l]]
-        if not rel:
-            if convention == "mulan":
-                vals.append(0.0)
-            continue
-        if convention == "zhang" and len(rel) == q:
-            continue
-        r = _naive_rank(s, tie_rule)
+        if not rel or len(rel) == q:
+            if convention == "sklearn":
+                vals.append(1.0)  # scikit-learn: no or all labels -> 1
+            elif rel and convention != "zhang":
+                vals.append(1.0)  # all labels: AP 1 for any ranking
+            continue  # no label: skipped (exclude_empty, zhang, Mulan); all labels: zhang
+        if convention == "sklearn":
+            # pessimistic ranks: number of labels scoring at least as high
+            r = [sum(1 for k in range(q) if s[k] >= s[l]) for l in range(q)]
+        else:
+            r = _naive_rank(s, tie_rule)
         vals.append(np.mean([sum(1 for k in rel if r[k] <= r[l]) / r[l] for l in rel]))
     return float(np.mean(vals)) if vals else float("nan")
 
@@ -357,7 +401,11 @@ def test_ranking_metrics_match_naive(data, tie_rule):
         # all-degenerate draws legitimately warn and return NaN
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         for conv in ("plcfs", "zhang"):
-            assert _same(ranking_loss(Y, S, convention=conv), naive_ranking_loss(Y, S, conv))
+            for ties in ("error", "half", "correct"):
+                assert _same(
+                    ranking_loss(Y, S, convention=conv, ties=ties),
+                    naive_ranking_loss(Y, S, conv, ties),
+                )
             assert _same(
                 one_error(Y, S, convention=conv, tie_rule=tie_rule),
                 naive_one_error(Y, S, conv, tie_rule),
@@ -368,7 +416,7 @@ def test_ranking_metrics_match_naive(data, tie_rule):
                     coverage(Y, S, convention=conv, normalize=norm, tie_rule=tie_rule),
                     naive_coverage(Y, S, conv, tie_rule, norm),
                 )
-        for conv in ("exclude_empty", "zhang", "mulan"):
+        for conv in ("exclude_empty", "zhang", "mulan", "sklearn"):
             assert _same(
                 average_precision(Y, S, convention=conv, tie_rule=tie_rule),
                 naive_average_precision(Y, S, conv, tie_rule),
@@ -400,9 +448,16 @@ def test_bipartition_metrics_match_naive(data):
 
 def test_row_blocks_do_not_change_results(monkeypatch):
     Y, _, S = _random(5, n=101, q=13, ties=True)
-    ref = [ranking_loss(Y, S), coverage(Y, S), average_precision(Y, S)]
+
+    def all_values():
+        return [
+            ranking_loss(Y, S), ranking_loss(Y, S, ties="half"), coverage(Y, S),
+            average_precision(Y, S), average_precision(Y, S, convention="sklearn"),
+        ]
+
+    ref = all_values()
     monkeypatch.setattr(metrics._ranking, "_BLOCK_ENTRIES", 40)  # 3 rows per block
-    got = [ranking_loss(Y, S), coverage(Y, S), average_precision(Y, S)]
+    got = all_values()
     assert got == pytest.approx(ref)
     assert ranking_loss(Y, S) == pytest.approx(naive_ranking_loss(Y, S, "plcfs"))
 
@@ -444,6 +499,10 @@ def test_validation_errors():
         ranking_loss(Y, S.ravel())
     with pytest.raises(ValueError, match="convention"):
         ranking_loss(Y, S, convention="mulan")
+    with pytest.raises(ValueError, match="ties"):
+        ranking_loss(Y, S, ties="random")
+    with pytest.raises(ValueError, match="convention"):
+        average_precision(Y, S, convention="MULAN")
     with pytest.raises(ValueError, match="tie_rule"):
         coverage(Y, S, tie_rule="random")
     with pytest.raises(ValueError, match="zero_division"):

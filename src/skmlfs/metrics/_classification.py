@@ -134,7 +134,8 @@ def hamming_loss(Y_true: Any, Y_pred: Any) -> float:
 def hamming_score(Y_true: Any, Y_pred: Any) -> float:
     """Hamming score ↑ = ``1 − hamming_loss`` (oCC §8.1; ``evaluation.md`` §2.1).
 
-    ``HS = (1/(Nq)) Σ_i Σ_l [ŷ_il = y_il]``.
+    ``HS = (1/(Nq)) Σ_i Σ_l [ŷ_il = y_il]``. No edge cases: instances with no or all
+    labels are scored like any other.
     """
     Yt, Yp = _check_pred_pair(Y_true, Y_pred)
     return float(np.count_nonzero(Yt == Yp) / Yt.size)
@@ -145,6 +146,8 @@ def subset_accuracy(Y_true: Any, Y_pred: Any) -> float:
 
     ``EM = (1/N) Σ_i [Ŷ_i = λ_i]``: the fraction of instances whose whole label set is
     predicted exactly (equals ``sklearn.metrics.accuracy_score`` on indicator matrices).
+    No edge cases: an instance with no true label is correct iff nothing is predicted, one
+    with all labels iff everything is.
     """
     Yt, Yp = _check_pred_pair(Y_true, Y_pred)
     return float(np.mean(np.all(Yt == Yp, axis=1)))
@@ -166,6 +169,9 @@ def multilabel_accuracy(Y_true: Any, Y_pred: Any, *, convention: str = "mulan") 
         * ``"plcfs"`` (PL ``mlacc.m``, memetic paper): ``(|∩| + 0.001) / (|∪| + 0.001)`` for
           **every** instance — empty/empty gives 1 and every other ratio is slightly
           shrunk toward 1.
+
+        An instance with all labels relevant scores ``|Ŷ_i| / q`` under ``"mulan"``; an
+        instance with no true label scores 0 unless nothing is predicted either.
 
     Returns
     -------
@@ -205,7 +211,8 @@ def micro_f1(Y_true: Any, Y_pred: Any, *, zero_division: float = 0) -> float:
     zero_division : {0, 1, np.nan}, default=0
         Value returned when the denominator is 0 (no true and no predicted label at all).
         The oCC code's ``Micro_F1.m`` yields NaN there (``zero_division=np.nan``); Mulan's
-        ``fMeasure`` gives 1.
+        ``fMeasure`` gives 1. Individual instances with no or all labels need no special
+        case: the counts are pooled.
 
     Returns
     -------
@@ -231,7 +238,8 @@ def macro_f1(Y_true: Any, Y_pred: Any, *, zero_division: float = 0) -> float:
         F1 of a label that is never relevant and never predicted (empty denominator).
         ``0`` = oCC ``Macro_F1.m`` (OC, default); ``1`` = Mulan
         (``InformationRetrievalMeasures.fMeasure``). This matters on sparse data sets
-        (medical, enron, corel). ``np.nan`` propagates NaN into the mean.
+        (medical, enron, corel). ``np.nan`` propagates NaN into the mean. Instances with
+        no or all labels need no special case (the counts are per label).
 
     Returns
     -------

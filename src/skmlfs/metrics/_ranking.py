@@ -15,7 +15,13 @@ decreasing ``ψ_{i,·}`` (1 = top). Equal scores are ordered by ``tie_rule``:
 * ``"zhang"`` (Zhang's MATLAB toolbox "ZH": ascending stable sort, ``rank = q − pos + 1``):
   among equal scores the **higher** label index gets the better rank.
 
-Ranking loss counts ties as errors (``≤``) and does not depend on ``tie_rule``.
+Ranking loss does not use distinct ranks: its ``ties`` parameter says how a relevant and an
+irrelevant label with equal scores count (an error by default, as in the papers and
+scikit-learn). ``average_precision(convention="sklearn")`` likewise uses scikit-learn's
+pessimistic ranks (every tied label shares the worst rank of its group), not ``tie_rule``.
+
+Edge cases (instances with no relevant label, or with every label relevant) are listed in
+each function's docstring.
 """
 
 from __future__ import annotations
@@ -80,7 +86,8 @@ def one_error(
     convention : {"plcfs", "zhang"}, default="plcfs"
         * ``"plcfs"`` (PL ``onerr.m``): the top label is the rank-1 label under ``tie_rule``
           (for ``"lower_index"``, the first index among tied maxima); an instance with **no**
-          true label always counts as an error; every instance is in the denominator.
+          true label always counts as an error, one with **all** labels is always correct;
+          every instance is in the denominator.
         * ``"zhang"`` (ZH ``One_error.m``): instances with no or with all labels are
           **removed**; an instance is correct if **any** of its top-scoring (tied) labels is
           relevant (optimistic ties, ``tie_rule`` is not used). NaN (with an
@@ -110,16 +117,37 @@ def one_error(
     return _mean_or_nan((~hit[keep]).astype(np.float64), "one_error(convention='zhang')")
 
 
-def ranking_loss(Y_true: Any, Y_score: Any, *, convention: str = "plcfs") -> float:
+_RL_TIES = ("error", "half", "correct")
+
+
+def _ranking_errors(Yb: np.ndarray, Sb: np.ndarray, count_ties: bool) -> np.ndarray:
+    """Per row: the pairs (relevant a, irrelevant b) with ``ψ_a < ψ_b``, plus those with
+    ``ψ_a = ψ_b`` when ``count_ties``.
+
+    One ascending sort per row. Among equal scores the relevant labels go first when tied
+    pairs count (so a tied irrelevant label lands after them) and last otherwise; the
+    errors of a relevant label are the irrelevant labels sorted after it.
+    """
+    key = (1 - Yb) if count_ties else Yb
+    order = np.lexsort((key, Sb), axis=1)
+    rel_sorted = np.take_along_axis(Yb, order, axis=1).astype(np.int64)
+    irr_sorted = 1 - rel_sorted
+    irr_before = np.cumsum(irr_sorted, axis=1) - irr_sorted
+    n_irr = irr_sorted.sum(axis=1, keepdims=True)
+    return np.sum(rel_sorted * (n_irr - irr_before), axis=1).astype(np.float64)
+
+
+def ranking_loss(
+    Y_true: Any, Y_score: Any, *, convention: str = "plcfs", ties: str = "error"
+) -> float:
     """Ranking loss ↓ — "rloss" (``evaluation.md`` §2.5; SCLS §4.1).
 
     For an instance with ``λ_i ≠ ∅`` and ``λ̄_i ≠ ∅``::
 
         RL_i = |{(a, b) ∈ λ_i × λ̄_i : ψ_{i,a} ≤ ψ_{i,b}}| / (|λ_i| · |λ̄_i|)
 
-    Ties count as mis-ordered pairs (``≤``, as the SCLS and memetic papers write it and as
-    PL, ZH and scikit-learn's ``label_ranking_loss`` compute it). Mulan, which compares
-    distinct ranks, breaks ties instead and is not reproduced.
+    with the default ``ties="error"``: the fraction of relevant–irrelevant pairs that are
+    mis-ordered, a tie being a mis-ordered pair.
 
     Parameters
     ----------
@@ -128,10 +156,26 @@ def ranking_loss(Y_true: Any, Y_score: Any, *, convention: str = "plcfs") -> flo
     Y_score : array-like of shape (n_samples, n_labels)
         Confidences.
     convention : {"plcfs", "zhang"}, default="plcfs"
-        * ``"plcfs"`` (PL ``rloss.m``; also Mulan and scikit-learn): instances with no or all
-          labels contribute 0 but stay in the denominator ``N``.
-        * ``"zhang"`` (ZH ``Ranking_loss.m``, MLC_toolbox): such instances are excluded from
-          the average (NaN with a warning if none remains).
+        Instances with **no** relevant label or with **all** labels relevant (no pair to
+        order):
+
+        * ``"plcfs"`` (PL ``rloss.m``; also Mulan and scikit-learn's
+          ``label_ranking_loss``): they contribute 0 but stay in the denominator ``N``.
+        * ``"zhang"`` (ZH ``Ranking_loss.m``, MLC_toolbox): they are excluded from the
+          average (NaN with an ``UndefinedMetricWarning`` if none remains).
+    ties : {"error", "half", "correct"}, default="error"
+        A pair ``(a, b)`` with ``ψ_{i,a} = ψ_{i,b}``:
+
+        * ``"error"`` (default; the ``≤`` of the SCLS and memetic papers, PL ``rloss.m``, ZH
+          and scikit-learn's ``label_ranking_loss``): counts as one mis-ordered pair. A
+          constant score vector gets the worst loss, 1.
+        * ``"half"``: counts as half an error — the expected loss when ties are broken at
+          random (a constant score vector scores 0.5).
+        * ``"correct"``: counts as correctly ordered (``<`` instead of ``≤``), the most
+          optimistic reading. The pair stays in the denominator.
+
+        Mulan compares distinct ranks, which break ties by label position; none of these
+        options reproduces that.
 
     Returns
     -------
@@ -139,24 +183,23 @@ def ranking_loss(Y_true: Any, Y_score: Any, *, convention: str = "plcfs") -> flo
 
     Notes
     -----
-    Counted per row block by one sort of the scores with relevant labels placed before
-    irrelevant ones of equal score: the errors of a relevant label are the irrelevant labels
-    sorted after it. ``O(n q log q)`` time.
+    Counted per row block by one sort of the scores with relevant labels placed before (or
+    after) irrelevant ones of equal score: the errors of a relevant label are the irrelevant
+    labels sorted after it. ``O(n q log q)`` time; ``ties="half"`` sorts twice.
     """
     _check_choice("convention", convention, ("plcfs", "zhang"))
+    _check_choice("ties", ties, _RL_TIES)
     Yt, S = _check_score_pair(Y_true, Y_score)
     n, q = Yt.shape
     errors = np.empty(n, dtype=np.float64)
     for blk in _row_blocks(n, q):
-        Yb = Yt[blk]
-        # Ascending by score; among equal scores relevant (key 0) before irrelevant (key 1),
-        # so a tied irrelevant label lands after the relevant one and is counted as an error.
-        order = np.lexsort((1 - Yb, S[blk]), axis=1)
-        rel_sorted = np.take_along_axis(Yb, order, axis=1).astype(np.int64)
-        irr_sorted = 1 - rel_sorted
-        irr_before = np.cumsum(irr_sorted, axis=1) - irr_sorted
-        n_irr = irr_sorted.sum(axis=1, keepdims=True)
-        errors[blk] = np.sum(rel_sorted * (n_irr - irr_before), axis=1)
+        Yb, Sb = Yt[blk], S[blk]
+        if ties == "error":
+            errors[blk] = _ranking_errors(Yb, Sb, True)
+        elif ties == "correct":
+            errors[blk] = _ranking_errors(Yb, Sb, False)
+        else:
+            errors[blk] = 0.5 * (_ranking_errors(Yb, Sb, True) + _ranking_errors(Yb, Sb, False))
     card = Yt.sum(axis=1, dtype=np.int64)
     valid = (card > 0) & (card < q)
     rl = np.zeros(n, dtype=np.float64)
@@ -189,7 +232,9 @@ def coverage(
     all relevant labels.
 
     Every convention is built on ``maxrank_i = max_{l∈λ_i} rank_i(l)`` (0 for ``λ_i = ∅``),
-    with distinct ranks from ``tie_rule``.
+    with distinct ranks from ``tie_rule``. An instance with **all** labels relevant has
+    ``maxrank_i = q`` whatever the scores (the worst value) and is counted by every
+    convention; an instance with **no** relevant label is treated as each convention says.
 
     Parameters
     ----------
@@ -244,6 +289,9 @@ def normalized_coverage(Y_true: Any, Y_score: Any, *, tie_rule: str = "lower_ind
     number as MLC_toolbox ``Coverage.m``). The SCLS paper prints ``max_{l∈λ̄_i}``; the text
     and every implementation use the relevant labels ``λ_i``, as here.
 
+    Edge cases as in ``coverage(convention="zhang")``: an instance with no relevant label
+    adds 0 to the sum (so ``−1/q`` after the global −1), one with all labels adds ``q``.
+
     Parameters
     ----------
     Y_true : array-like or sparse matrix of shape (n_samples, n_labels)
@@ -260,6 +308,34 @@ def normalized_coverage(Y_true: Any, Y_score: Any, *, tie_rule: str = "lower_ind
     return coverage(Y_true, Y_score, convention="zhang", normalize=True, tie_rule=tie_rule)
 
 
+_AP_CONVENTIONS = ("exclude_empty", "zhang", "mulan", "sklearn")
+
+
+def _sklearn_average_precision(Yb: np.ndarray, Sb: np.ndarray) -> np.ndarray:
+    """Per-row AP with scikit-learn's pessimistic ranks (rank = #labels scoring ≥ ψ).
+
+    ``AP_i = (1/|λ_i|) Σ_{l∈λ_i} |{l'∈λ_i : ψ_l' ≥ ψ_l}| / |{l' : ψ_l' ≥ ψ_l}|`` — what
+    ``label_ranking_average_precision_score`` computes with ``rankdata(..., "max")``. Rows
+    with no or all labels are left at 0 here (the caller sets them to 1).
+    """
+    n, q = Yb.shape
+    order = np.argsort(-Sb, axis=1, kind="stable")
+    Ss = np.take_along_axis(Sb, order, axis=1)
+    Ys = np.take_along_axis(Yb, order, axis=1).astype(np.float64)
+    # last position of each tie group, propagated backwards: its 1-based value is the
+    # pessimistic rank of every member of the group
+    pos = np.broadcast_to(np.arange(q), (n, q))
+    is_end = np.ones((n, q), dtype=bool)
+    is_end[:, :-1] = Ss[:, :-1] != Ss[:, 1:]
+    end = np.where(is_end, pos, q)
+    end = np.minimum.accumulate(end[:, ::-1], axis=1)[:, ::-1]
+    hits = np.cumsum(Ys, axis=1)
+    hits_at_end = np.take_along_axis(hits, end, axis=1)
+    card = hits[:, -1]
+    total = np.sum(Ys * hits_at_end / (end + 1.0), axis=1)
+    return np.divide(total, card, out=np.zeros_like(total), where=card > 0)
+
+
 def average_precision(
     Y_true: Any,
     Y_score: Any,
@@ -270,7 +346,10 @@ def average_precision(
     """Average precision ↑ (``evaluation.md`` §2.7).
 
     ``AP_i = (1/|λ_i|) Σ_{l∈λ_i} |{l' ∈ λ_i : rank_i(l') ≤ rank_i(l)}| / rank_i(l)``,
-    with distinct ranks from ``tie_rule``.
+    with distinct ranks from ``tie_rule`` (except ``convention="sklearn"``). An instance
+    with **all** labels relevant has ``AP_i = 1`` for any ranking and is counted, except by
+    ``"zhang"``, which leaves it out. An instance with **no** relevant label has no
+    defined ``AP_i``; the conventions differ mainly there.
 
     Parameters
     ----------
@@ -278,18 +357,29 @@ def average_precision(
         True 0/1 labels.
     Y_score : array-like of shape (n_samples, n_labels)
         Confidences.
-    convention : {"exclude_empty", "zhang", "mulan"}, default="exclude_empty"
+    convention : {"exclude_empty", "zhang", "mulan", "sklearn"}, default="exclude_empty"
         Treatment of degenerate instances:
 
-        * ``"exclude_empty"`` (MLC_toolbox; library default): instances with ``λ_i = ∅`` are
-          left out of the average.
+        * ``"exclude_empty"`` (MLC_toolbox; library default, ``evaluation.md`` §2.7 — none
+          of the seed papers reports average precision): instances with ``λ_i = ∅`` are
+          left out of the average; all-label instances count (AP 1).
         * ``"zhang"`` (ZH ``Average_precision.m``): instances with no **or all** labels are
           left out.
-        * ``"mulan"`` (MU): an empty ``λ_i`` scores 0 and is counted.
+        * ``"mulan"`` (MU ``AveragePrecision.java``): instances with ``λ_i = ∅`` are
+          **skipped** (neither summed nor counted) — the same number as
+          ``"exclude_empty"``. ``evaluation.md`` §2.7 says Mulan scores them 0 and counts
+          them; Mulan's source (``updateRanking`` adds to the sum and to the count only when
+          the relevant set is non-empty) and the foundation issue say they are skipped, and
+          the source is followed here.
+        * ``"sklearn"`` (``sklearn.metrics.label_ranking_average_precision_score``): an
+          instance with no **or all** relevant labels scores 1 and is counted, and ties are
+          ranked pessimistically (every tied label gets the worst rank of its group, and a
+          tied relevant label counts as ranked above); ``tie_rule`` is not used.
 
-        When nothing is left to average the result is NaN (with a warning).
+        For the excluding conventions, the result is NaN (with an
+        ``UndefinedMetricWarning``) when nothing is left to average.
     tie_rule : {"lower_index", "zhang"}, default="lower_index"
-        Order of tied scores (module docstring).
+        Order of tied scores (module docstring); not used by ``convention="sklearn"``.
 
     Returns
     -------
@@ -297,23 +387,25 @@ def average_precision(
 
     Notes
     -----
-    ``sklearn.metrics.label_ranking_average_precision_score`` scores empty rows 1 and ranks
-    ties pessimistically; on tie-free scores without empty rows it gives the same value.
+    On tie-free scores without empty rows every convention except ``"zhang"`` (which drops
+    all-label rows) gives the same value as scikit-learn.
     """
-    _check_choice("convention", convention, ("exclude_empty", "zhang", "mulan"))
+    _check_choice("convention", convention, _AP_CONVENTIONS)
     _check_choice("tie_rule", tie_rule, _TIE_RULES)
     Yt, S = _check_score_pair(Y_true, Y_score)
     n, q = Yt.shape
+    card = Yt.sum(axis=1, dtype=np.int64)
     ap = np.zeros(n, dtype=np.float64)
+    if convention == "sklearn":
+        for blk in _row_blocks(n, q):
+            ap[blk] = _sklearn_average_precision(Yt[blk], S[blk])
+        ap[(card == 0) | (card == q)] = 1.0
+        return float(ap.mean())
     positions = np.arange(1, q + 1, dtype=np.float64)
     for blk, Ys in _sorted_truth(Yt, S, tie_rule):
         # Precision at each rank position, summed over the positions of relevant labels.
         hits = np.cumsum(Ys, axis=1, dtype=np.float64)
-        card = hits[:, -1]
         total = np.sum(Ys * (hits / positions), axis=1)
-        ap[blk] = np.divide(total, card, out=np.zeros_like(total), where=card > 0)
-    card = Yt.sum(axis=1, dtype=np.int64)
-    if convention == "mulan":
-        return float(ap.mean())
-    keep = card > 0 if convention == "exclude_empty" else (card > 0) & (card < q)
+        ap[blk] = np.divide(total, hits[:, -1], out=np.zeros_like(total), where=hits[:, -1] > 0)
+    keep = card > 0 if convention in ("exclude_empty", "mulan") else (card > 0) & (card < q)
     return _mean_or_nan(ap[keep], f"average_precision(convention={convention!r})")
