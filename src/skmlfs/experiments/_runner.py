@@ -9,9 +9,12 @@ Dask), and write each finished cell to the store.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 import sys
+import threading
 import time
 import uuid
 import warnings
@@ -201,26 +204,61 @@ def _joblib(tasks, data, n_jobs, catch) -> Iterator[tuple[Task, TaskResult]]:
         gen.close()
 
 
+@contextlib.contextmanager
+def _sigint_ignored():
+    """Ignore SIGINT while a LocalCluster starts its worker processes.
+
+    The workers inherit the ignored signal, so Ctrl-C (sent to the whole process group)
+    reaches only this process, which stops the run cleanly instead of every worker printing
+    a traceback. A Ctrl-C during these few seconds of start-up is ignored.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be changed from the main thread
+        return
+    prev = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if prev is None else prev)
+
+
+@contextlib.contextmanager
+def _logs_silenced(*names):
+    """Mute these loggers (the in-process scheduler of a LocalCluster being torn down after
+    Ctrl-C logs every connection it finds closed)."""
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, lv in zip(loggers, levels, strict=True):
+            lg.setLevel(lv)
+
+
 def _dask(tasks, data, address, n_workers, catch) -> Iterator[tuple[Task, TaskResult]]:
     from distributed import Client, LocalCluster, as_completed
 
-    cluster = None
+    cluster = client = None
     own_client = True
-    if isinstance(address, Client):
-        client, own_client = address, False
-    else:
-        if address == "local":
-            cluster = LocalCluster(
-                n_workers=n_workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
-            address = cluster
-        client = Client(address)
+    stopped = False
     futures = []
     try:
+        if isinstance(address, Client):
+            client, own_client = address, False
+        else:
+            if address == "local":
+                with _sigint_ignored():
+                    cluster = LocalCluster(
+                        n_workers=n_workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
+                address = cluster
+            client = Client(address)
         remote = {tok: client.scatter(list(xy), hash=False) for tok, xy in data.items()}
         by_id = {t.task_id: t for t in tasks}
         futures = [
@@ -231,13 +269,18 @@ def _dask(tasks, data, address, n_workers, catch) -> Iterator[tuple[Task, TaskRe
             res = fut.result()
             fut.release()
             yield by_id[res.task_id], res
+    except BaseException:  # Ctrl-C, or the caller stopped: shut down without log noise
+        stopped = True
+        raise
     finally:
-        for f in futures:
-            f.cancel()
-        if own_client:
-            client.close()
-        if cluster is not None:
-            cluster.close()
+        quiet = stopped and cluster is not None
+        with _logs_silenced("distributed", "tornado") if quiet else contextlib.nullcontext():
+            if futures:
+                client.cancel(futures)  # one call, not one round trip per future
+            if own_client and client is not None:
+                client.close()
+            if cluster is not None:
+                cluster.close()
 
 
 def _results(tasks, data, *, n_jobs=1, dask=None, catch=True):
