@@ -2,7 +2,13 @@
 
 Both run on the Mulan train/test split of each data set with the same ``k`` and ``s = 1``
 and raw Euclidean distances (``metric="euclidean"``, scikit-multilearn's distance). Timed:
-``fit`` + ``predict`` (best of ``--repeat``); also the peak traced memory (``tracemalloc``).
+``fit`` + ``predict``, best of ``--repeat`` runs of each, the two alternating so that both
+see the same machine load (the load average is printed with the numbers); wall-clock and
+process CPU times (the latter disturbed much less by other jobs on a shared machine).
+Peak memory is measured in the timed runs: the increase of the resident set's high-water
+mark (``VmHWM``, reset before each call through ``/proc/self/clear_refs``; Linux only)
+over the resident set at the start of the call (after returning free heap memory to the
+system), the largest over the repeats.
 
 scikit-multilearn is run with ``ignore_first_neighbours=1`` during ``fit`` (so that a
 training sample is not its own neighbour, as ML-kNN requires) and ``0`` during
@@ -17,10 +23,11 @@ breaks ties by the lower training index, as ``MLkNN`` does (must be identical). 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import gc
 import os
+import re
 import time
-import tracemalloc
 from functools import partial
 from pathlib import Path
 
@@ -77,23 +84,65 @@ def run_ours(Xtr, Ytr, Xte, k):
     return MLkNN(k=k, metric="euclidean").fit(Xtr, Ytr).predict(Xte)
 
 
-def timed(fn, repeat):
-    best, out = np.inf, None
+def _trim():
+    try:
+        ctypes.CDLL(None).malloc_trim(0)  # glibc
+    except (OSError, AttributeError):
+        pass
+
+
+class PeakRSS:
+    """Peak resident-set increase of a call (Linux: VmHWM reset via clear_refs), in MB."""
+
+    def __init__(self):
+        try:
+            self.start()
+            self.ok = True
+        except (OSError, AttributeError):
+            self.ok = False
+
+    @staticmethod
+    def _read(key):
+        with open("/proc/self/status") as f:
+            return int(re.search(rf"^{key}:\s+(\d+) kB", f.read(), re.M).group(1)) / 1024
+
+    def start(self):
+        _trim()  # free heap memory back to the OS, so that its reuse counts
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        self.base = self._read("VmRSS")
+
+    def stop(self):
+        return self._read("VmHWM") - self.base
+
+
+def timed_pair(fns, repeat, rss):
+    """Best wall and CPU time, largest peak memory and last result of each function.
+
+    The functions run alternately, ``repeat`` rounds, so that both see the same load.
+    """
+    best = [np.inf] * len(fns)
+    best_cpu = [np.inf] * len(fns)
+    peak = [float("nan") if not rss.ok else 0.0] * len(fns)
+    out = [None] * len(fns)
     for _ in range(repeat):
-        gc.collect()
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+        for j, fn in enumerate(fns):
+            out[j] = None
+            gc.collect()
+            if rss.ok:
+                rss.start()
+            c = time.process_time()
+            t = time.perf_counter()
+            out[j] = fn()
+            best[j] = min(best[j], time.perf_counter() - t)
+            best_cpu[j] = min(best_cpu[j], time.process_time() - c)
+            if rss.ok:
+                peak[j] = max(peak[j], rss.stop())
+    return best, best_cpu, peak, out
 
 
-def peak_mb(fn):
-    gc.collect()
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak / 2**20
+def load_str():
+    return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 def main() -> None:
@@ -104,6 +153,8 @@ def main() -> None:
     args = ap.parse_args()
     root = Path(os.environ["MLFS_DATASETS"])
     sk_nn = skml_class(lambda k: NearestNeighbors(n_neighbors=k))
+    rss = PeakRSS()
+    print(f"{os.cpu_count()} CPUs, numpy {np.__version__}; {load_str()}")
     for name in args.datasets:
         ds = load_train_test(root / "mulan" / name / f"{name}-train.arff")
         X = sp.csr_matrix(ds.X, dtype=float) if sp.issparse(ds.X) else np.asarray(ds.X, float)
@@ -113,12 +164,14 @@ def main() -> None:
               f"{ds.Y.shape[1]} labels, k = {args.k}, {'sparse' if sp.issparse(X) else 'dense'}")
         ours = partial(run_ours, Xtr, Ytr, Xte, args.k)
         theirs = partial(run_skml, sk_nn, Xtr, Ytr, Xte, args.k)
-        t_ours, p_ours = timed(ours, args.repeat)
-        t_sk, p_sk = timed(theirs, args.repeat)
+        (t_ours, t_sk), (c_ours, c_sk), (m_ours, m_sk), (p_ours, p_sk) = timed_pair(
+            [ours, theirs], args.repeat, rss
+        )
         print(f"fit+predict: MLkNN {t_ours:.3f} s   scikit-multilearn {t_sk:.3f} s   "
-              f"ratio {t_sk / t_ours:.1f}×")
-        m_ours, m_sk = peak_mb(ours), peak_mb(theirs)
-        print(f"peak traced memory: MLkNN {m_ours:.1f} MB   scikit-multilearn {m_sk:.1f} MB")
+              f"ratio {t_sk / t_ours:.1f}×   (best of {args.repeat}; {load_str()})")
+        print(f"  CPU time:  MLkNN {c_ours:.3f} s   scikit-multilearn {c_sk:.3f} s   "
+              f"ratio {c_sk / c_ours:.1f}×   (process, all threads)")
+        print(f"peak memory: MLkNN {m_ours:.1f} MB   scikit-multilearn {m_sk:.1f} MB")
         diff = int((p_sk != p_ours).sum())
         print(f"predictions vs scikit-multilearn (scikit-learn search): {diff} of {p_sk.size} "
               "entries differ (tied neighbours)")
