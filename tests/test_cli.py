@@ -207,3 +207,13 @@ def test_missing_values_stop_select_and_evaluate_with_a_clear_error(capsys, tmp_
         code, out, _ = run(capsys, "info", path)
     assert code == 0 and out.splitlines()[0].split()[-1] == "Missing"
     assert out.splitlines()[2].split()[-1] == "2"
+
+
+def test_select_k_above_the_number_of_features_warns_and_ranks_all(capsys, tmp_path):
+    out_csv = tmp_path / "r.csv"
+    with pytest.warns(UserWarning, match=r"n_features_to_select=5 is larger than the number "
+                      r"of features \(2\)"):
+        code, _, err = run(capsys, "select", tiny(tmp_path), "-k", 5, "--out", out_csv)
+    assert code == 0 and "selected 2 of 2 features" in err
+    table = _read_ranking(out_csv, 2, 2)
+    assert sorted(table["feature"]) == ["a", "b"]

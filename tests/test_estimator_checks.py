@@ -12,12 +12,18 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+import pytest
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skmlfs.discretize
 import skmlfs.learners
 import skmlfs.selection
+from skmlfs._validation import check_labels
+from skmlfs.metrics import hamming_loss
+from skmlfs.selection import RLEFS, SCLS
 
 TARGET = (
     "scikit-learn's generic check fits on a single-output or multi-class target; this "
@@ -244,3 +250,47 @@ def test_sklearn_compatible_estimator(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(estimator)
+
+
+# --------------------------------------------------------------------------- edge warnings
+# The API edge warns (UserWarning naming the numbers) when an explicit k is capped at the
+# number of features and when a training label column has no positive example. The
+# scikit-learn checks above run with warnings ignored, so these expected warnings never
+# turn into failures there; here they are asserted.
+
+
+def _edge_data():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(30, 5))
+    Y = (rng.random((30, 3)) < 0.5).astype(int)
+    return X, Y
+
+
+@pytest.mark.parametrize("cls", [SCLS, RLEFS])
+def test_k_above_the_number_of_features_is_capped_with_a_warning(cls):
+    X, Y = _edge_data()
+    with pytest.warns(UserWarning, match=r"n_features_to_select=9 is larger than the number "
+                      r"of features \(5\); all 5 features are ranked"):
+        sel = cls(n_features_to_select=9).fit(X, Y)
+    assert sel.n_features_to_select_ == 5 and sorted(sel.ranking_[:5]) == [0, 1, 2, 3, 4]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cls(n_features_to_select=5).fit(X, Y)  # k == number of features: no warning
+        cls(n_features_to_select=1.0).fit(X, Y)  # a fraction never exceeds it
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("cls", [SCLS, RLEFS])
+def test_label_without_positive_example_warns_in_fit(cls, sparse):
+    X, Y = _edge_data()
+    Y[:, [0, 2]] = 0
+    Yf = sp.csr_matrix(Y) if sparse else Y
+    with pytest.warns(UserWarning, match=r"2 of the 3 label columns of Y have no positive "
+                      r"example in the 30 training patterns \(columns 0, 2\)"):
+        cls(n_features_to_select=2).fit(X, Yf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cls(n_features_to_select=2).fit(X, _edge_data()[1])
+        # validation of test labels / predictions does not warn (a label may be absent)
+        check_labels(Y)
+        hamming_loss(Y, Y)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -12,13 +13,39 @@ from sklearn.utils.validation import check_array
 __all__ = ["check_X_Y", "check_labels", "check_target", "resolve_n_features"]
 
 
+def warn_empty_labels(Y: np.ndarray | sp.spmatrix, name: str = "Y") -> None:
+    """``UserWarning`` naming the label columns of a 0/1 ``Y`` without a positive example."""
+    n, q = Y.shape
+    if not n:
+        return
+    positives = Y.getnnz(axis=0) if sp.issparse(Y) else np.count_nonzero(Y, axis=0)
+    empty = np.flatnonzero(positives == 0)
+    if empty.size:
+        shown = ", ".join(map(str, empty[:10])) + (", ..." if empty.size > 10 else "")
+        warnings.warn(
+            f"{empty.size} of the {q} label columns of {name} have no positive example in "
+            f"the {n} training patterns (columns {shown}): nothing can be learned about "
+            "them, and they add nothing to label-based criteria.",
+            UserWarning,
+            stacklevel=5,  # the caller of fit (via check_target / check_X_Y)
+        )
+
+
 def check_labels(
-    Y: Any, n_samples: int | None = None, *, name: str = "Y", accept_sparse: bool = False
+    Y: Any,
+    n_samples: int | None = None,
+    *,
+    name: str = "Y",
+    accept_sparse: bool = False,
+    warn_empty: bool = False,
 ) -> np.ndarray | sp.csr_matrix:
     """Validate a label matrix and return it as a dense ``(n, q)`` uint8 0/1 array.
 
     With ``accept_sparse=True`` a sparse ``Y`` is returned as a CSR matrix (validated, not
-    densified), for methods that count on sparse labels.
+    densified), for methods that count on sparse labels. With ``warn_empty=True`` (for
+    training labels in ``fit``) a ``UserWarning`` names the label columns that have no
+    positive example (:func:`warn_empty_labels`); off by default, since test labels and
+    predictions without some label are normal.
 
     Accepts a 2-D array-like, a scipy sparse matrix or a pandas DataFrame. A 1-D
     array is rejected: multi-label targets are always two-dimensional.
@@ -52,6 +79,8 @@ def check_labels(
                 )
             Y = Y.astype(np.uint8)
             Y.eliminate_zeros()
+            if warn_empty:
+                warn_empty_labels(Y, name)
             return Y
         Yd = Y.toarray()
     else:
@@ -81,7 +110,10 @@ def check_labels(
         raise ValueError(
             f"X and {name} have inconsistent numbers of samples: {n_samples} != {Yd.shape[0]}."
         )
-    return np.ascontiguousarray(Yd, dtype=np.uint8)
+    Yd = np.ascontiguousarray(Yd, dtype=np.uint8)
+    if warn_empty:
+        warn_empty_labels(Yd, name)
+    return Yd
 
 
 def check_target(
@@ -113,7 +145,7 @@ def check_target(
                 )
             codes = np.unique(arr, return_inverse=True)[1].ravel()
             return codes.astype(np.int64)[:, None]
-    return check_labels(Y, n_samples, name=name, accept_sparse=accept_sparse)
+    return check_labels(Y, n_samples, name=name, accept_sparse=accept_sparse, warn_empty=True)
 
 
 def check_X_Y(
@@ -133,7 +165,7 @@ def check_X_Y(
         ensure_all_finite=True,
         input_name="X",
     )
-    Yv = check_labels(Y, X.shape[0])
+    Yv = check_labels(Y, X.shape[0], warn_empty=True)
     return X, Yv
 
 
@@ -142,7 +174,8 @@ def resolve_n_features(n_features_to_select: Any, n_samples: int, n_features: in
 
     ``None`` gives ⌈√n_samples⌉, the SCLS paper's budget (§4.1); a float in (0, 1]
     is a fraction of the features; an int is a count. The result is capped at
-    ``n_features`` (a full ranking), never silently exceeding it.
+    ``n_features`` (a full ranking); an int count above it is capped with a
+    ``UserWarning`` naming both numbers.
     """
     if n_features_to_select is None:
         k = int(np.ceil(np.sqrt(n_samples)))
@@ -152,6 +185,13 @@ def resolve_n_features(n_features_to_select: Any, n_samples: int, n_features: in
         k = int(n_features_to_select)
         if k < 1:
             raise ValueError(f"n_features_to_select must be >= 1; got {k}.")
+        if k > n_features:
+            warnings.warn(
+                f"n_features_to_select={k} is larger than the number of features "
+                f"({n_features}); all {n_features} features are ranked.",
+                UserWarning,
+                stacklevel=3,
+            )
     elif isinstance(n_features_to_select, numbers.Real) and not isinstance(
         n_features_to_select, bool
     ):
