@@ -7,6 +7,7 @@ import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import arff  # liac-arff, the reference parser: a test dependency, never skipped
 import numpy as np
 import pytest
 import scipy.io
@@ -26,9 +27,6 @@ from skmlfs.datasets import (
     make_multilabel_discrete,
     read_label_xml,
 )
-
-arff = pytest.importorskip("arff")  # liac-arff, the reference parser
-
 
 # --------------------------------------------------------------------------- helpers
 
