@@ -114,17 +114,21 @@ def test_spec_missing_file_and_bad_toml(tmp_path):
         load_experiment(tmp_path / "absent.toml")
 
 
+# small_spec() as an experiment file
+SMALL_TOML = (
+    'name = "t"\nseed = 1\nn_features = [2, 4]\nselectors = ["scls", "ami", "all"]\n'
+    'metrics = ["hamming_loss", "ranking_loss"]\n[protocol]\nkind = "holdout"\nrepeats = 3\n'
+    f'[[datasets]]\nname = "a"\ngenerator = "{GEN}"\n'
+    "params = { n_samples = 120, n_features = 10, random_state = 0 }\n"
+    f'[[datasets]]\nname = "b"\ngenerator = "{GEN}"\n'
+    "params = { n_samples = 90, n_features = 8, random_state = 1 }\n"
+    'protocol = { kind = "kfold", k = 3 }\n'
+)
+
+
 def test_spec_toml_and_dict_are_equivalent(tmp_path):
     p = tmp_path / "exp.toml"
-    p.write_text(
-        'name = "t"\nseed = 1\nn_features = [2, 4]\nselectors = ["scls", "ami", "all"]\n'
-        'metrics = ["hamming_loss", "ranking_loss"]\n[protocol]\nkind = "holdout"\nrepeats = 3\n'
-        f'[[datasets]]\nname = "a"\ngenerator = "{GEN}"\n'
-        "params = { n_samples = 120, n_features = 10, random_state = 0 }\n"
-        f'[[datasets]]\nname = "b"\ngenerator = "{GEN}"\n'
-        "params = { n_samples = 90, n_features = 8, random_state = 1 }\n"
-        'protocol = { kind = "kfold", k = 3 }\n'
-    )
+    p.write_text(SMALL_TOML)
     a, b = load_experiment(p), small_spec()
     assert [d.identity() for d in a.datasets] == [d.identity() for d in b.datasets]
     assert [s.identity() for s in a.selectors] == [s.identity() for s in b.selectors]
@@ -312,8 +316,10 @@ def test_runner_grid_and_ranking_reuse(tmp_path):
         assert g.selection_time.nunique() == 1 and g.ranking_id.nunique() == 1
 
 
-def test_serial_joblib_and_dask_cluster_agree(tmp_path):
+def test_serial_joblib_and_dask_cluster_agree(tmp_path, capsys):
     import distributed  # a runtime dependency (dask[distributed])
+
+    from skmlfs.cli import main
 
     spec = small_spec()
     run_experiment(spec, tmp_path / "s.db", verbose=False, progress=False)
@@ -322,10 +328,16 @@ def test_serial_joblib_and_dask_cluster_agree(tmp_path):
                                   dashboard_address=None) as cluster:
         run_experiment(spec, tmp_path / "d.db", dask=cluster.scheduler_address,
                        verbose=False, progress=False)
+    # `mlfs benchmark --dask local -j 2`: the runner starts its own 2-worker LocalCluster
+    (tmp_path / "t.toml").write_text(SMALL_TOML)
+    assert main(["benchmark", str(tmp_path / "t.toml"), "--db", str(tmp_path / "l.db"),
+                 "--dask", "local", "-j", "2", "--no-report"]) == 0
+    assert "30 to run in 18 tasks (Dask)" in capsys.readouterr().err
     ref = _frame(tmp_path / "s.db")
+    assert len(ref) == 30
     cols = ["cell_id", "dataset", "split", "method", "k", "n_selected", "hamming_loss",
             "ranking_loss"]
-    for other in ("j.db", "d.db"):
+    for other in ("j.db", "d.db", "l.db"):
         df = _frame(tmp_path / other)
         pd.testing.assert_frame_equal(ref[cols], df[cols])
         assert ref.features.tolist() == df.features.tolist()
