@@ -107,3 +107,44 @@ def test_report_contains_both_sections(tmp_path):
     assert {"hamming_loss_wilcoxon.csv", "hamming_loss_wtl.csv"} <= names
     csv = pd.read_csv(tmp_path / "tables" / "hamming_loss_wtl.csv", index_col="dataset")
     assert csv.loc["Total", "A"].count("/") == 2
+
+
+def _budgets(readme: str, dataset: str) -> str:
+    """The 'budgets k' cell of ``dataset`` in the report's Setup table."""
+    row = next(line for line in readme.splitlines() if line.startswith(f"| {dataset} |"))
+    return row.strip("| ").split(" | ")[-1]
+
+
+def test_report_defaults_to_the_latest_version_of_the_experiment(tmp_path):
+    from skmlfs.cli import main
+    from skmlfs.experiments import ExperimentSpec, ResultStore, run_experiment
+
+    def spec(n_features):
+        return ExperimentSpec.from_dict({
+            "name": "v", "seed": 0, "n_features": n_features, "selectors": ["scls", "ami"],
+            "metrics": ["hamming_loss"], "protocol": {"kind": "holdout", "repeats": 2},
+            "datasets": [{"name": "a", "generator": "skmlfs.datasets:make_multilabel_discrete",
+                          "params": {"n_samples": 80, "n_features": 10, "random_state": 0}}],
+        })
+
+    db = tmp_path / "r.db"
+    run_experiment(spec([2, 4]), db, verbose=False, progress=False)
+    latest = run_experiment(spec([3]), db, verbose=False, progress=False)  # edited file
+    with ResultStore(db, readonly=True) as st:
+        cells = st.to_frame()
+    assert sorted(cells.k.unique()) == [2, 3, 4]  # both versions are kept in the store
+    write_report(db, tmp_path / "rep", figures=False, formats=["csv"])
+    assert _budgets((tmp_path / "rep" / "README.md").read_text(), "a") == "3"
+    tab = pd.read_csv(tmp_path / "rep" / "tables" / "hamming_loss.csv", index_col="dataset")
+    k3 = cells[cells.cell_id.isin(latest.cell_ids)]
+    assert len(k3) == 4 and (k3.k == 3).all()
+    for m in ("scls", "ami"):
+        assert tab.loc["a", f"{m}_mean"] == pytest.approx(
+            k3[k3.method == m].hamming_loss.mean(), abs=1e-6)
+    # the old behaviour on request: every cell, budgets of both versions averaged
+    assert main(["report", str(db), "--out", str(tmp_path / "all"), "--format", "csv",
+                 "--no-figures", "--all-cells"]) == 0
+    assert _budgets((tmp_path / "all" / "README.md").read_text(), "a") == "2, 3, 4"
+    tab = pd.read_csv(tmp_path / "all" / "tables" / "hamming_loss.csv", index_col="dataset")
+    per_split = cells[cells.method == "scls"].groupby("split").hamming_loss.mean()
+    assert tab.loc["a", "scls_mean"] == pytest.approx(per_split.mean(), abs=1e-6)

@@ -27,6 +27,11 @@ def register(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     p.add_argument("--decimals", type=int, default=3, help="printed decimals (3)")
+    p.add_argument(
+        "--all-cells", action="store_true",
+        help="report every cell in the database (default: the cells of the latest run of "
+        "each experiment in it, leaving out those of earlier versions of its file)",
+    )
     p.add_argument("--export", metavar="FILE", action="append", default=[],
                    help="also export every cell to FILE (.csv or .parquet); repeatable")
 
@@ -43,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     files = write_report(
         db, out, formats=formats, figures=not args.no_figures, k=args.k,
         learner=args.learner, control=args.control, alpha=args.alpha, decimals=args.decimals,
+        all_cells=args.all_cells,
     )
     if args.export:
         with ResultStore(db, readonly=True) as store:

@@ -393,13 +393,22 @@ def _wtl_markdown(w: Any, alpha: float) -> str:
 
 
 # --------------------------------------------------------------------------- report
-def _read_store(db: Any, cell_ids=None):
+def _read_store(db: Any, cell_ids=None, experiment=None, all_cells=False):
     from ._store import ResultStore
 
     store = db if isinstance(db, ResultStore) else ResultStore(db, readonly=True)
     try:
-        df = store.to_frame(cell_ids=cell_ids)
         meta = dict(store._conn.execute("SELECT key, value FROM meta").fetchall())
+        if cell_ids is None and not all_cells:
+            # the cells of the latest run of each experiment (``cells:<name>``, rewritten by
+            # every run): cells left over from an earlier version of the file are not mixed in
+            keys = [f"cells:{experiment}"] if experiment else [
+                k for k in meta if k.startswith("cells:")
+            ]
+            lists = [json.loads(meta[k]) for k in keys if k in meta]
+            if lists:
+                cell_ids = [c for ids in lists for c in ids]
+        df = store.to_frame(cell_ids=cell_ids)
         fails = store.failures()
     finally:
         if store is not db:
@@ -421,6 +430,7 @@ def write_report(
     cell_ids: Sequence[str] | None = None,
     experiment: str | None = None,
     title: str | None = None,
+    all_cells: bool = False,
 ) -> list[Path]:
     """Write tables and figures of a results store (or DataFrame) into ``out_dir``.
 
@@ -440,8 +450,13 @@ def write_report(
         Method compared with the others (Bonferroni–Dunn); default Nemenyi (all pairs).
     cell_ids : optional
         Report only these cells (``mlfs benchmark`` passes the cells of its experiment).
+        Default: the cells of the latest run of ``experiment`` (of every experiment in the
+        store when not given), so cells of earlier versions of an experiment file (other
+        budgets, selectors, ...) are left out.
     experiment : str, optional
         Name of the experiment whose stored order of datasets/methods is used.
+    all_cells : bool, default=False
+        Report every cell of the store (``cell_ids`` not given).
 
     Returns
     -------
@@ -456,7 +471,7 @@ def write_report(
 
         df, meta, fails = db, {}, pd.DataFrame()
     else:
-        df, meta, fails = _read_store(db, cell_ids)
+        df, meta, fails = _read_store(db, cell_ids, experiment, all_cells)
     if df.empty:
         raise ValueError("the results store holds no cell to report.")
     names = [experiment] if experiment else [
