@@ -148,3 +148,65 @@ def test_report_defaults_to_the_latest_version_of_the_experiment(tmp_path):
     tab = pd.read_csv(tmp_path / "all" / "tables" / "hamming_loss.csv", index_col="dataset")
     per_split = cells[cells.method == "scls"].groupby("split").hamming_loss.mean()
     assert tab.loc["a", "scls_mean"] == pytest.approx(per_split.mean(), abs=1e-6)
+
+
+def test_budgets_a_selector_cannot_fill_are_left_out(tmp_path, monkeypatch):
+    import skmlfs.plots
+    from skmlfs.datasets import make_multilabel_discrete
+    from skmlfs.experiments import ExperimentSpec, ResultStore, run_experiment
+
+    # 6 usable features and 3 constant ones: the selectors rank at most 6, so budget 8
+    # evaluates the same features as a smaller budget would
+    ds = make_multilabel_discrete(n_samples=80, n_features=6, n_labels=3, random_state=0)
+    X = np.hstack([np.asarray(ds.X, dtype=int), np.zeros((80, 3), dtype=int)])
+    Y = np.asarray(ds.Y, dtype=int)
+    arff = tmp_path / "toy.arff"
+    arff.write_text("\n".join(
+        ["@relation 'toy: -C 3'"] + [f"@attribute y{j} {{0,1}}" for j in range(3)]
+        + [f"@attribute f{j} numeric" for j in range(9)] + ["@data"]
+        + [",".join(map(str, [*Y[i], *X[i]])) for i in range(80)]
+    ) + "\n")
+    spec = ExperimentSpec.from_dict({
+        "name": "short", "seed": 0, "n_features": [2, 4, 8], "selectors": ["scls", "ami"],
+        "metrics": ["hamming_loss"], "protocol": {"kind": "holdout", "repeats": 3},
+        "datasets": [{"name": "toy", "path": str(arff)}],
+    })
+    db = tmp_path / "r.db"
+    s = run_experiment(spec, db, verbose=False, progress=False)
+    assert any("zero entropy" in w for w in s.warnings)
+    with ResultStore(db, readonly=True) as st:
+        df = st.to_frame()
+    short = df.n_selected < df.k
+    assert short[df.k == 8].all() and not short[df.k < 8].any()
+
+    # averages over budgets: per split the mean over k = 2 and 4 only
+    t = metric_tables(df)[0]
+    ok = df[df.k < 8]
+    for m in ("scls", "ami"):
+        expected = ok[ok.method == m].groupby("split").hamming_loss.mean().mean()
+        assert t.mean.loc["toy", m] == pytest.approx(expected)
+        assert t.n.loc["toy", m] == 3
+    # an explicit budget is still reported as it is
+    t8 = metric_tables(df, k=8)[0]
+    assert t8.mean.loc["toy", "scls"] == pytest.approx(
+        df[(df.k == 8) & (df.method == "scls")].hamming_loss.mean())
+
+    # curves: only the points the selectors could fill; the report says what was left out
+    drawn = []
+
+    def fake_curves(curves, xlabel, ylabel, path, **kw):
+        drawn.append((curves.copy(), xlabel))
+
+    monkeypatch.setattr(skmlfs.plots, "metric_curves", fake_curves)
+    write_report(db, tmp_path / "rep", formats=["md"])
+    (curves, xlabel), = drawn
+    assert xlabel == "number of selected features"
+    for m in ("scls", "ami"):
+        c = curves[curves.method == m]
+        assert c.x.tolist() == [2, 4]
+        mean4 = ok[(ok.method == m) & (ok.k == 4)].hamming_loss.mean()
+        assert c[c.x == 4]["mean"].iloc[0] == pytest.approx(mean4)
+    readme = (tmp_path / "rep" / "README.md").read_text()
+    assert ("2 budget(s) left out of the curves and of the averages over budgets, because "
+            "the selector returned fewer than k features on some split (the point repeats "
+            "a smaller budget): toy: scls 1, ami 1.") in readme

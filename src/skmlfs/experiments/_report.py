@@ -82,11 +82,31 @@ def _tex(s: str) -> str:
     )
 
 
+def _repeated_budgets(df):
+    """Mask of the rows of (dataset, method, k) points that repeat a smaller budget.
+
+    When a selector returns fewer than ``k`` features on some split (it ran out of usable,
+    e.g. non-constant, features), the cells of budget ``k`` evaluate the same features as a
+    smaller budget. Such points are left out of curves and of averages over budgets; a
+    method's smallest budget is always kept (there is no smaller one it repeats).
+    """
+    import pandas as pd
+
+    if df.empty or "n_selected" not in df.columns:
+        return pd.Series(False, index=df.index)
+    short = (df["n_selected"] < df["k"]).groupby(
+        [df["dataset"], df["method"], df["k"]]
+    ).transform("any")
+    smallest = df["k"] == df.groupby(["dataset", "method"])["k"].transform("min")
+    return short & ~smallest
+
+
 def _select(df, k, learner):
     """Rows of one learner; per (dataset, method, split) one value per metric.
 
     ``k=None``: a method with one budget uses it; with several, each split's values are
-    averaged over the budgets first. ``k=int``: only that budget (methods with a single
+    averaged over the budgets first, leaving out budgets that repeat a smaller one
+    (:func:`_repeated_budgets`). ``k=int``: only that budget (methods with a single
     budget, such as the ``all`` baseline, keep theirs).
     """
     if learner is not None:
@@ -94,6 +114,8 @@ def _select(df, k, learner):
     if k is not None:
         single = df.groupby(["dataset", "method"])["k"].transform("nunique") == 1
         df = df[(df["k"] == k) | single]
+    else:
+        df = df[~_repeated_budgets(df)]
     return df
 
 
@@ -604,6 +626,20 @@ def _overview(df, meta, k, ds_pref=(), m_pref=()) -> str:
         )
         + ". ✓ marks the best printed value of each dataset; ranks use the printed values.\n"
     )
+    rep = df[_repeated_budgets(df)]
+    if not rep.empty:
+        n = rep.groupby(["dataset", "method"])["k"].nunique()
+        per_ds = [
+            f"{ds}: " + ", ".join(
+                f"{m} {n[ds, m]}" for m in _order(n[ds].index, m_pref)
+            )
+            for ds in _order(n.index.get_level_values(0).unique(), ds_pref)
+        ]
+        lines.append(
+            f"{int(n.sum())} budget(s) left out of the curves and of the averages over "
+            "budgets, because the selector returned fewer than k features on some split "
+            "(the point repeats a smaller budget): " + "; ".join(per_ds) + ".\n"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -647,6 +683,7 @@ def _figures_for(t: MetricTable, df, out: Path, stem: str, control, k) -> list[P
         if len(multi) == 0:
             continue
         d = d[d["method"].isin(multi)]
+        d = d[~_repeated_budgets(d)]  # a budget the selector could not fill is no new point
         per = d.groupby(["method", "k", "split"])[t.metric].mean().groupby(["method", "k"])
         curves = per.mean().rename("mean").to_frame().join(per.std(ddof=1).rename("std"))
         curves = curves.reset_index().rename(columns={"k": "x"})
