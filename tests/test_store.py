@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import numpy as np
@@ -113,6 +114,30 @@ def test_new_metric_recomputes_cells_in_place(tmp_path):
     assert s.n_computed == 12
     df = frame(db)
     assert len(df) == 12 and df.one_error.notna().all()
+
+
+def test_changed_metric_parameter_recomputes_cells(tmp_path):
+    db = tmp_path / "r.db"
+    cov = {"name": "cov", "metric": "coverage", "convention": "zhang"}
+    run(spec(metrics=["hamming_loss", cov]), db)
+    assert run(spec(metrics=["hamming_loss", cov]), db).n_computed == 0
+    before = frame(db)
+    # same column name, other convention: the stored values are stale, so recomputed
+    mulan = {**cov, "convention": "mulan"}
+    s = run(spec(metrics=["hamming_loss", mulan]), db)
+    assert s.n_computed == 12
+    after = frame(db)
+    run(spec(metrics=["hamming_loss", mulan]), tmp_path / "ref.db")
+    ref = frame(tmp_path / "ref.db")
+    assert len(after) == 12 and after.cell_id.tolist() == ref.cell_id.tolist()
+    assert after["cov"].tolist() == ref["cov"].tolist()
+    assert (after["cov"] != before["cov"]).any()
+    assert after.hamming_loss.tolist() == before.hamming_loss.tolist()
+    # plain metrics keep their bare key (stores written before keep resuming)
+    with ResultStore(db, readonly=True) as st:
+        keys = {k for (m,) in st._conn.execute("SELECT metrics FROM cells") for k in json.loads(m)}
+    assert len(keys) == 2 and "hamming_loss" in keys
+    assert [k.split("@")[0] for k in keys - {"hamming_loss"}] == ["cov"]
 
 
 def test_interrupt_keeps_committed_cells_and_resume_completes(tmp_path):

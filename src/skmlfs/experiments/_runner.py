@@ -623,8 +623,8 @@ def run_experiment(
     try:
         store.set_meta(f"experiment:{spec.name}", spec.text or canonical_json(spec.source))
         store.set_meta("skmlfs_version", __version__)
-        metric_names = [m.name for m in spec.metrics]
-        done = store.done_cells(metric_names)
+        metric_keys = {m.name: m.key() for m in spec.metrics}
+        done = store.done_cells(metric_keys.values())
         cached = store.rankings()
         tasks: list[Task] = []
         data: dict[str, tuple[Any, Any]] = {}
@@ -753,7 +753,7 @@ def run_experiment(
                             "learner": c.learner,
                             "learner_spec": _learner(spec, c.learner).identity(),
                             "seed": spec.seed,
-                            "metrics": c.metrics,
+                            "metrics": {metric_keys[n]: v for n, v in c.metrics.items()},
                             "features": res.ranking.ranking[: c.k],
                             "selection_time": res.ranking.selection_time,
                             "fit_time": c.fit_time,

@@ -8,6 +8,7 @@ See :func:`ExperimentSpec.from_dict` for the schema.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import math
 import numbers
@@ -248,6 +249,16 @@ class MetricRef:
         from ..metrics import get_metric
 
         return get_metric(self.metric)
+
+    def key(self) -> str:
+        """Key of the value in a stored cell: ``name``, plus ``@`` and a hash of the
+        registered metric and its parameters unless the column is a registered metric
+        without parameters (so changing a parameter under the same name recomputes the
+        value instead of reusing the stale one; plain metrics keep their bare name)."""
+        if self.name == self.metric and not self.params:
+            return self.name
+        payload = canonical_json({"metric": self.metric, "params": dict(self.params)})
+        return f"{self.name}@{hashlib.sha256(payload.encode()).hexdigest()[:12]}"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ Guarantees
   selector and its parameters, k, learner and its parameters, seed). A rerun skips the ids
   present, so nothing is recomputed, lost or duplicated; changing the experiment adds only
   the new cells (``INSERT OR REPLACE`` only rewrites a cell that lacked a newly requested
-  metric).
+  metric, or held it with other parameters: a metric with parameters is stored under
+  ``name@<hash of the metric and its parameters>``).
 * **Rankings** are cached per (dataset, split, selector) in their own table, so a rerun
   with new budgets or learners does not select again.
 * WAL journal with ``synchronous=NORMAL``: a committed transaction survives the death of
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
@@ -97,6 +99,9 @@ _INSERT_CELL = (
     f"INSERT OR REPLACE INTO cells ({', '.join(_CELL_COLUMNS)}) "
     f"VALUES ({', '.join('?' * len(_CELL_COLUMNS))})"
 )
+
+
+_PARAMS_HASH = re.compile(r"@[0-9a-f]{12}$")  # see MetricRef.key
 
 
 def _dumps(obj: Any) -> str:
@@ -197,7 +202,8 @@ class ResultStore:
         self._tx(_INSERT_CELL, (r[c] for c in _CELL_COLUMNS))
 
     def done_cells(self, metrics: Iterable[str] | None = None) -> set[str]:
-        """Ids of the stored cells (that hold every metric named in ``metrics``)."""
+        """Ids of the stored cells (that hold every metric key in ``metrics``, see
+        :meth:`MetricRef.key <skmlfs.experiments.MetricRef.key>`)."""
         if metrics is None:
             return {r[0] for r in self._conn.execute("SELECT cell_id FROM cells")}
         need = set(metrics)
@@ -288,7 +294,10 @@ class ResultStore:
             keep = set(cell_ids)
             rows = [r for r in rows if r[0] in keep]
         df = pd.DataFrame(rows, columns=list(_CELL_COLUMNS))
-        metrics = [json.loads(m) for m in df["metrics"]]
+        # a metric with parameters is stored as "name@<hash of its parameters>"
+        metrics = [
+            {_PARAMS_HASH.sub("", k): v for k, v in json.loads(m).items()} for m in df["metrics"]
+        ]
         names: list[str] = []
         for m in metrics:
             for k in m:
