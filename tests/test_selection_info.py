@@ -175,6 +175,11 @@ def test_constant_column_never_selected_even_when_k_is_d():
         with pytest.warns(UserWarning, match="zero entropy"):
             sel = cls(n_features_to_select=X2.shape[1]).fit(X2, Y)
         assert sorted(sel.ranking_) == [1, 3], cls
+    # only constant columns: nothing is selected, by every selector alike
+    for cls in SELECTORS:
+        with pytest.warns(UserWarning, match="zero entropy"):
+            sel = cls(n_features_to_select=2).fit(X[:, [0, 2]], Y)
+        assert sel.ranking_.size == 0 and not sel.get_support().any(), cls
     # gics_select itself keeps gics.m's rule (no entropy check at the first pick), which
     # the memetic wrapper reproduces: the tie goes to the constant column, lowest index.
     picked, score = gics_select(InfoCache(X, Y), np.arange(3), np.arange(2), 1)

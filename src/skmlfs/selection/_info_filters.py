@@ -180,6 +180,8 @@ class GICS(BaseInfoSelector):
         # memetic wrapper uses) has no H(f) > 0 check at the first pick, where a constant
         # column ties with every feature independent of all labels (both score −Σ_l H(l)).
         candidates = np.flatnonzero(cache.h_x > 0)
+        if candidates.size == 0:  # every feature constant (e.g. one training sample)
+            return np.empty(0, dtype=np.intp), np.empty(0)
         return gics_select(cache, candidates, labels, k, rtol=TIE_RTOL)
 
 
