@@ -23,16 +23,15 @@ breaks ties by the lower training index, as ``MLkNN`` does (must be identical). 
 from __future__ import annotations
 
 import argparse
-import ctypes
 import gc
 import os
-import re
 import time
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from _peak import PeakRSS  # benchmarks/_peak.py (scripts run from this folder)
 from sklearn.neighbors import NearestNeighbors
 
 from skmlfs.datasets import load_train_test
@@ -82,38 +81,6 @@ def run_skml(cls, Xtr, Ytr, Xte, k):
 
 def run_ours(Xtr, Ytr, Xte, k):
     return MLkNN(k=k, metric="euclidean").fit(Xtr, Ytr).predict(Xte)
-
-
-def _trim():
-    try:
-        ctypes.CDLL(None).malloc_trim(0)  # glibc
-    except (OSError, AttributeError):
-        pass
-
-
-class PeakRSS:
-    """Peak resident-set increase of a call (Linux: VmHWM reset via clear_refs), in MB."""
-
-    def __init__(self):
-        try:
-            self.start()
-            self.ok = True
-        except (OSError, AttributeError):
-            self.ok = False
-
-    @staticmethod
-    def _read(key):
-        with open("/proc/self/status") as f:
-            return int(re.search(rf"^{key}:\s+(\d+) kB", f.read(), re.M).group(1)) / 1024
-
-    def start(self):
-        _trim()  # free heap memory back to the OS, so that its reuse counts
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        self.base = self._read("VmRSS")
-
-    def stop(self):
-        return self._read("VmHWM") - self.base
 
 
 def timed_pair(fns, repeat, rss):

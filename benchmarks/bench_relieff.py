@@ -43,15 +43,14 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import ctypes
 import gc
 import os
-import re
 import time
 from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
+from _peak import PeakRSS  # benchmarks/_peak.py (scripts run from this folder)
 
 from skmlfs.datasets import load_name
 from skmlfs.selection import ReliefFML
@@ -95,44 +94,6 @@ def loop_relieff_ml(X, Y, samples, k, s=1.0):
             for j in G:
                 W += factor * delta[j] / (m * G.size)
     return W
-
-
-def _trim():
-    try:
-        ctypes.CDLL(None).malloc_trim(0)  # glibc
-    except (OSError, AttributeError):
-        pass
-
-
-class PeakRSS:
-    """Peak resident-set increase of a call (Linux: VmHWM reset via clear_refs), in MB."""
-
-    def __init__(self):
-        try:
-            self._reset()
-            self._read("VmHWM")
-            self.ok = True
-        except (OSError, AttributeError):
-            self.ok = False
-
-    @staticmethod
-    def _reset():
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-
-    @staticmethod
-    def _read(key):
-        with open("/proc/self/status") as f:
-            return int(re.search(rf"^{key}:\s+(\d+) kB", f.read(), re.M).group(1)) / 1024
-
-    def start(self):
-        if self.ok:
-            _trim()  # free heap memory back to the OS, so that its reuse counts
-            self._reset()
-            self.base = self._read("VmRSS")
-
-    def stop(self):
-        return self._read("VmHWM") - self.base if self.ok else float("nan")
 
 
 def measure(fn, repeat, rss, min_time=0.0, cpu=False):
