@@ -479,6 +479,11 @@ def _cross_counts(A: DiscreteData, B: DiscreteData) -> np.ndarray:
     return np.rint(out).astype(np.int64)
 
 
+# Cells of the count matrix handled at once by _sum_xlogx_tables: its gathers and
+# temporaries then stay in cache (one pass over a 20,000 × 1,000 table is memory-bound).
+_XLOGX_CHUNK_CELLS = 1 << 18
+
+
 def _sum_xlogx_tables(
     C: np.ndarray,
     cnt_a: np.ndarray,
@@ -492,19 +497,48 @@ def _sum_xlogx_tables(
 
     ``C`` holds the cells where both codes are ≥ 1; ``cnt_a``/``cnt_b`` the marginal
     counts of each non-zero code and ``n`` the number of rows (of the stratum).
+    Every term belongs to one variable of ``A``, so chunks of whole ``A`` variables are
+    computed separately (bit-identical to one pass, with cache-sized temporaries).
     """
+    a_ptr, b_ptr = A.ptr, B.ptr
+    rows = max(1, _XLOGX_CHUNK_CELLS // max(1, C.shape[1]))
+    if C.shape[0] <= rows:
+        return _sum_xlogx_block(C, cnt_a, cnt_b, n, a_ptr, b_ptr, table)
+    p_a = a_ptr.size - 1
+    out = np.empty((p_a, b_ptr.size - 1))
+    v = 0
+    while v < p_a:
+        r0 = a_ptr[v]
+        w = min(max(int(np.searchsorted(a_ptr, r0 + rows, side="right")) - 1, v + 1), p_a)
+        r1 = a_ptr[w]
+        out[v:w] = _sum_xlogx_block(
+            C[r0:r1], cnt_a[r0:r1], cnt_b, n, a_ptr[v : w + 1] - r0, b_ptr, table
+        )
+        v = w
+    return out
+
+
+def _sum_xlogx_block(
+    C: np.ndarray,
+    cnt_a: np.ndarray,
+    cnt_b: np.ndarray,
+    n: int,
+    a_ptr: np.ndarray,
+    b_ptr: np.ndarray,
+    table: np.ndarray,
+) -> np.ndarray:
     # cells (u ≥ 1, v ≥ 1)
-    inner = _group_sum(_group_sum(table[C], A.ptr, axis=0), B.ptr, axis=1)
+    inner = _group_sum(_group_sum(table[C], a_ptr, axis=0), b_ptr, axis=1)
     # cells (u ≥ 1, v = 0): row marginal minus the row's inner cells within B_j's block
-    row_in_block = _group_sum(C, B.ptr, axis=1)  # (m_A, p_B)
-    left = _group_sum(table[cnt_a[:, None] - row_in_block], A.ptr, axis=0)
+    row_in_block = _group_sum(C, b_ptr, axis=1)  # (m_A, p_B)
+    left = _group_sum(table[cnt_a[:, None] - row_in_block], a_ptr, axis=0)
     # cells (u = 0, v ≥ 1)
-    col_in_block = _group_sum(C, A.ptr, axis=0)  # (p_A, m_B)
-    top = _group_sum(table[cnt_b[None, :] - col_in_block], B.ptr, axis=1)
+    col_in_block = _group_sum(C, a_ptr, axis=0)  # (p_A, m_B)
+    top = _group_sum(table[cnt_b[None, :] - col_in_block], b_ptr, axis=1)
     # cell (0, 0)
-    nz_a = _group_sum(cnt_a, A.ptr)
-    nz_b = _group_sum(cnt_b, B.ptr)
-    block_total = _group_sum(row_in_block, A.ptr, axis=0)
+    nz_a = _group_sum(cnt_a, a_ptr)
+    nz_b = _group_sum(cnt_b, b_ptr)
+    block_total = _group_sum(row_in_block, a_ptr, axis=0)
     corner = table[n - nz_a[:, None] - nz_b[None, :] + block_total]
     return inner + left + top + corner
 
