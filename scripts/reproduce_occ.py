@@ -32,14 +32,23 @@ resumable SQLite stores under ``runs/occ/``):
    method) cell are stored, and the single split of phase 2 otherwise (and says which).
 
 6. Fig. 7 (training-size curves, only run with ``--phases 6``): oCC_cos (Algorithm 2 order)
-   vs EoCC5 and EoCC10 (random orders), all with k = q and M = d as in §8.5, trained on a
+   vs oCC_can (the canonical, given label order: the ablation of chain order as curves) and
+   EoCC5 and EoCC10 (random orders), all with k = q and M = d as in §8.5, trained on a
    random 10, 30, 50, 70 or 100 % (``TS_FRACTIONS``; the paper uses 10 % steps) of each
-   training fold of the 5-fold CV of scene, yeast and medical (test folds unchanged).
+   training fold of the 5-fold CV of scene, yeast and medical (test folds unchanged; the
+   same row sample for every method at a given share and fold).
 
 ``--phases`` runs a subset (the stores are resumable: finished cells are never recomputed,
 so an interrupted run is continued by running the script again). ``--report-only`` rebuilds
 the report from the stores; ``--from-csv <out>/results_folds.csv`` rebuilds it from a
-committed CSV instead (no store needed; wall times from ``<runs>/timings.txt`` if present).
+committed CSV instead (no store needed; wall times from ``<runs>/timings.txt`` if present,
+else from the *Compute* table of the existing ``<out>/README.md``). With ``--from-csv``,
+``--phases 6`` (optionally ``--ts-variants oCC_can,...``) runs phase 6 into the stores
+under ``--runs`` and merges its cells into the CSV's rows (replacing those of the same
+dataset, method and fold; the other rows are kept as they are), e.g.::
+
+    python scripts/reproduce_occ.py --from-csv docs/results/occ/results_folds.csv \
+        --phases 6 --ts-variants oCC_can --runs /tmp/occ_runs
 
 Then writes ``<out>/README.md`` (our numbers beside the paper's, tuned values, ranks,
 timings, discussion), ``<out>/results_folds.csv`` (every fold of every cell) and the PNG
@@ -187,13 +196,25 @@ TS_DATASETS = ["scene", "yeast", "medical"]
 # The committed report: 10, 30, 50, 70 and 100 % of each training fold. The paper's Fig. 7
 # uses 10 % steps; set [0.1, 0.2, ..., 1.0] here for those (existing cells are kept).
 TS_FRACTIONS = [0.1, 0.3, 0.5, 0.7, 1.0]
-TS_VARIANTS = [(1, "oCC_cos"), (5, "EoCC5"), (10, "EoCC10")]
+# Fig. 7 methods in table / legend order: name -> learner at a training share f (the cells
+# are named f"ts_{name}_f{f}")
+TS_VARIANTS = {
+    "oCC_can": lambda f: TrainFractionCanonical(fraction=f),
+    "oCC_cos": lambda f: TrainFraction(n_chains=1, fraction=f),
+    "EoCC5": lambda f: TrainFraction(n_chains=5, fraction=f),
+    "EoCC10": lambda f: TrainFraction(n_chains=10, fraction=f),
+}
+# (marker/line, colour): the three methods of the first report keep their colours
+TS_STYLE = {"oCC_can": ("s--", "C3"), "oCC_cos": ("o-", "C0"), "EoCC5": ("o-", "C1"),
+            "EoCC10": ("o-", "C2")}
 
 
 class TrainFraction(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """Fig. 7 learner: oCC_cos (``n_chains=1``, Algorithm 2 order) or an ensemble of
     ``n_chains`` oCCs with random orders (EoCC), k = q, M = d (§8.5), trained on a random
-    ``fraction`` of the training rows it is given.
+    ``fraction`` of the training rows it is given. The row sample depends only on
+    ``random_state``, ``fraction`` and the number of rows, so every method of Fig. 7 sees
+    the same rows at a given share and fold.
 
     Parameters
     ----------
@@ -202,6 +223,8 @@ class TrainFraction(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     random_state : int or None
         Seeds the row sample and the chain(s).
     """
+
+    _order = "greedy"  # chain order of the single oCC (n_chains = 1)
 
     def __init__(self, n_chains: int = 1, fraction: float = 1.0, random_state=None):
         self.n_chains = n_chains
@@ -217,7 +240,7 @@ class TrainFraction(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         rows = np.sort(rng.choice(n, m, replace=False)) if m < n else np.arange(n)
         seed = int(rng.randint(2**31 - 1))
         if self.n_chains == 1:
-            est = OCC(k=1.0, M=1.0, order="greedy", random_state=seed)
+            est = OCC(k=1.0, M=1.0, order=self._order, random_state=seed)
         else:
             est = EnsembleOfChains("occ", n_estimators=self.n_chains,
                                    chain_params={"k": 1.0, "M": 1.0}, random_state=seed)
@@ -229,10 +252,22 @@ class TrainFraction(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         return self.estimator_.predict(X)
 
 
-def ts_spec(base: dict, dataset: dict) -> dict:
-    """Phase 6 on one dataset (Fig. 7)."""
-    learners = {f"ts_{name}_f{f}": TrainFraction(n_chains=n, fraction=f)
-                for n, name in TS_VARIANTS for f in TS_FRACTIONS}
+class TrainFractionCanonical(TrainFraction):
+    """Fig. 7 learner oCC_can: one oCC with the canonical (given) label order, k = q, M = d,
+    on the same random ``fraction`` of the training rows as :class:`TrainFraction` (a
+    subclass rather than a parameter, so that the stored cells of the other methods keep
+    their ids)."""
+
+    _order = "canonical"
+
+    def __init__(self, fraction: float = 1.0, random_state=None):
+        super().__init__(n_chains=1, fraction=fraction, random_state=random_state)
+
+
+def ts_spec(base: dict, dataset: dict, variants: list[str] | None = None) -> dict:
+    """Phase 6 on one dataset (Fig. 7); ``variants``: a subset of ``TS_VARIANTS``."""
+    learners = {f"ts_{name}_f{f}": make(f) for name, make in TS_VARIANTS.items()
+                if variants is None or name in variants for f in TS_FRACTIONS}
     return dict(_common(base), name=f"occ_ts_{dataset['name']}",
                 protocol={"kind": "kfold", "k": 5}, learners=learners, datasets=[dataset])
 
@@ -629,18 +664,20 @@ def ts_section(out: Path, ts: pd.DataFrame) -> list[str]:
     for col, ds in enumerate(dss):
         for row, (metric, title) in enumerate([METRICS[0], METRICS[2]]):
             ax = axes[row, col]
-            for _, name in TS_VARIANTS:
+            for name in TS_VARIANTS:
                 xs = [f for f in TS_FRACTIONS if (ds, f"ts_{name}_f{f}") in sm.index]
                 ys = [sm.loc[(ds, f"ts_{name}_f{f}"), metric] for f in xs]
-                ax.plot(xs, ys, "o-", ms=4, label=name)
+                if xs:
+                    fmt, color = TS_STYLE[name]
+                    ax.plot(xs, ys, fmt, color=color, ms=4, label=name)
             ax.set_xlabel("share of the training fold")
             if col == 0:
                 ax.set_ylabel(f"{title} (5-fold mean)")
             if row == 0:
                 ax.set_title(ds)
     axes[0, 0].legend(fontsize=7)
-    fig.suptitle("oCC_cos vs EoCC5 / EoCC10 by training size (§8.5, Fig. 7), k = q, M = d",
-                 fontsize=9)
+    fig.suptitle("oCC_cos (Alg. 2 order) vs oCC_can (canonical order) and EoCC5 / EoCC10 "
+                 "by training size (§8.5, Fig. 7), k = q, M = d", fontsize=9)
     fig.tight_layout()
     fig.savefig(out / "training_size.png", dpi=110)
     plt.close(fig)
@@ -650,6 +687,14 @@ def ts_section(out: Path, ts: pd.DataFrame) -> list[str]:
         "instances and 50 % of the features per member), k = q, M = d, each trained on a "
         "random share of the training fold of the main 5-fold CV (test folds unchanged).\n"
     )
+    if any((ds, f"ts_oCC_can_f{f}") in sm.index for ds in dss for f in TS_FRACTIONS):
+        L.append(
+            "oCC_can: the same single oCC (k = q, M = d) with the canonical (given) label "
+            "order, trained on the same row sample as the other methods at each share and "
+            "fold, so that oCC_can vs oCC_cos isolates the chain order (the order ablation "
+            "of §8.5 as curves; at 100 % it is the ablation's `order_canonical` up to the "
+            "SVMs' random seed).\n"
+        )
     L.append("![training_size.png](training_size.png)\n")
     for metric, title in (METRICS[0], METRICS[2]):
         L.append(f"\n{title}, 5-fold mean:\n")
@@ -657,7 +702,9 @@ def ts_section(out: Path, ts: pd.DataFrame) -> list[str]:
                  + " | fit time at 100 % (s) |")
         L.append("|" + "---|" * (len(TS_FRACTIONS) + 3))
         for ds in dss:
-            for _, name in TS_VARIANTS:
+            for name in TS_VARIANTS:
+                if not any((ds, f"ts_{name}_f{f}") in sm.index for f in TS_FRACTIONS):
+                    continue
                 cells = [_fmt(sm.loc[(ds, f"ts_{name}_f{f}"), metric])
                          if (ds, f"ts_{name}_f{f}") in sm.index else "—" for f in TS_FRACTIONS]
                 key = (ds, f"ts_{name}_f1.0")
@@ -811,18 +858,31 @@ def write_report(out: Path, frames: dict, timings: dict, qd: dict) -> None:
 
 
 # ---------------------------------------------------------------- main
-def _load_timings(path: Path) -> dict[str, float]:
+def _load_timings(path: Path, readme: Path | None = None) -> dict[str, float]:
+    """Wall times from ``path`` (``key<TAB>seconds`` lines) or, when it does not exist, from
+    the *Compute* table of a report written before (``readme``; seconds as printed)."""
     out: dict[str, float] = {}
     if path.exists():
         for line in path.read_text().splitlines():
             k, v = line.rsplit("\t", 1)
             out[k] = float(v)
+    elif readme is not None and readme.exists():
+        lines = readme.read_text().splitlines()
+        try:
+            i = lines.index("| phase | wall time (s) |") + 2
+        except ValueError:
+            return out
+        while i < len(lines) and lines[i].startswith("| "):
+            k, v = lines[i][2:].rstrip(" |").rsplit(" | ", 1)
+            out[k] = float(v)
+            i += 1
     return out
 
 
-def _run_parallel(jobs: list, n_jobs: int, timings: dict, phase: str) -> None:
+def _run_parallel(jobs: list, n_jobs: int, timings: dict, phase: str, tag: str = "") -> None:
     """Run the specs in parallel (one worker each); add the wall time of every spec that
-    computed cells to ``timings`` (summed over resumed invocations)."""
+    computed cells to ``timings`` (summed over resumed invocations; ``tag`` is appended to
+    the per-spec keys)."""
     if not jobs:
         return
     t = time.perf_counter()
@@ -831,7 +891,7 @@ def _run_parallel(jobs: list, n_jobs: int, timings: dict, phase: str) -> None:
         timings[phase] = timings.get(phase, 0.0) + time.perf_counter() - t
     for (s, _), (tt, n) in zip(jobs, res, strict=True):
         if n:
-            key = f"  {s['name']} (one worker)"
+            key = f"  {s['name']}{tag} (one worker)"
             timings[key] = timings.get(key, 0.0) + tt
 
 
@@ -854,6 +914,24 @@ def frames_from_csv(path: Path) -> dict[str, pd.DataFrame]:
             "ablation": df[abl], "fs": df[fs], "ts": df[ts]}
 
 
+def merge_ts(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    """Phase-6 rows: ``new`` (from the stores) replaces the rows of ``old`` (from a CSV)
+    with the same dataset, learner and split; the result in the order of a full run's
+    stores (dataset as in ``TS_DATASETS``, then learner and split, as
+    ``ResultStore.to_frame`` sorts them)."""
+    if not len(new):
+        return old
+    key = ["dataset", "learner", "split"]
+    new = new[[c for c in old.columns if c in new.columns]]
+    seen = set(map(tuple, new[key].astype(str).to_numpy()))
+    keep = [tuple(r) not in seen for r in old[key].astype(str).to_numpy()]
+    both = pd.concat([old[keep], new], ignore_index=True)
+    pos = {ds: i for i, ds in enumerate(TS_DATASETS)}
+    both["_ds"] = both["dataset"].map(lambda d: pos.get(d, len(pos)))
+    both = both.sort_values(["_ds", "learner", "split"], kind="stable")
+    return both.drop(columns="_ds").reset_index(drop=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("experiment", nargs="?", default=str(ROOT / "experiments/occ_paper.toml"))
@@ -869,12 +947,34 @@ def main() -> None:
                     help="comma-separated phases to run (default 1-5; 6 = Fig. 7 only on "
                          "request); the report always uses every store present")
     ap.add_argument("--only", help="comma-separated datasets (smoke tests)")
+    ap.add_argument("--ts-variants",
+                    help=f"comma-separated Fig. 7 methods of phase 6 (default all: "
+                         f"{', '.join(TS_VARIANTS)})")
     args = ap.parse_args()
     out, runs = Path(args.out), Path(args.runs)
     out.mkdir(parents=True, exist_ok=True)
+    variants = args.ts_variants.split(",") if args.ts_variants else None
+    if variants and set(variants) - set(TS_VARIANTS):
+        ap.error(f"unknown --ts-variants {sorted(set(variants) - set(TS_VARIANTS))}")
+    tag = f", {', '.join(variants)}" if variants else ""
     if args.from_csv:
-        write_report(out, frames_from_csv(Path(args.from_csv)),
-                     _load_timings(runs / "timings.txt"), Q)
+        frames = frames_from_csv(Path(args.from_csv))
+        timings = _load_timings(runs / "timings.txt", out / "README.md")
+        if 6 in {int(x) for x in args.phases.split(",")}:  # phase 6 only, merged
+            base = tomllib.loads(Path(args.experiment).read_text())
+            dsets = {d["name"]: d for d in base["datasets"]}
+            jobs = [(ts_spec(base, dsets[ds], variants), runs / f"ts_{ds}.db")
+                    for ds in TS_DATASETS if ds in dsets
+                    and (args.only is None or ds in args.only.split(","))]
+            runs.mkdir(parents=True, exist_ok=True)
+            print(f"phase 6: training-size curves (Fig. 7){tag}", flush=True)
+            _run_parallel(jobs, args.jobs, timings,
+                          f"6: training-size curves{tag} (in parallel)", tag)
+            (runs / "timings.txt").write_text(
+                "\n".join(f"{k}\t{v:.1f}" for k, v in timings.items()))
+            new = pd.concat([frame(db) for _, db in jobs if db.exists()], ignore_index=True)
+            frames["ts"] = merge_ts(frames["ts"], new)
+        write_report(out, frames, timings, Q)
         print(f"wrote {out / 'README.md'}", flush=True)
         return
     runs.mkdir(parents=True, exist_ok=True)
@@ -927,11 +1027,12 @@ def main() -> None:
               flush=True)
         _run_parallel(jobs45, args.jobs, timings,
                       "4+5: selector comparison and large datasets, 5-fold (in parallel)")
-    ts_jobs = [(ts_spec(base, dsets[ds]), runs / f"ts_{ds}.db") for ds in TS_DATASETS
-               if ds in dsets]
+    ts_jobs = [(ts_spec(base, dsets[ds], variants), runs / f"ts_{ds}.db")
+               for ds in TS_DATASETS if ds in dsets]
     if 6 in phases:
-        print("phase 6: training-size curves (Fig. 7)", flush=True)
-        _run_parallel(ts_jobs, args.jobs, timings, "6: training-size curves (in parallel)")
+        print(f"phase 6: training-size curves (Fig. 7){tag}", flush=True)
+        _run_parallel(ts_jobs, args.jobs, timings,
+                      f"6: training-size curves{tag} (in parallel)", tag)
     if phases:
         tfile.write_text("\n".join(f"{k}\t{v:.1f}" for k, v in timings.items()))
     empty = main_df.iloc[:0]
