@@ -474,7 +474,12 @@ def _cross_counts(A: DiscreteData, B: DiscreteData) -> np.ndarray:
     else:
         if n >= _F32_EXACT:
             a, b = a.astype(np.float64), b.astype(np.float64)
-        out = (a.T @ b).toarray()
+        if a.nnz >= b.nnz:
+            # Same flops either way, but scipy's product runs longer inner loops with the
+            # operand holding more entries per sample on the right (~2x on 200k x 20k x 1k).
+            out = np.ascontiguousarray((b.T @ a).toarray().T)
+        else:
+            out = (a.T @ b).toarray()
     out = np.asarray(out)
     return np.rint(out).astype(np.int64)
 
