@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -29,6 +31,18 @@ def warn_empty_labels(Y: np.ndarray | sp.spmatrix, name: str = "Y") -> None:
             UserWarning,
             stacklevel=5,  # the caller of fit (via check_target / check_X_Y)
         )
+
+
+@contextlib.contextmanager
+def _quiet_empty_labels() -> Iterator[None]:
+    """Silence :func:`warn_empty_labels` for inner fits whose caller already warned.
+
+    Ensemble members, a learner's own selector and a wrapper's per-evaluation refits see
+    subsamples of labels the outer ``fit`` has validated; their warnings would repeat it.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".* have no positive example in the ")
+        yield
 
 
 def check_labels(
@@ -169,13 +183,16 @@ def check_X_Y(
     return X, Yv
 
 
-def resolve_n_features(n_features_to_select: Any, n_samples: int, n_features: int) -> int:
+def resolve_n_features(
+    n_features_to_select: Any, n_samples: int, n_features: int, *, warn: bool = True
+) -> int:
     """Turn ``n_features_to_select`` into a count.
 
     ``None`` gives ⌈√n_samples⌉, the SCLS paper's budget (§4.1); a float in (0, 1]
     is a fraction of the features; an int is a count. The result is capped at
     ``n_features`` (a full ranking); an int count above it is capped with a
-    ``UserWarning`` naming both numbers.
+    ``UserWarning`` naming both numbers (``warn=False`` for a second resolution in the
+    same fit, which has warned already).
     """
     if n_features_to_select is None:
         k = int(np.ceil(np.sqrt(n_samples)))
@@ -185,7 +202,7 @@ def resolve_n_features(n_features_to_select: Any, n_samples: int, n_features: in
         k = int(n_features_to_select)
         if k < 1:
             raise ValueError(f"n_features_to_select must be >= 1; got {k}.")
-        if k > n_features:
+        if k > n_features and warn:
             warnings.warn(
                 f"n_features_to_select={k} is larger than the number of features "
                 f"({n_features}); all {n_features} features are ranked.",

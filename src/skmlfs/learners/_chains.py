@@ -53,7 +53,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_labels
+from .._validation import _quiet_empty_labels, check_labels
 from ..info import (
     DiscreteData,
     entropy,
@@ -209,7 +209,7 @@ class _BaseChain(MultiOutputMixin, ClassifierMixin, BaseEstimator):
                           ensure_all_finite=True)
         if sp.issparse(X):
             X = sp.csr_matrix(X)
-        Y = check_labels(Y, X.shape[0])
+        Y = check_labels(Y, X.shape[0], warn_empty=True)
         self._check_params()
         rng = check_random_state(self.random_state)
         q = Y.shape[1]
@@ -398,10 +398,11 @@ class BinaryRelevance(_BaseChain):
     def fit(self, X: Any, Y: Any):
         X0 = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
                            ensure_all_finite=True)
-        Yv = check_labels(Y, X0.shape[0])
+        Yv = check_labels(Y, X0.shape[0])  # the chain's own fit warns about empty labels
         self._transform = False
         sel = self._make_selector()
-        self.selector_ = None if sel is None else sel.fit(X0, Yv)
+        with _quiet_empty_labels():
+            self.selector_ = None if sel is None else sel.fit(X0, Yv)
         if sel is not None and not hasattr(self.selector_, "label_features_"):
             self._transform = True
             n_in = self.n_features_in_
@@ -1147,7 +1148,7 @@ class EnsembleOfChains(MultiOutputMixin, ClassifierMixin, BaseEstimator):
                           ensure_all_finite=True)
         if sp.issparse(X):
             X = sp.csr_matrix(X)
-        Y = check_labels(Y, X.shape[0])
+        Y = check_labels(Y, X.shape[0], warn_empty=True)
         m = self.n_estimators
         if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
             raise ValueError(f"n_estimators must be a positive int; got {m!r}.")
@@ -1167,7 +1168,8 @@ class EnsembleOfChains(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             member = clone(base)
             if "random_state" in member.get_params(deep=False):
                 member.set_params(random_state=int(rng.randint(_MAX_SEED)))
-            member.fit(X[rows][:, cols], Y[rows])
+            with _quiet_empty_labels():  # this fit already warned for the whole Y
+                member.fit(X[rows][:, cols], Y[rows])
             self.estimators_.append(member)
             self.estimators_features_.append(cols)
             self.estimators_samples_.append(rows)

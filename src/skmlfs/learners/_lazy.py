@@ -124,7 +124,7 @@ class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             self.heom_ = None
         else:
             X = check_heom_X(self, X, reset=True)
-        Y = check_labels(Y, X.shape[0])
+        Y = check_labels(Y, X.shape[0], warn_empty=True)
         if k >= X.shape[0]:
             raise ValueError(
                 f"k={k} must be smaller than the number of training samples ({X.shape[0]}): "

@@ -151,7 +151,7 @@ class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             self, X, accept_sparse=["csr", "csc"], dtype=np.float64, ensure_all_finite=True,
             reset=True,
         )
-        Yv = check_labels(Y, X.shape[0]).astype(np.float64)
+        Yv = check_labels(Y, X.shape[0], warn_empty=True).astype(np.float64)
         n, d = X.shape
         q = Yv.shape[1]
 

@@ -96,7 +96,7 @@ class LLSF(SelectorMixin, BaseEstimator):
     def fit(self, X: Any, Y: Any) -> LLSF:
         X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype=np.float64,
                           ensure_all_finite=True)
-        Yv = check_labels(Y, X.shape[0]).astype(np.float64)
+        Yv = check_labels(Y, X.shape[0], warn_empty=True).astype(np.float64)
         alpha = _check_nonneg("alpha", self.alpha)
         beta = _check_nonneg("beta", self.beta)
         gamma = _check_nonneg("gamma", self.gamma)
@@ -209,7 +209,7 @@ class MDDM(TransformerMixin, BaseEstimator):
     def fit(self, X: Any, Y: Any) -> MDDM:
         X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype=np.float64,
                           ensure_all_finite=True)
-        Yv = check_labels(Y, X.shape[0]).astype(np.float64)
+        Yv = check_labels(Y, X.shape[0], warn_empty=True).astype(np.float64)
         if self.variant not in ("proj", "uncorrelated"):
             raise ValueError(f"variant must be 'proj' or 'uncorrelated'; got {self.variant!r}.")
         mu = _check_nonneg("mu", self.mu)

@@ -37,7 +37,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_labels
+from .._validation import _quiet_empty_labels, check_labels
 from ..info import DiscreteData, InfoCache
 from ._base import discretize_features
 from ._info_filters import gics_select
@@ -264,7 +264,8 @@ class _Fitness:
         else:
             train = np.ones(self.Y.shape[0], dtype=bool)
             train[test] = False
-            model = clone(self.learner).fit(self.Xd[train][:, S], self.Y[train])
+            with _quiet_empty_labels():  # per-FFC refits of an inner split: fit warned once
+                model = clone(self.learner).fit(self.Xd[train][:, S], self.Y[train])
             Xt = self.Xd[test][:, S]
             pred = np.asarray(model.predict(Xt)).astype(np.uint8)
             psi = (
@@ -484,7 +485,7 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
-        Y = check_labels(Y, X.shape[0])
+        Y = check_labels(Y, X.shape[0], warn_empty=True)
         if X.shape[0] < 2:
             raise ValueError("at least 2 samples are needed for the inner holdout.")
         n_max = self._check_common(X.shape[1])

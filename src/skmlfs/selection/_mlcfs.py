@@ -86,7 +86,7 @@ class MLCFS(BaseInfoSelector):
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
-        Y = check_labels(Y, X.shape[0])
+        Y = check_labels(Y, X.shape[0], warn_empty=True)
         Xd = self._discretize(X, Y)
         Xd = (
             sp.csc_matrix(Xd, dtype=np.float64)

@@ -90,7 +90,7 @@ class _PPTFilter(BaseInfoSelector):
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
-        Y = check_labels(Y, X.shape[0])
+        Y = check_labels(Y, X.shape[0], warn_empty=True)
         if (
             isinstance(self.min_support, bool)
             or not isinstance(self.min_support, int | np.integer)

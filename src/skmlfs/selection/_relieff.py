@@ -224,7 +224,7 @@ class ReliefFML(_ReliefBase):
     def fit(self, X: Any, Y: Any) -> ReliefFML:
         """Estimate the feature weights from ``X`` (dense/sparse, NaN = missing) and ``Y``."""
         X = check_heom_X(self, X, reset=True)
-        Y = check_labels(Y, X.shape[0])
+        Y = check_labels(Y, X.shape[0], warn_empty=True)
         n, q = Y.shape
         k = _check_int(self.k, "k", 1)
         m = relieff_ml_sample_size(n) if self.m is None else _check_int(self.m, "m", 1)
@@ -337,7 +337,7 @@ class PPTReliefF(_ReliefBase):
     def fit(self, X: Any, Y: Any) -> PPTReliefF:
         """Transform ``Y`` by PPT and run ReliefF on ``X``."""
         X = check_heom_X(self, X, reset=True)
-        Y = check_labels(Y, X.shape[0])
+        Y = check_labels(Y, X.shape[0], warn_empty=True)
         k = _check_int(self.k, "k", 1)
         min_support = _check_int(self.min_support, "min_support", 1)
         rows, classes = pruned_problem_transformation(Y, min_support, self.strategy)

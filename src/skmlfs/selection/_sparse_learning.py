@@ -257,7 +257,9 @@ class _RowNormSelector(SelectorMixin, BaseEstimator):
         self.ranking_ = _ranking_from_scores(importances)
         self.scores_ = importances[self.ranking_]
         self.n_features_in_ = d
-        self.n_features_to_select_ = resolve_n_features(self.n_features_to_select, n_samples, d)
+        self.n_features_to_select_ = resolve_n_features(
+            self.n_features_to_select, n_samples, d, warn=False  # fit resolved it already
+        )
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "ranking_")
