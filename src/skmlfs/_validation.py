@@ -225,3 +225,31 @@ def resolve_n_features(
             f"{type(n_features_to_select).__name__}."
         )
     return min(k, n_features)
+
+
+def categorical_mask(categorical_features: Any, n_features: int) -> np.ndarray:
+    """Boolean mask of ``n_features`` columns from None, a boolean mask or column indices.
+
+    The form of scikit-learn's ``categorical_features`` (``HistGradientBoosting*``), used by
+    the discretizers (columns that pass through) and by HEOM (nominal columns).
+    """
+    d, cf = n_features, categorical_features
+    if cf is None:
+        return np.zeros(d, dtype=bool)
+    arr = np.asarray(cf)
+    if arr.dtype == bool:
+        if arr.shape != (d,):
+            raise ValueError(
+                f"categorical_features as a boolean mask must have length {d} (the number "
+                f"of features); got shape {arr.shape}."
+            )
+        return arr.copy()
+    if arr.ndim == 1 and (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+        if arr.size and (arr.min() < -d or arr.max() >= d):
+            raise ValueError(f"categorical_features indices must lie in [-{d}, {d}); got {cf!r}.")
+        mask = np.zeros(d, dtype=bool)
+        mask[arr] = True
+        return mask
+    raise ValueError(
+        f"categorical_features must be None, a boolean mask or column indices; got {cf!r}."
+    )

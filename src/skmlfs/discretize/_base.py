@@ -15,6 +15,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._validation import categorical_mask
+
 _INT32 = np.iinfo(np.int32)
 
 
@@ -45,31 +47,6 @@ def _check_int(value: Any, name: str, minimum: int) -> int:
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
     return int(value)
-
-
-def categorical_mask(categorical_features: Any, n_features: int) -> np.ndarray:
-    """Boolean mask of ``n_features`` columns from None, a boolean mask or column indices."""
-    d, cf = n_features, categorical_features
-    if cf is None:
-        return np.zeros(d, dtype=bool)
-    arr = np.asarray(cf)
-    if arr.dtype == bool:
-        if arr.shape != (d,):
-            raise ValueError(
-                f"categorical_features as a boolean mask must have length {d} (the number "
-                f"of features); got shape {arr.shape}."
-            )
-        return arr.copy()
-    if arr.ndim == 1 and (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
-        if arr.size and (arr.min() < -d or arr.max() >= d):
-            raise ValueError(f"categorical_features indices must lie in [-{d}, {d}); got {cf!r}.")
-        mask = np.zeros(d, dtype=bool)
-        mask[arr] = True
-        return mask
-    raise ValueError(
-        f"categorical_features must be 'auto', None, a boolean mask or column indices; "
-        f"got {cf!r}."
-    )
 
 
 class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):

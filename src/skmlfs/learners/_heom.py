@@ -39,6 +39,8 @@ from sklearn.metrics.pairwise import manhattan_distances
 from sklearn.utils.sparsefuncs import min_max_axis
 from sklearn.utils.validation import validate_data
 
+from .._validation import categorical_mask
+
 __all__ = ["HEOM", "check_heom_X", "heom_distances", "heom_kneighbors_graph", "stable_smallest"]
 
 # Target size (number of float64 entries) of one block of a distance matrix or of the
@@ -74,34 +76,6 @@ def check_heom_X(estimator: Any, X: Any, *, reset: bool) -> Any:
             "X contains infinity; HEOM-based estimators accept NaN (missing values) only."
         )
     return X
-
-
-def _categorical_mask(categorical_features: Any, n_features: int) -> np.ndarray:
-    """Turn ``None`` / a boolean mask / integer indices into a boolean mask."""
-    if categorical_features is None:
-        return np.zeros(n_features, dtype=bool)
-    cf = np.asarray(categorical_features)
-    if cf.dtype == bool:
-        if cf.shape != (n_features,):
-            raise ValueError(
-                f"categorical_features as a boolean mask must have shape ({n_features},); "
-                f"got {cf.shape}."
-            )
-        return cf.copy()
-    if cf.size == 0:
-        return np.zeros(n_features, dtype=bool)
-    if not np.issubdtype(cf.dtype, np.integer) or cf.ndim != 1:
-        raise ValueError(
-            "categorical_features must be None, a boolean mask of length n_features or "
-            f"a 1-D array of integer feature indices; got {categorical_features!r}."
-        )
-    if cf.min() < -n_features or cf.max() >= n_features:
-        raise ValueError(
-            f"categorical_features holds an index out of range for {n_features} features."
-        )
-    mask = np.zeros(n_features, dtype=bool)
-    mask[cf] = True
-    return mask
 
 
 def _check_weights(feature_weights: Any, n_features: int) -> np.ndarray:
@@ -209,7 +183,7 @@ class HEOM:
         if self.p not in (1, 2):
             raise ValueError(f"p must be 1 or 2; got {self.p!r}.")
         d = X.shape[1]
-        self.nominal_ = _categorical_mask(self.categorical_features, d)
+        self.nominal_ = categorical_mask(self.categorical_features, d)
         self.weights_ = _check_weights(self.feature_weights, d)
         self.numeric_idx_ = np.flatnonzero(~self.nominal_)
         self.nominal_idx_ = np.flatnonzero(self.nominal_)
