@@ -1,6 +1,6 @@
 """SCLS (and the count engine) against straightforward per-pair implementations.
 
-Run:  MLFS_DATASETS=../shared/datasets python benchmarks/bench_scls.py [--quick] [--scale]
+Run:  MLFS_DATASETS=/path/to/datasets python benchmarks/bench_scls.py [--quick] [--scale]
 
 For each dataset it times, in one process:
 

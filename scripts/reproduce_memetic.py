@@ -205,7 +205,7 @@ def write_report(cfg, rows, abl_rows, rob_rows, out_dir, wall, n_jobs, args):
         "with the PLCFS conventions (`mlacc` with the 0.001 smoothing, `onerr`, `rloss`, "
         "`mlcov` = coverage without the −1).",
         "* Memetic and GA runs of split k use `random_state = k`: the same initial population "
-        "and the same budget; the GA is the spec's plain GA (wrappers.md §8, no refinement). "
+        "and the same budget; the GA is the plain GA (docs/methods/memetic.md#plain-ga, no refinement). "
         "GICS alone ranks all features on the training part and keeps the top `n_max`.",
         f"* Paired two-sided t-tests over the {args.repeats} splits at α = {alpha}; "
         "win/tie/loss counted from the memetic method's side.",

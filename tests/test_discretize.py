@@ -1,4 +1,4 @@
-"""Tests for skmlfs.discretize (information_theory.md §4–6)."""
+"""Tests for skmlfs.discretize (docs/methods/discretizers.md)."""
 
 from __future__ import annotations
 

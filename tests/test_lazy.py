@@ -27,7 +27,7 @@ from skmlfs.learners._lazy import _simplex_qp
 
 
 def naive_heom(A, B, ref, cat=None, w=None, p=2, normalize=True):
-    """Σ_f w_f δ_f^p pair by pair (learners.md §2), ranges from ``ref``."""
+    """Σ_f w_f δ_f^p pair by pair (docs/methods/lazy.md#heom), ranges from ``ref``."""
     d = A.shape[1]
     cat = np.zeros(d, bool) if cat is None else cat
     w = np.ones(d) if w is None else w
@@ -89,7 +89,7 @@ def naive_mlknn(Xtr, Ytr, Xte, k, s=1.0, w=None, normalize=True):
 
 
 def naive_dmlknn(Xtr, Ytr, Xte, k, s=1.0, delta=6):
-    """Transcription of the loops of Mulan's DMLkNN.java (learners.md §4)."""
+    """Transcription of the loops of Mulan's DMLkNN.java (docs/methods/lazy.md#dml-knn)."""
     Ytr = Ytr.astype(int)
     n, q = Ytr.shape
     ntr = naive_neighbours(naive_heom(Xtr, Xtr, Xtr), k, True)

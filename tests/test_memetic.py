@@ -1,4 +1,4 @@
-"""MemeticSelector (Seo et al. 2024) and the plain GA baseline (wrappers.md)."""
+"""MemeticSelector (Seo et al. 2024) and the plain GA baseline (docs/methods/memetic.md)."""
 
 from __future__ import annotations
 

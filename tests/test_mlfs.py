@@ -141,7 +141,7 @@ def test_uncapped_first_pick_follows_eq43():
 
 # ---------------------------------------------------------------------- per-pair reference
 def ref_occ_select(Dm, y, P, K, beta, gamma, cap, cands=None):
-    """``oCC_select.m`` as the spec writes it, one information value at a time."""
+    """``oCC_select.m`` (docs/methods/info.md#mlfs-family), one information value at a time."""
     cands = list(range(Dm.shape[1])) if cands is None else list(cands)
     if len(cands) <= K:
         return cands

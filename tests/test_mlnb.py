@@ -1,4 +1,4 @@
-"""Tests for skmlfs.learners.MLNB (learners.md §1.1)."""
+"""Tests for skmlfs.learners.MLNB (docs/methods/lazy.md#mlnb)."""
 
 from __future__ import annotations
 

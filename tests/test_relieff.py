@@ -21,7 +21,7 @@ from skmlfs.selection._relieff import relieff_ml_sample_size
 
 
 def delta_rows(x, X, rng, cat=None):
-    """δ_f(x, X_j) for every row j: HEOM differences (learners.md §2)."""
+    """δ_f(x, X_j) for every row j: HEOM differences (docs/methods/lazy.md#heom)."""
     D = np.abs(X - x)
     safe = np.where(rng > 0, rng, 1.0)
     D = np.where(rng > 0, D / safe, 0.0)

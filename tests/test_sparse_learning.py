@@ -1,7 +1,7 @@
 """Tests of RLEFS, MIFS, RALM-FS and the heat-kernel graph helpers.
 
-References are straightforward implementations written here from the spec
-(``shared/specs/sparse_learning.md``): literal dense matrices, explicit loops.
+References are straightforward implementations written here from the equations
+(``docs/methods/sparse.md``): literal dense matrices, explicit loops.
 """
 
 from __future__ import annotations

@@ -205,7 +205,7 @@ def test_friedman_errors():
 
 # ---------------------------------------------------------------- q_alpha and CD
 
-# Demšar's printed q_α (evaluation spec §4.2), k = 2..10.
+# Demšar's printed q_α (docs/methods/statistics.md#post-hoc), k = 2..10.
 SPEC_Q = {
     ("nemenyi", 0.05): [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164],
     ("nemenyi", 0.10): [1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920],
@@ -232,7 +232,7 @@ def test_q_alpha_formula_reproduces_table_except_documented_cells():
             if round(exact, 3) != printed:
                 differ.add((test, alpha, k))
                 assert abs(exact - printed) < (0.011 if k == 9 else 0.0015)
-    # Exactly the cells the spec lists (k=9 Bonferroni–Dunn 2.724 is a misprint of 2.734).
+    # Exactly the cells of Demšar's table (k=9 Bonferroni–Dunn 2.724 is a misprint of 2.734).
     assert differ == {
         ("nemenyi", 0.05, 3),
         ("nemenyi", 0.05, 7),
@@ -351,7 +351,7 @@ def test_posthoc_errors():
 
 # ---------------------------------------------------------------- Wilcoxon
 
-# Spec §4.3 table of two-sided exact critical values, N = 5..30 (None = "–").
+# Two-sided exact critical values (docs/methods/statistics.md#wilcoxon), N = 5..30 (None = "–").
 SPEC_T = {
     0.05: [None, 0, 2, 3, 5, 8, 10, 13, 17, 21, 25, 29, 34,
            40, 46, 52, 58, 65, 73, 81, 89, 98, 107, 116, 126, 137],

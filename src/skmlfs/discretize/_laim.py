@@ -1,5 +1,6 @@
 """LAIM: supervised multi-label discretization (Cano et al. 2016), as reconstructed in
-``information_theory.md`` §5 [ASSUMPTION: the LAIM paper's exact formula was not available].
+``docs/methods/discretizers.md#laim`` [ASSUMPTION: the LAIM paper's exact formula was not
+available].
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ class LAIMDiscretizer(_BaseDiscretizer):
     """Label–attribute interdependence maximization (LAIM), a multi-label CAIM.
 
     Used for the numeric data sets of SCLS (§4.1, "supervised discretization method [2]") and
-    the memetic paper. Reconstruction of ``information_theory.md`` §5, per numeric column:
+    the memetic paper. Reconstruction of ``docs/methods/discretizers.md#laim``, per numeric column:
 
     1. Candidate boundaries are the midpoints between consecutive distinct training values;
        the scheme starts with one interval ``[v_1, v_m]`` and ``GlobalLAIM = 0``.
@@ -107,10 +108,10 @@ class LAIMDiscretizer(_BaseDiscretizer):
         What ``M_{+r}`` counts. ``"label_occurrences"`` (default) is CAIM's literal
         definition, the column total of the quanta matrix, which in a multi-label quanta
         matrix is ``Σ_l q_{lr}``. ``"patterns"`` (number of patterns in the interval) is the
-        reading of the project specs (``information_theory.md`` §5, marked as an
+        reading (``docs/methods/discretizers.md#laim``, marked as an
         assumption). Evidence for the default: fitted on all patterns, it reproduces the
         authors' discretization ``data_dis`` of the PLCFS files on 72/72 emotions and
-        95/103 yeast features (the spec's reading: 51/72 and 31/103), and on the 8 yeast
+        95/103 yeast features (the alternative reading: 51/72 and 31/103), and on the 8 yeast
         features that differ our cut scores strictly higher on the criterion.
     categorical_features : "auto", None, array-like of bool or of int, default="auto"
         Columns passed through unchanged. ``"auto"``: columns whose training values are all
@@ -139,7 +140,7 @@ class LAIMDiscretizer(_BaseDiscretizer):
 
     The PLCFS ``data_dis`` matrices were computed once on all patterns (train + test);
     fitting here on the training split only is the leakage-free protocol
-    (``information_theory.md`` §5).
+    (``docs/methods/discretizers.md#laim``).
     """
 
     _right_closed = True

@@ -1,4 +1,4 @@
-"""Mean ± factor·std discretizer: oCC's ``myDisc`` (``information_theory.md`` §4)."""
+"""Mean ± factor·std discretizer: oCC's ``myDisc`` (``docs/methods/discretizers.md#meanstd``)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def _mydisc_skip(X: Any) -> np.ndarray:
 
 class MeanStdDiscretizer(_BaseDiscretizer):
     """oCC's ``myDisc``: states around the training mean in steps of ``factor`` standard
-    deviations (``information_theory.md`` §4; oCC §7.1).
+    deviations (``docs/methods/discretizers.md#meanstd``; oCC §7.1).
 
     Per numeric training column ``x``: ``μ = mean(x)``, ``s = factor · std(x)`` with the
     **sample** standard deviation (ddof = 1, MATLAB ``std``; 0 for a single pattern).
@@ -83,7 +83,8 @@ class MeanStdDiscretizer(_BaseDiscretizer):
     -----
     Output is float64 so that skipped columns keep their values exactly (``myDisc`` leaves
     them untouched, whatever they are). A constant non-skipped column (``s = 0``) maps to
-    the middle state 0 (spec assumption: MATLAB's behaviour with duplicate edges is not
+    the middle state 0 (assumption, docs/methods/discretizers.md#meanstd:
+    MATLAB's behaviour with duplicate edges is not
     relied upon). If rounding makes two edges coincide (``s < 0.0005``) the middle bin is
     empty and the left-closed rule decides.
     """

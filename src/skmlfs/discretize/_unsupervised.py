@@ -1,4 +1,5 @@
-"""Equal-width and equal-frequency discretizers (``information_theory.md`` §6: the binning
+"""Equal-width and equal-frequency discretizers (``docs/methods/discretizers.md#which-one``:
+the binning
 options for methods whose paper does not fix the discretization)."""
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ def holdout_splits(
 
     Each repeat draws an independent permutation; the test part has ``⌊test_size · n⌋``
     patterns and the training part the remaining ``n − ⌊test_size · n⌋`` — the sizes of the
-    PLCFS ``sim_seq`` masks (evaluation spec §3: emotions 475/593, yeast 1934/2417).
+    PLCFS ``sim_seq`` masks (docs/methods/metrics.md#protocols: emotions 475/593, yeast 1934/2417).
 
     Parameters
     ----------

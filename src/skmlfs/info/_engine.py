@@ -1,7 +1,7 @@
 """The count engine: plug-in entropies of discrete variables from contingency counts.
 
 Every information-theoretic method of the library works on the quantities computed
-here (``../shared/specs/information_theory.md`` §2–3): plug-in (maximum-likelihood)
+here (``docs/methods/info.md#estimators``): plug-in (maximum-likelihood)
 entropies of single and joint discrete variables, and the mutual information,
 conditional mutual information and interaction information derived from them.
 
@@ -103,7 +103,7 @@ class DiscreteData:
         ----------
         X : array-like or sparse matrix of shape (n, p)
             Discrete values, used as symbols (exact equality; no flooring, unlike
-            MIToolbox, see the spec §2). NaN is rejected.
+            MIToolbox, see docs/methods/info.md#estimators). NaN is rejected.
         dense : bool, optional
             Force the dense (True) or sparse (False) indicator storage; by default it
             is chosen from the density and size.
@@ -691,10 +691,11 @@ def mutual_info(
     H_A: np.ndarray | None = None,
     H_B: np.ndarray | None = None,
 ) -> np.ndarray:
-    """``I(A_i; B_j) = H(A_i) + H(B_j) − H(A_i, B_j)`` for all pairs (spec §3).
+    """``I(A_i; B_j) = H(A_i) + H(B_j) − H(A_i, B_j)`` for all pairs
+    (docs/methods/info.md#estimators).
 
     ``H_A``/``H_B`` may pass cached entropies (in the same base). Values are not
-    clipped: tiny negatives such as −1e-16 can appear (spec §3.1).
+    clipped: tiny negatives such as −1e-16 can appear (docs/methods/info.md#estimators).
     """
     A, B = _as_data(A), _as_data(B)
     ha = entropy(A, base=base) if H_A is None else H_A
@@ -764,7 +765,10 @@ def interaction_info(
     *,
     base: float = 2.0,
 ) -> np.ndarray:
-    """``I(A_i; B_j; z) = I(A_i; B_j) − I(A_i; B_j | z)`` (McGill sign, spec §3)."""
+    """``I(A_i; B_j; z) = I(A_i; B_j) − I(A_i; B_j | z)`` (McGill sign).
+
+    See docs/methods/info.md#estimators.
+    """
     A, B, z = _as_data(A), _as_data(B), _as_data(z)
     return mutual_info(A, B, base=base) - conditional_mutual_info(A, B, z, base=base)
 

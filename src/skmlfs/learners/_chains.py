@@ -1,8 +1,8 @@
 """Binary relevance and classifier chains: BR, CC, BCC, kCC, PCC, oCC and their ensembles.
 
 Sun & Kudo, *Optimization of classifier chains via conditional likelihood maximization*
-(``../shared/papers/occ_sun_kudo_classifier_chains.txt``; definitions and reference-code
-details in ``../shared/specs/learners.md`` §6–10). Every chain is a set of binary
+(Neurocomputing; definitions and reference-code
+details in ``docs/methods/chains.md``). Every chain is a set of binary
 classifiers ``f_j`` trained on ``[x_{F_j}, y_{Pa_j}]`` — the selected features ``F_j``
 (all by default) and the parent labels ``Pa_j`` — with the **true** parent labels at
 training time and the **predicted** (0/1) ones at prediction time, label by label along
@@ -92,7 +92,7 @@ def default_estimator(n_samples: int | None = None, n_features: int | None = Non
     """LIBLINEAR's L2-regularised L2-loss linear SVC, ``C = 1``, bias feature of value 1.
 
     With the training shape, exactly the solver choice of the oCC experiments
-    (``../shared/specs/learners.md`` §6): primal ``-s 2`` with LIBLINEAR's default
+    (``docs/methods/chains.md#binary-relevance``): primal ``-s 2`` with LIBLINEAR's default
     tolerance 0.01 when ``n_samples > n_features``, else dual ``-s 1`` with tolerance 0.1.
     Without it, ``dual="auto"`` and scikit-learn's tolerance.
     """
@@ -441,7 +441,7 @@ class LLSFClassifier(BinaryRelevance):
     ``BinaryRelevance(selector=LLSF(alpha, beta, gamma, ...))`` with flat parameters (so it
     can be named in experiment files): label ``j``'s linear SVM sees the features with
     ``W_ij ≠ 0`` (all of them when column ``j`` of ``W`` is zero) **[ASSUMPTION on the
-    coupling, ``../shared/specs/sparse_learning.md`` §5]**. oCC §8.2: ``α = 0.5``,
+    coupling, ``docs/methods/sparse.md#llsf``]**. oCC §8.2: ``α = 0.5``,
     ``γ = 0.01``, ``β ∈ {0.001, 0.01, 0.1, 1, 10}`` tuned. See
     :class:`~skmlfs.selection.LLSF`.
     """
@@ -544,7 +544,7 @@ class BayesianClassifierChain(_BaseChain):
     information as weights (Chow–Liu; MI from the count engine), rooted at a uniformly
     random label (or ``root``), edges directed away from the root; labels are trained and
     predicted in the order they join the tree. **[ASSUMPTION on the tree weights — the
-    oCC paper only says "directed tree … random root"; ``../shared/specs/learners.md`` §9]**
+    oCC paper only says "directed tree … random root"; ``docs/methods/chains.md#bcc``]**
     Labels constant in training stay outside the tree.
 
     Parameters
@@ -596,7 +596,7 @@ class KDependentChain(_BaseChain):
 
     with the reference routine's conventions (first parent = most relevant; all earlier
     labels when there are at most ``k``; only the ``max_candidates`` most relevant are
-    considered, so ``k ≥ 100`` is a relevance ranking — ``../shared/specs/filters.md`` §8).
+    considered, so ``k ≥ 100`` is a relevance ranking — ``docs/methods/info.md#mlfs-family``).
 
     Parameters
     ----------
@@ -727,7 +727,7 @@ _FS_CRITERIA: dict[str, dict] = {
 class OCC(_BaseChain):
     """Optimized Classifier Chains (oCC, Sun & Kudo, Algorithm 1): kCC + MLFS.
 
-    Training (``../shared/specs/learners.md`` §8):
+    Training (``docs/methods/chains.md#kcc-and-occ``):
 
     1. discretize the training features by mean ± ``f``·std into 3 states (oCC's
        ``myDisc``; used for the information terms **only** — the classifiers are trained
@@ -925,7 +925,7 @@ class ProbabilisticClassifierChain(_BaseChain):
     estimator : probabilistic binary classifier, default=None
         ``None``: :class:`~sklearn.linear_model.LogisticRegression` (LIBLINEAR solver,
         ``C = 1``, regularised bias as in the SVM default) — PCC needs probabilities
-        (``../shared/specs/learners.md`` §10); an estimator without ``predict_proba``
+        (``docs/methods/chains.md#pcc``); an estimator without ``predict_proba``
         is used through the sigmoid of its decision value.
     order : "canonical", "random" or permutation, default="canonical"
     inference : {"auto", "exhaustive", "beam"}, default="auto"
@@ -1079,7 +1079,7 @@ _CHAIN_ALIASES = {
 
 
 class EnsembleOfChains(MultiOutputMixin, ClassifierMixin, BaseEstimator):
-    """Ensembles of chains: ECC, EBCC, EoCC (oCC paper §8.2; ``learners.md`` §9).
+    """Ensembles of chains: ECC, EBCC, EoCC (oCC paper §8.2; ``docs/methods/chains.md#ensembles``).
 
     Each of ``n_estimators`` members is a clone of ``chain`` trained on a random subset of
     ``max_samples`` of the instances and ``max_features`` of the features (both without

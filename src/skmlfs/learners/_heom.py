@@ -1,6 +1,6 @@
 """HEOM and weighted HEOM distances (Wilson & Martinez 1997; ReliefF-ML Eqs. 3–4).
 
-``../shared/specs/learners.md`` §2::
+``docs/methods/lazy.md#heom``::
 
     δ_f(a, b) = 1                           if a or b is missing (NaN)
               = [a ≠ b]                     if f is nominal
@@ -155,7 +155,7 @@ class HEOM:
         Nominal values are numeric codes. Binary 0/1 features give the same ``δ`` either
         way.
     feature_weights : array-like of shape (n_features,) or None
-        ``w_f ≥ 0`` multiplying ``δ_f²`` (weighted HEOM, learners.md §2); ``None`` = 1.
+        ``w_f ≥ 0`` multiplying ``δ_f²`` (weighted HEOM, docs/methods/lazy.md#heom); ``None`` = 1.
     normalize : bool, default=True
         Divide numeric differences by the training range (HEOM). ``False`` gives the raw
         (weighted) Euclidean distance on numeric features, as Zhang's ML-kNN code and
@@ -524,7 +524,7 @@ def heom_distances(
     Returns
     -------
     ndarray of shape (n_a, n_b)
-        ``sqrt(Σ_f w_f δ_f²)`` (learners.md §2).
+        ``sqrt(Σ_f w_f δ_f²)`` (docs/methods/lazy.md#heom).
     """
     from sklearn.utils.validation import check_array
 

@@ -1,4 +1,4 @@
-"""Lazy multi-label learners: ML-kNN, DML-kNN, MLC-WkNN (``../shared/specs/learners.md`` §3–5).
+"""Lazy multi-label learners: ML-kNN, DML-kNN, MLC-WkNN (``docs/methods/lazy.md``).
 
 All three find neighbours with the (weighted) HEOM distance of
 :mod:`skmlfs.learners._heom` — ``metric="heom"`` (range-normalised numeric differences,
@@ -205,7 +205,7 @@ class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
 
 class MLkNN(_LazyBase):
-    """ML-kNN (Zhang & Zhou 2007), learners.md §3.
+    """ML-kNN (Zhang & Zhou 2007), docs/methods/lazy.md#ml-knn.
 
     Training: priors ``P1_l = (s + Σ_i y_il)/(2s + N)``; for every training sample its
     ``k`` nearest training samples (itself excluded) give ``δ_il`` = the number having label
@@ -289,7 +289,9 @@ class MLkNN(_LazyBase):
 
 
 class DMLkNN(_LazyBase):
-    """DML-kNN (Younes, Abdallah & Denœux 2008) as implemented in Mulan (learners.md §4).
+    """DML-kNN (Younes, Abdallah & Denœux 2008) as implemented in Mulan.
+
+    See docs/methods/lazy.md#dml-knn.
 
     Training: priors ``P1_l = (s + C_l)/(2s + N)``; membership counting vector ``Ci[i]`` of
     every training sample (its ``k`` nearest, itself excluded). Prediction for ``x`` with
@@ -465,9 +467,11 @@ def _simplex_qp(G: np.ndarray, max_iter: int | None = None) -> np.ndarray:
 
 
 class MLCWkNN(_LazyBase):
-    """MLC-WkNN, multi-label weighted kNN with adaptive weights (Xu 2011), learners.md §5.
+    """MLC-WkNN, multi-label weighted kNN with adaptive weights (Xu 2011).
 
-    **[ASSUMPTION — neither the paper nor its code were retrievable; the specs' reading.]**
+    See docs/methods/lazy.md#mlc-wknn.
+
+    **[ASSUMPTION — neither the paper nor its code were retrievable; our reading]**
     For a query ``x`` with neighbours ``x_1..x_k`` the weights reconstruct ``x`` best::
 
         w* = argmin_w ‖x − Σ_j w_j x_j‖²   s.t.  Σ_j w_j = 1,  w_j ≥ 0
@@ -476,7 +480,7 @@ class MLCWkNN(_LazyBase):
     The norm is that of the distance in use (weighted HEOM): the Gram matrix
     ``G_ij = (x − x_i)·(x − x_j)`` is obtained from distances by the polarisation identity
     ``G_ij = (d(x,x_i)² + d(x,x_j)² − d(x_i,x_j)²)/2``. A ridge ``reg·trace(G)/k`` is added
-    to the diagonal (LLE-style; the specs add it "if singular" — adding it always makes
+    to the diagonal (LLE-style; one could add it only "if singular" — adding it always makes
     the solution unique and deterministic, and changes nothing measurable otherwise). The
     convex QP is solved exactly by a batched active-set method.
 

@@ -1,4 +1,4 @@
-"""Multi-label naive Bayes: one categorical naive Bayes per label (``learners.md`` §1.1).
+"""Multi-label naive Bayes: one categorical naive Bayes per label (``docs/methods/lazy.md#mlnb``).
 
 This is the MLNB of the memetic/PLCFS reference code (MATLAB ``fitcnb(..., 'mvmn')`` per
 label on discretized features), the assumed learner of the SCLS experiments.
@@ -42,7 +42,7 @@ def _nonzero_entries(X: Any) -> tuple[sp.csr_matrix, np.ndarray]:
 
 
 class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
-    """Multi-label naive Bayes with categorical likelihoods (``learners.md`` §1.1).
+    """Multi-label naive Bayes with categorical likelihoods (``docs/methods/lazy.md#mlnb``).
 
     For every label ``l`` independently (binary relevance), with classes ``c ∈ {0, 1}``::
 
@@ -57,7 +57,7 @@ class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     ----------
     alpha : float, default=1.0
         Additive (Laplace) smoothing ``α ≥ 0``. ``alpha=0`` is the believed reference mode
-        (unsmoothed relative frequencies of MATLAB ``mvmn``; ``learners.md`` §1.1
+        (unsmoothed relative frequencies of MATLAB ``mvmn``; ``docs/methods/lazy.md#mlnb``
         [ASSUMPTION]); then a value never seen with a class has likelihood 0, and if both
         classes get probability 0 the posterior is 0/0, which — as in the reference — gives
         confidence 0 and prediction 0.
@@ -68,7 +68,8 @@ class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
           confidence and the prediction of **every** label of that instance to 0.
         * ``"ignore"``: the feature is left out of the product for that instance.
     reference_single_class_bug : bool, default=False
-        A label with one class only in the training data (spec "gotcha"): by default its
+        A label with one class only in the training data (a quirk of the reference
+        code): by default its
         confidence is 1 if that class is 1 and 0 if it is 0. With ``True`` the reference
         code's behaviour is reproduced bit for bit: the confidence is 1 for every test
         instance even when the only class is 0 (and the prediction is still that class).

@@ -1,4 +1,4 @@
-"""Multi-label evaluation measures with explicit conventions (``../shared/specs/evaluation.md``).
+"""Multi-label evaluation measures with explicit conventions (``docs/methods/metrics.md``).
 
 Bipartition metrics take ``(Y_true, Y_pred)``; ranking metrics take ``(Y_true, Y_score)``.
 Where the reference implementations disagree (empty label sets, ties, empty F1

@@ -1,4 +1,4 @@
-"""Bipartition-based multi-label metrics (``../shared/specs/evaluation.md`` §2.1–2.3, §2.8).
+"""Bipartition-based multi-label metrics (``docs/methods/metrics.md``).
 
 All functions take a true label matrix ``Y_true`` and a predicted label matrix ``Y_pred``,
 both ``(n_samples, n_labels)`` 0/1 indicators (dense, sparse or DataFrame), and are
@@ -112,7 +112,7 @@ def _mean_or_nan(values: np.ndarray, what: str) -> float:
 
 
 def hamming_loss(Y_true: Any, Y_pred: Any) -> float:
-    """Hamming loss ↓ (``evaluation.md`` §2.1; SCLS §4.1).
+    """Hamming loss ↓ (``docs/methods/metrics.md#hamming-loss``; SCLS §4.1).
 
     ``HL = (1/N) Σ_i |λ_i Δ Ŷ_i| / q``: the fraction of instance–label pairs that are
     misclassified. No edge cases (all conventions agree).
@@ -132,7 +132,7 @@ def hamming_loss(Y_true: Any, Y_pred: Any) -> float:
 
 
 def hamming_score(Y_true: Any, Y_pred: Any) -> float:
-    """Hamming score ↑ = ``1 − hamming_loss`` (oCC §8.1; ``evaluation.md`` §2.1).
+    """Hamming score ↑ = ``1 − hamming_loss`` (oCC §8.1; ``docs/methods/metrics.md#hamming-loss``).
 
     ``HS = (1/(Nq)) Σ_i Σ_l [ŷ_il = y_il]``. No edge cases: instances with no or all
     labels are scored like any other.
@@ -142,7 +142,7 @@ def hamming_score(Y_true: Any, Y_pred: Any) -> float:
 
 
 def subset_accuracy(Y_true: Any, Y_pred: Any) -> float:
-    """Subset accuracy (exact match) ↑ (``evaluation.md`` §2.2).
+    """Subset accuracy (exact match) ↑ (``docs/methods/metrics.md#subset-accuracy``).
 
     ``EM = (1/N) Σ_i [Ŷ_i = λ_i]``: the fraction of instances whose whole label set is
     predicted exactly (equals ``sklearn.metrics.accuracy_score`` on indicator matrices).
@@ -154,7 +154,9 @@ def subset_accuracy(Y_true: Any, Y_pred: Any) -> float:
 
 
 def multilabel_accuracy(Y_true: Any, Y_pred: Any, *, convention: str = "mulan") -> float:
-    """Multi-label (Jaccard) accuracy ↑ — "mlacc" (``evaluation.md`` §2.3).
+    """Multi-label (Jaccard) accuracy ↑ — "mlacc".
+
+    See ``docs/methods/metrics.md#multi-label-accuracy``.
 
     ``Acc = (1/N) Σ_i |λ_i ∩ Ŷ_i| / |λ_i ∪ Ŷ_i|``.
 
@@ -200,7 +202,7 @@ def _confusion_counts(Yt: np.ndarray, Yp: np.ndarray) -> tuple[np.ndarray, ...]:
 
 
 def micro_f1(Y_true: Any, Y_pred: Any, *, zero_division: float = 0) -> float:
-    """Micro-averaged F1 ↑ (RLEFS Eq. 30; oCC §8.1; ``evaluation.md`` §2.8).
+    """Micro-averaged F1 ↑ (RLEFS Eq. 30; oCC §8.1; ``docs/methods/metrics.md#f1-measures``).
 
     ``Micro-F1 = 2ΣTP / (2ΣTP + ΣFP + ΣFN)`` with the counts pooled over all labels.
 
@@ -226,7 +228,7 @@ def micro_f1(Y_true: Any, Y_pred: Any, *, zero_division: float = 0) -> float:
 
 
 def macro_f1(Y_true: Any, Y_pred: Any, *, zero_division: float = 0) -> float:
-    """Macro-averaged F1 ↑ (RLEFS Eq. 30; oCC §8.1; ``evaluation.md`` §2.8).
+    """Macro-averaged F1 ↑ (RLEFS Eq. 30; oCC §8.1; ``docs/methods/metrics.md#f1-measures``).
 
     ``Macro-F1 = (1/q) Σ_l 2TP_l / (2TP_l + FP_l + FN_l)``.
 

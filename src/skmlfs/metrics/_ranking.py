@@ -1,4 +1,4 @@
-"""Ranking-based multi-label metrics (``../shared/specs/evaluation.md`` §1, §2.4–2.7).
+"""Ranking-based multi-label metrics (``docs/methods/metrics.md``).
 
 Every function takes ``Y_true`` (``(n, q)`` 0/1) and ``Y_score`` (``(n, q)`` real
 confidences ``ψ``), and is vectorised over instances: rows are processed in blocks of about
@@ -72,7 +72,7 @@ def _sorted_truth(Yt: np.ndarray, S: np.ndarray, tie_rule: str) -> Iterator[tupl
 def one_error(
     Y_true: Any, Y_score: Any, *, convention: str = "plcfs", tie_rule: str = "lower_index"
 ) -> float:
-    """One-error ↓ — "onerr" (``evaluation.md`` §2.4; SCLS/memetic definitions).
+    """One-error ↓ — "onerr" (``docs/methods/metrics.md#one-error``; SCLS/memetic definitions).
 
     ``OE = (1/N) Σ_i [argmax_l ψ_{i,l} ∉ λ_i]``: how often the top-ranked label is not
     relevant.
@@ -140,7 +140,7 @@ def _ranking_errors(Yb: np.ndarray, Sb: np.ndarray, count_ties: bool) -> np.ndar
 def ranking_loss(
     Y_true: Any, Y_score: Any, *, convention: str = "plcfs", ties: str = "error"
 ) -> float:
-    """Ranking loss ↓ — "rloss" (``evaluation.md`` §2.5; SCLS §4.1).
+    """Ranking loss ↓ — "rloss" (``docs/methods/metrics.md#ranking-loss``; SCLS §4.1).
 
     For an instance with ``λ_i ≠ ∅`` and ``λ̄_i ≠ ∅``::
 
@@ -228,7 +228,7 @@ def coverage(
     normalize: bool = False,
     tie_rule: str = "lower_index",
 ) -> float:
-    """Coverage ↓ (``evaluation.md`` §2.6): how far down the ranking one must go to cover
+    """Coverage ↓ (docs/methods/metrics.md#coverage): how far down the ranking one must go to cover
     all relevant labels.
 
     Every convention is built on ``maxrank_i = max_{l∈λ_i} rank_i(l)`` (0 for ``λ_i = ∅``),
@@ -283,7 +283,7 @@ def coverage(
 
 
 def normalized_coverage(Y_true: Any, Y_score: Any, *, tie_rule: str = "lower_index") -> float:
-    """Normalized coverage ↓ — SCLS "ncov" (SCLS §4.1; ``evaluation.md`` §2.6).
+    """Normalized coverage ↓ — SCLS "ncov" (SCLS §4.1; ``docs/methods/metrics.md#coverage``).
 
     ``ncov = (1/q) · [(1/N) Σ_i max_{l∈λ_i} rank_i(l) − 1]`` = ZH coverage / ``q`` (the same
     number as MLC_toolbox ``Coverage.m``). The SCLS paper prints ``max_{l∈λ̄_i}``; the text
@@ -343,7 +343,7 @@ def average_precision(
     convention: str = "exclude_empty",
     tie_rule: str = "lower_index",
 ) -> float:
-    """Average precision ↑ (``evaluation.md`` §2.7).
+    """Average precision ↑ (``docs/methods/metrics.md#average-precision``).
 
     ``AP_i = (1/|λ_i|) Σ_{l∈λ_i} |{l' ∈ λ_i : rank_i(l') ≤ rank_i(l)}| / rank_i(l)``,
     with distinct ranks from ``tie_rule`` (except ``convention="sklearn"``). An instance
@@ -360,14 +360,14 @@ def average_precision(
     convention : {"exclude_empty", "zhang", "mulan", "sklearn"}, default="exclude_empty"
         Treatment of degenerate instances:
 
-        * ``"exclude_empty"`` (MLC_toolbox; library default, ``evaluation.md`` §2.7 — none
+        * ``"exclude_empty"`` (MLC_toolbox; library default — none
           of the seed papers reports average precision): instances with ``λ_i = ∅`` are
           left out of the average; all-label instances count (AP 1).
         * ``"zhang"`` (ZH ``Average_precision.m``): instances with no **or all** labels are
           left out.
         * ``"mulan"`` (MU ``AveragePrecision.java``): instances with ``λ_i = ∅`` are
           **skipped** (neither summed nor counted) — the same number as
-          ``"exclude_empty"``. ``evaluation.md`` §2.7 says Mulan scores them 0 and counts
+          ``"exclude_empty"``. One reading says Mulan scores them 0 and counts
           them; Mulan's source (``updateRanking`` adds to the sum and to the count only when
           the relevant set is non-empty) and the foundation issue say they are skipped, and
           the source is followed here.

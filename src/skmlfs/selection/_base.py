@@ -169,7 +169,7 @@ def greedy_select(
     *,
     rtol: float | None = TIE_RTOL,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Run the common greedy forward search (``filters.md`` §0).
+    """Run the common greedy forward search (``docs/methods/info.md#greedy-search``).
 
     Parameters
     ----------

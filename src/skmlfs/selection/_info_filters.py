@@ -95,7 +95,7 @@ class AMI(BaseInfoSelector):
 class MDMR(BaseInfoSelector):
     """Max-Dependency and Min-Redundancy (Lin, Hu, Liu & Duan 2015).
 
-    ``variant="lin2015"`` (default, ``../shared/specs/filters.md`` §3)::
+    ``variant="lin2015"`` (default, ``docs/methods/info.md#mdmr``)::
 
         J(f) = Σ_l I(f; l) − (1/|S|) Σ_{s∈S} [ I(f; s) − Σ_l I(s; l | f) ]
 
@@ -103,7 +103,7 @@ class MDMR(BaseInfoSelector):
 
         J(f) = Σ_l I(f; l) − Σ_{s∈S} Σ_l [ I(f; s) − I(f; s | l) ]
 
-    The original paper was not retrievable; the specs mark the default form as an
+    The original paper was not retrievable; docs/methods/info.md#mdmr marks the default form as an
     assumption. Each step costs one stratified product of the features with the labels
     (the three-way entropies ``H(f, l, s)`` for all ``f, l``).
 
@@ -161,7 +161,7 @@ class MDMR(BaseInfoSelector):
 class GICS(BaseInfoSelector):
     """The filter inside the memetic wrapper (Seo, Kim & Lee 2019), as in ``gics.m``.
 
-    With ``|L|`` labels and ``S`` the current subset (``../shared/specs/filters.md`` §4)::
+    With ``|L|`` labels and ``S`` the current subset (``docs/methods/info.md#gics``)::
 
         first step:  score(f) = |L|·H(f) − Σ_l H(f, l)
         later:       score(f) = |L|·Σ_{s∈S} H(f, s) − |S|·Σ_l H(f, l)   (H(f) > 0 only)

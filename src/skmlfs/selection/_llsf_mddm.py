@@ -1,6 +1,6 @@
 """LLSF and MDDM, the FS-DR baselines of the oCC paper (§8.2).
 
-Definitions: ``../shared/specs/sparse_learning.md`` §5–6.
+Definitions: ``docs/methods/sparse.md``.
 
 Why these live in :mod:`skmlfs.selection` and not in :mod:`skmlfs.learners`: both are
 *feature-space* methods fitted on ``(X, Y)`` whose output a classifier consumes.
@@ -76,7 +76,7 @@ class LLSF(SelectorMixin, BaseEstimator):
         ``W``.
     label_features_ : list of ndarray
         ``{i : W_ij ≠ 0}`` for every label, by decreasing ``|W_ij|``; all features when
-        a column of ``W`` is entirely zero **[ASSUMPTION, spec]**.
+        a column of ``W`` is entirely zero **[ASSUMPTION, docs/methods/sparse.md#llsf]**.
     ranking_ : ndarray of int
         Features by decreasing row norm (ties: lower index).
     scores_ : ndarray of shape (n_features,)

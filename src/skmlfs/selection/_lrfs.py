@@ -1,6 +1,6 @@
 """LRFS: multi-label feature selection with label redundancy (Zhang, Liu & Gao 2019).
 
-As restated by the RLEFS paper, Eq. (3) (``../shared/specs/filters.md`` §7; the first line of
+As restated by the RLEFS paper, Eq. (3) (``docs/methods/sparse.md#lrfs``; the first line of
 Eq. 3 is authoritative, the second misplaces the redundancy term inside the label sum)::
 
     LR(f)   = Σ_{l_i ∈ L} Σ_{l_j ∈ L, j ≠ i} I(f; l_j | l_i)

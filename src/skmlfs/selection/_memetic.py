@@ -3,15 +3,15 @@
 :class:`MemeticSelector` implements Algorithms 1–5 of Seo, Park, Lee, Moon, Kim & Lee
 (2024), "Memetic multilabel feature selection using pruned refinement process", J. Big
 Data 11:108, with every detail the paper leaves open resolved as in
-``../shared/specs/wrappers.md`` (which reconstructs the lost pseudo-code from the paper's
+``docs/methods/memetic.md`` (which reconstructs the lost pseudo-code from the paper's
 prose and the authors' reference code ``proposed_prob.m``). :class:`GeneticSelector` is the
-spec's plain GA (wrappers.md §8): the same representation, budget, learner and survivor
+plain GA of docs/methods/memetic.md#plain-ga): the same representation, budget, learner and survivor
 selection, without the refinement.
 
 Speed
 -----
 A fitness function call (FFC) trains the categorical multi-label naive Bayes
-(learners.md §1.1) on a random 80 % of the training patterns with the features ``S`` and
+(docs/methods/lazy.md#mlnb) on a random 80 % of the training patterns with the features ``S`` and
 scores the other 20 %. Training a categorical NB is nothing but counting, so
 :class:`_NBCountTables` counts every (feature value, label) pair of the training part
 **once per fit** (one sparse product); an FFC then only counts the ~20 % held-out rows on
@@ -45,7 +45,7 @@ from ._info_filters import gics_select
 __all__ = ["GeneticSelector", "MemeticSelector"]
 
 # The paper's four metrics by their PLCFS names, and the conventions of the PLCFS code
-# (evaluation.md §2.3–2.6) under which the reference optimises them.
+# (docs/methods/metrics.md) under which the reference optimises them.
 _METRIC_ALIASES = {
     "mlacc": "multilabel_accuracy",
     "onerr": "one_error",
@@ -129,7 +129,7 @@ class _NBCountTables:
         """Train on all rows but ``test`` with the features ``S``; predict the ``test`` rows.
 
         Returns the 0/1 predictions and the posteriors ``P(y_l = 1 | x)``, both
-        ``(len(test), q)``, with the conventions of learners.md §1.1 (see
+        ``(len(test), q)``, with the conventions of docs/methods/lazy.md#mlnb (see
         :func:`_nb_posteriors`).
         """
         S = np.asarray(S, dtype=np.intp)
@@ -176,7 +176,7 @@ def _nb_posteriors(
     ``c`` value columns of the selected features (code 0 of each feature implicit).
     ``n_pos`` (c, q) and ``n_val`` (c,) are the training counts of the ``c`` value columns,
     ``starts`` where each feature's columns begin, ``y_pos`` the positives per label.
-    The conventions are those of :class:`~skmlfs.learners.MLNB` (learners.md §1.1): prior
+    The conventions are those of :class:`~skmlfs.learners.MLNB` (docs/methods/lazy.md#mlnb): prior
     ``N_c/N``; likelihood ``(N_{c,f,v} + α)/(N_c + α|V_f|)`` with ``V_f`` the values of
     ``f`` seen in training; a zero likelihood (``α = 0``) makes the class impossible and a
     0/0 posterior gives 0; a label with one training class gets confidence 1 if that class
@@ -231,7 +231,7 @@ def _nb_posteriors(
 
 
 class _Fitness:
-    """The fitness function (wrappers.md §0): one call = one FFC.
+    """The fitness function (docs/methods/memetic.md#fitness): one call = one FFC.
 
     Each call draws a fresh random holdout of the training patterns (``resample``; the
     reference's ``crossvalind('holdout', …, 0.2)``) or reuses one fixed split, trains the
@@ -315,7 +315,7 @@ class _Population:
         """Ascending loss; equal losses in lexicographic order of the 0/1 chromosome.
 
         The reference de-duplicates with MATLAB ``unique(..., 'rows')``, which sorts the
-        chromosomes, and then sorts stably by loss (wrappers.md §6).
+        chromosomes, and then sorts stably by loss (docs/methods/memetic.md#tie-breaking).
         """
         order = sorted(range(len(self)), key=lambda i: (self.loss[i], self.keys[i]))
         self._take(order)
@@ -337,7 +337,7 @@ class _Population:
 
 
 def tournament(loss: np.ndarray, size: int, rng) -> np.ndarray:
-    """Tournament winners (wrappers.md §1.1, reference ``tournamentSelection``).
+    """Tournament winners (docs/methods/memetic.md#main-loop, reference ``tournamentSelection``).
 
     ``size`` rounds; each round permutes the population, cuts it into consecutive groups
     of ``size`` (the last one smaller when ``size`` does not divide the population
@@ -689,7 +689,7 @@ class MemeticSelector(_EvolutionarySelector):
     ``Z`` best, ranked by GICS on ``Z``, while GICS on ``Zᶜ`` decides which features of
     ``S`` stay (crossover, Algorithm 3); a mutation imports features absent from the
     population (Algorithm 4). The ``m`` best subsets survive; the search stops after
-    ``max_evaluations`` FFCs. Details follow ``../shared/specs/wrappers.md``.
+    ``max_evaluations`` FFCs. Details follow ``docs/methods/memetic.md``.
 
     Parameters
     ----------
@@ -705,7 +705,7 @@ class MemeticSelector(_EvolutionarySelector):
     metric : str, default="multilabel_accuracy"
         The fitness: ``"multilabel_accuracy"`` (``"mlacc"``), ``"one_error"``
         (``"onerr"``), ``"ranking_loss"`` (``"rloss"``) or ``"coverage"`` (``"mlcov"``),
-        computed with the PLCFS conventions (evaluation.md §2); any other name of
+        computed with the PLCFS conventions (docs/methods/metrics.md); any other name of
         :data:`skmlfs.metrics.METRICS` with its defaults.
     learner : estimator or None, default=None
         ``None`` = :class:`~skmlfs.learners.MLNB` (the paper's learner). An ``MLNB``
@@ -728,7 +728,7 @@ class MemeticSelector(_EvolutionarySelector):
     operators : {"reference", "paper"}, default="reference"
         ``"reference"``: crossover imports only ``S' \\ S``, ``n = min(round(|U|(1 −
         |Z|/|L|)), round(n_max|Z|/|L|))`` and the second GICS call is seeded with the kept
-        features (wrappers.md §3–4). ``"paper"``: the formulas as printed,
+        features (docs/methods/memetic.md#crossover). ``"paper"``: the formulas as printed,
         ``n = ⌈n_max|Z|/|L|⌉``, ``S⁺ = Filter(S, Zᶜ, n_max − n) ∪ Filter(S', Z, n)``.
         The printed union has no de-duplication, so when the two GICS calls pick some of
         the same features (``S`` and ``S'`` overlap) the child has fewer than ``n_max``
@@ -743,7 +743,7 @@ class MemeticSelector(_EvolutionarySelector):
     reference_parent_quirk : bool, default=False
         Reproduce the reference's indexing slip: ``Z`` and ``S'`` come from winner ``k`` of
         the first tournament round but the crossover modifies the column-major ``k``-th
-        element of the winner matrix (wrappers.md §6).
+        element of the winner matrix (docs/methods/memetic.md#tie-breaking).
     discretizer : "auto", None or transformer, default="auto"
         As in :class:`~skmlfs.selection.SCLS`: integer-valued data is used as is.
     random_state : int, RandomState or None, default=None
@@ -929,7 +929,7 @@ class MemeticSelector(_EvolutionarySelector):
 
 
 def crossover_size(n_unique: int, n_max: int, z_size: int, q: int) -> int:
-    """Features imported by the reference crossover/mutation (wrappers.md §3–4).
+    """Features imported by the reference crossover/mutation (docs/methods/memetic.md#crossover).
 
     ``n = min(round(|U|·(1 − |Z|/|L|)), round(n_max·|Z|/|L|))`` with MATLAB rounding, where
     ``U`` is the pool of candidates to import (``S' \\ S`` or the absent features).
@@ -941,7 +941,7 @@ def crossover_size(n_unique: int, n_max: int, z_size: int, q: int) -> int:
 class GeneticSelector(_EvolutionarySelector):
     """Plain genetic algorithm with the memetic method's budget and learner (no refinement).
 
-    ``../shared/specs/wrappers.md`` §8 (a design decision, not a published method): the
+    ``docs/methods/memetic.md#plain-ga`` (a design decision, not a published method): the
     same representation (subsets of exactly ``n_max`` features), uniform initialisation,
     fitness, tournament selection, 11 offspring per generation, de-duplication and
     (μ+λ) truncation as :class:`MemeticSelector`; only the operators differ:
@@ -1007,7 +1007,7 @@ class GeneticSelector(_EvolutionarySelector):
 
 
 def ga_crossover(S1: np.ndarray, S2: np.ndarray, n_max: int, d: int, rng) -> np.ndarray:
-    """wrappers.md §8 crossover: ``S1 ∩ S2`` filled from ``S1 Δ S2``, then from outside."""
+    """Plain-GA crossover: ``S1 ∩ S2`` filled from ``S1 Δ S2``, then from outside."""
     child = np.intersect1d(S1, S2)
     need = n_max - child.size
     sym = np.setxor1d(S1, S2)
@@ -1021,7 +1021,7 @@ def ga_crossover(S1: np.ndarray, S2: np.ndarray, n_max: int, d: int, rng) -> np.
 
 
 def ga_mutation(S: np.ndarray, n_max: int, d: int, rng) -> np.ndarray:
-    """wrappers.md §8 mutation: swap each feature with probability ``1/n_max`` (≥ 1 swap)."""
+    """Plain-GA mutation: swap each feature with probability ``1/n_max`` (≥ 1 swap)."""
     flip = rng.random_sample(S.size) < 1.0 / n_max
     if not flip.any():
         flip[rng.randint(S.size)] = True

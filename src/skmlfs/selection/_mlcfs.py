@@ -1,6 +1,6 @@
 """MLCFS: multi-label correlation-based feature selection (Jungjit et al. 2013).
 
-**[ASSUMPTION]** (``../shared/specs/filters.md`` §5): the original paper was not retrievable.
+**[ASSUMPTION]** (``docs/methods/info.md#mlcfs``): the original paper was not retrievable.
 This is the most defensible reading — Hall's (1999) CFS merit with the feature–class
 correlation averaged over the labels, searched greedily forward::
 

@@ -15,7 +15,7 @@ with ``β = 1/|Pa_j|`` and ``γ = 1/|X_θ|`` (the paper's normalisation). The *s
 routine chooses the parent labels in kCC (Eq. 33): candidates are the labels earlier in
 the chain, no parent term, ``α = 1/|Pa_j|`` on the redundancy term.
 
-The greedy search follows the authors' ``oCC_select.m`` (``../shared/specs/filters.md``
+The greedy search follows the authors' ``oCC_select.m`` (``docs/methods/info.md``
 §8): when there are no more candidates than the budget all are returned; the first pick
 is the most relevant candidate; only the ``max_candidates`` (100) most relevant
 candidates are ever considered, so a budget of ``max_candidates`` or more degenerates to
@@ -464,7 +464,7 @@ def kcc_parents(
 class _MLFSBase(BaseInfoSelector):
     """Discretization shared by the MLFS family: ``"auto"`` = mean ± 0.5·std, 3 states.
 
-    That is oCC's ``myDisc(X, 3, 0.5)`` (``../shared/specs/information_theory.md`` §4;
+    That is oCC's ``myDisc(X, 3, 0.5)`` (``docs/methods/discretizers.md#meanstd``;
     the paper's text says ±1·std, the authors' code uses 0.5), fitted on the training
     data; binary columns are left as they are by the discretizer itself.
     """
@@ -625,7 +625,7 @@ class MLJMI(_MLFSBase):
 
     ``score(X_m) = Σ_j [ I(X_m;Y_j) + (1/|X_θ|) Σ_{n∈X_θ} I(Y_j;X_n|X_m) ]``, the CMI
     summed over **all** labels (unlike ``MLC_toolbox/MLJMI_train.m``, which uses only the
-    last label — ``../shared/specs/filters.md`` §8). Reference first-pick and candidate
+    last label — ``docs/methods/info.md#mlfs-family``). Reference first-pick and candidate
     cap conventions (``max_candidates``).
     """
 

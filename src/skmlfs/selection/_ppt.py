@@ -14,7 +14,7 @@ __all__ = ["pruned_problem_transformation"]
 def pruned_problem_transformation(
     Y: np.ndarray, min_support: int = 6, strategy: str = "discard"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Map label sets to classes and prune rare ones (``../shared/specs/filters.md`` §6).
+    """Map label sets to classes and prune rare ones (``docs/methods/info.md#ppt-filters``).
 
     Parameters
     ----------
@@ -40,7 +40,7 @@ def pruned_problem_transformation(
     Notes
     -----
     If pruning would remove every pattern, no pruning is applied (τ = 1), an assumption
-    documented in the specs.
+    documented in docs/methods/info.md#ppt-filters.
     """
     Y = np.asarray(Y, dtype=np.uint8)
     _, first, inverse, counts = np.unique(

@@ -2,7 +2,7 @@
 
 Each training pattern's label set becomes one class, rare label sets are pruned
 (:func:`~skmlfs.selection._ppt.pruned_problem_transformation`, Read 2008), and the features
-are scored against that single class variable (``../shared/specs/filters.md`` §6):
+are scored against that single class variable (``docs/methods/info.md#ppt-filters``):
 
 * **PPT+MI** (Doquire & Verleysen 2011): ``I(f; C)`` from the shared count engine;
   ``search="rank"`` ranks by it, ``search="mrmr"`` runs the greedy
@@ -115,7 +115,7 @@ class _PPTFilter(BaseInfoSelector):
 
 
 class PPTMI(_PPTFilter):
-    """PPT + mutual information (Doquire & Verleysen 2011), ``filters.md`` §6.
+    """PPT + mutual information (Doquire & Verleysen 2011), ``docs/methods/info.md#ppt-filters``.
 
     Parameters
     ----------
@@ -179,7 +179,7 @@ class PPTMI(_PPTFilter):
 
 
 class PPTCHI(_PPTFilter):
-    """PPT + χ² statistic, ``filters.md`` §6.
+    """PPT + χ² statistic, ``docs/methods/info.md#ppt-filters``.
 
     Ranks the features by ``χ²(f) = Σ_v Σ_c (O_vc − E_vc)² / E_vc`` between each
     (discretized) feature and the PPT class (descending, lowest index on ties).

@@ -127,7 +127,7 @@ def ref_ami(info: StraightforwardInfo, k: int, rel: np.ndarray | None = None):
 
 
 def ref_mdmr(info: StraightforwardInfo, k: int, variant: str = "lin2015", rel=None):
-    """MDMR as in ``filters.md`` §3 (both variants)."""
+    """MDMR as in ``docs/methods/info.md#mdmr`` (both variants)."""
     d, q = len(info.Xc), len(info.Yc)
     rel = info.relevance() if rel is None else rel
     H = np.array([info.H(i) for i in range(d)])
@@ -148,7 +148,7 @@ def ref_mdmr(info: StraightforwardInfo, k: int, variant: str = "lin2015", rel=No
 
 
 def ref_gics(info: StraightforwardInfo, k: int, labels=None):
-    """GICS as in ``gics.m`` (fresh mode), ``filters.md`` §4."""
+    """GICS as in ``gics.m`` (fresh mode), ``docs/methods/info.md#gics``."""
     d = len(info.Xc)
     labels = range(len(info.Yc)) if labels is None else labels
     labels = list(labels)

@@ -43,7 +43,8 @@ def relieff_ml_sample_size(n_samples: int) -> int:
     """Number of sampled instances ``m`` by the ReliefF-ML rule (paper §3).
 
     ``0.1·|E|`` if ``|E| ≤ 5000``, ``0.05·|E|`` if ``5000 < |E| ≤ 10000``, ``0.01·|E|``
-    otherwise; rounded half up, at least 1 (rounding is an assumption, filters.md §9).
+    otherwise; rounded half up, at least 1 (rounding is an
+    assumption, docs/methods/relieff.md#relieff-ml).
     """
     if n_samples <= 5000:
         frac = 0.1
@@ -159,7 +160,8 @@ class ReliefFML(_ReliefBase):
     * finally ``W`` is min–max scaled to ``[0, 1]`` (Alg. 1 line 17; all zeros if constant).
 
     If a label has fewer than ``k`` eligible instances, all of them are used and ``k`` is
-    replaced by the number used, in ``P_G`` and in the ``δ`` sum (filters.md §9).
+    replaced by the number used, in ``P_G`` and in the ``δ`` sum
+    (docs/methods/relieff.md#relieff-ml).
 
     The estimator is both a weighting (``weights_``, for the weighted HEOM of the lazy
     learners, e.g. ``MLkNN(feature_weights=sel.weights_)``) and a selector (``transform``
@@ -278,7 +280,8 @@ class PPTReliefF(_ReliefBase):
 
     The label sets become classes of a single-label problem and rare sets are pruned
     (:func:`~skmlfs.selection._ppt.pruned_problem_transformation`, Read 2008); then
-    ReliefF (Kononenko 1994, Weka defaults; filters.md §6) weighs the features::
+    ReliefF (Kononenko 1994, Weka defaults; docs/methods/relieff.md#ppt-with-relieff) weighs
+    the features::
 
         W_f −= Σ_{j∈H} δ_f(R, H_j) / (m k)
         W_f += Σ_{C≠c(R)} [P(C) / (1 − P(c(R)))] Σ_{j∈M(C)} δ_f(R, M_j(C)) / (m k)

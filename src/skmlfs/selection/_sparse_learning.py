@@ -2,7 +2,7 @@
 
 All three learn a coefficient matrix ``W`` (features × labels) by optimising a regularised
 objective and rank the features by the row norms of ``W``. The exact definitions (and the
-corrections of paper typos) follow ``../shared/specs/sparse_learning.md``; equation numbers
+corrections of paper typos) follow ``docs/methods/sparse.md``; equation numbers
 refer to Li, Hu & Gao (2022), "Robust multi-label feature selection with shared label
 enhancement" (RLEFS).
 
@@ -41,7 +41,8 @@ _BLOCK_ENTRIES = 4_000_000  # entries of one distance block (32 MB in float64)
 
 
 # --------------------------------------------------------------------------------------
-# Shared private helpers: heat-kernel p-NN graph and graph Laplacian (spec §1)
+# Shared private helpers: heat-kernel p-NN graph and graph Laplacian
+# (docs/methods/sparse.md#graph-construction)
 # --------------------------------------------------------------------------------------
 def _row_sq_norms(Z: np.ndarray | sp.spmatrix) -> np.ndarray:
     if sp.issparse(Z):
@@ -728,7 +729,8 @@ class RALMFS(_RowNormSelector):
     """Exact top-k feature selection via the ℓ2,0 constraint (Cai, Nie, Huang 2013; RLEFS Eq. 2).
 
     Solves ``min ‖Y − XW − 1bᵀ‖_{2,1} s.t. ‖W‖_{2,0} = k`` by the augmented-Lagrangian
-    algorithm of the authors' reference code (spec §4): ``W`` by a ridge-type solve with
+    algorithm of the authors' reference code
+    (docs/methods/sparse.md#ralm-fs): ``W`` by a ridge-type solve with
     ``(Xcᵀ Xc + I)``, the copy ``V`` projected onto the ``k`` rows of largest norm, the residual
     ``E`` by row shrinkage, multipliers updated and ``μ ← min(1e10, ρ μ)``.
 

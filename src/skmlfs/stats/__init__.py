@@ -1,4 +1,4 @@
-"""Statistical comparison of methods over datasets (Demšar 2006; evaluation spec §4).
+"""Statistical comparison of methods over datasets (Demšar 2006; docs/methods/statistics.md).
 
 Ranks and the Friedman test
     :func:`rank_matrix`, :func:`average_ranks`, :func:`friedman_test`,

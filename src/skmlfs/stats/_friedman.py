@@ -1,4 +1,7 @@
-"""Friedman test and the Iman–Davenport F statistic (Demšar 2006, §3.2.2; spec §4.1)."""
+"""Friedman test and the Iman–Davenport F statistic (Demšar 2006, §3.2.2).
+
+See docs/methods/statistics.md#friedman.
+"""
 
 from __future__ import annotations
 
@@ -114,7 +117,7 @@ def friedman_test(
 ) -> FriedmanResult:
     """Friedman test with the Iman–Davenport correction (Demšar 2006, §3.2.2).
 
-    Implements evaluation spec §4.1 / SCLS §4.1::
+    Implements docs/methods/statistics.md#friedman / SCLS §4.1::
 
         χ²_F = 12N / (k(k+1)) · [Σ_j R_j² − k(k+1)²/4]           ~ χ²(k − 1)
         F_F  = (N − 1) χ²_F / (N(k − 1) − χ²_F)                   ~ F(k − 1, (k − 1)(N − 1))
@@ -180,7 +183,7 @@ def friedman_from_ranks(
     """Friedman / Iman–Davenport statistics from published average ranks.
 
     Papers print only the average ranks ``R_j``; this recomputes their
-    ``χ²_F`` and ``F_F`` (Demšar 2006, §3.2.2; spec §4.1). With the SCLS
+    ``χ²_F`` and ``F_F`` (Demšar 2006, §3.2.2; docs/methods/statistics.md#friedman). With the SCLS
     ranking-loss ranks ``(1.04, 4.00, 2.96, 2.52, 4.48)`` and ``N = 25`` it gives
     ``F_F = 63.719`` as printed in SCLS Table 5.
 

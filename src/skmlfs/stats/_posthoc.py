@@ -1,7 +1,7 @@
 """Post-hoc tests after Friedman: Nemenyi and Bonferroni–Dunn (Demšar 2006, §3.2.2).
 
 Two methods differ significantly when their average ranks differ by at least
-``CD = q_α sqrt(k(k+1) / (6N))`` (evaluation spec §4.2).
+``CD = q_α sqrt(k(k+1) / (6N))`` (docs/methods/statistics.md#post-hoc).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ __all__ = [
 
 Test = Literal["nemenyi", "bonferroni-dunn"]
 
-# Demšar (2006) Table 5, as reproduced in the evaluation spec §4.2 (k = 2..10).
+# Demšar (2006) Table 5, as reproduced in docs/methods/statistics.md#post-hoc (k = 2..10).
 # These printed values are the library default because published CDs use them;
 # the exact values differ in the third decimal for Nemenyi k=3, 7 (α=0.05), k=5
 # (α=0.10), and Bonferroni–Dunn k=9 (α=0.05: 2.724 is a misprint of 2.734).
@@ -60,7 +60,7 @@ def q_alpha(k: int, alpha: float = 0.05, test: Test = "nemenyi", *, exact: bool 
         range). ``"bonferroni-dunn"``: ``k − 1`` comparisons with a control,
         ``q_α = z_{1 − α / (2(k − 1))}`` (two-sided normal quantile, Bonferroni).
     exact : bool, default=False
-        ``False`` uses Demšar's printed table (spec §4.2) whenever it covers
+        ``False`` uses Demšar's printed table (docs/methods/statistics.md) whenever it covers
         ``(k, α)`` — ``k <= 10`` and ``α ∈ {0.05, 0.10}`` — so published CDs are
         reproduced; otherwise, or with ``exact=True``, the value is computed
         from the distribution.
@@ -89,7 +89,9 @@ def critical_difference(
     *,
     exact: bool = False,
 ) -> float:
-    """Critical difference ``CD = q_α sqrt(k(k+1)/(6N))`` (Demšar 2006, Eq. in §3.2.2; spec §4.2).
+    """Critical difference ``CD = q_α sqrt(k(k+1)/(6N))`` (Demšar 2006, §3.2.2).
+
+    See docs/methods/statistics.md#post-hoc.
 
     Parameters
     ----------
@@ -113,7 +115,7 @@ def critical_difference(
     SCLS (§4.1): Bonferroni–Dunn, ``k = 5, N = 25`` → ``2.498 · sqrt(30/150) = 1.117``.
     The memetic paper prints ``CD = 2.015`` for ``k = 6, N = 14`` and calls it
     Bonferroni–Dunn, but that is the **Nemenyi** value (``2.850 · sqrt(42/84)``);
-    Bonferroni–Dunn gives 1.822 (spec §4.2).
+    Bonferroni–Dunn gives 1.822 (docs/methods/statistics.md#post-hoc).
     """
     k = check_n_methods(k)
     n = check_n_datasets(N)
@@ -259,7 +261,9 @@ def nemenyi_pairs(
     names: Sequence[str] | None = None,
     exact: bool = False,
 ) -> NemenyiResult:
-    """Nemenyi post-hoc test: which pairs of methods differ (Demšar 2006, §3.2.2; spec §4.2).
+    """Nemenyi post-hoc test: which pairs of methods differ (Demšar 2006, §3.2.2).
+
+    See docs/methods/statistics.md#post-hoc.
 
     Parameters
     ----------
@@ -347,7 +351,9 @@ def bonferroni_dunn(
     names: Sequence[str] | None = None,
     exact: bool = False,
 ) -> BonferroniDunnResult:
-    """Bonferroni–Dunn test of each method against a control (Demšar 2006, §3.2.2; spec §4.2).
+    """Bonferroni–Dunn test of each method against a control (Demšar 2006, §3.2.2).
+
+    See docs/methods/statistics.md#post-hoc.
 
     Used by SCLS (§4.1, Fig. 1): the proposed method is the control, and a
     method whose average rank is at least ``CD`` away differs significantly.

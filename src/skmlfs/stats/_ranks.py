@@ -1,4 +1,4 @@
-"""Per-dataset ranks of methods (Demšar 2006, §3.2.2; evaluation spec §4.1)."""
+"""Per-dataset ranks of methods (Demšar 2006, §3.2.2; docs/methods/statistics.md#friedman)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ __all__ = ["average_ranks", "rank_matrix"]
 def rank_matrix(scores: Any, greater_is_better: bool, *, decimals: int | None = None) -> np.ndarray:
     """Rank the methods on every dataset, 1 = best, ties sharing the mean rank.
 
-    Following Demšar (2006, §3.2.2) and the evaluation spec §4.1, each row
+    Following Demšar (2006, §3.2.2) and docs/methods/statistics.md#friedman, each row
     (dataset) is ranked independently; methods with equal scores receive the
     average of the ranks they would span.
 

@@ -1,4 +1,7 @@
-"""Paired t-tests on per-split results and win/tie/loss counts (memetic paper; spec §4.4)."""
+"""Paired t-tests on per-split results and win/tie/loss counts (memetic paper).
+
+See docs/methods/statistics.md#paired-t-test.
+"""
 
 from __future__ import annotations
 
@@ -64,7 +67,8 @@ class PairedTTestResult:
         ``mean(a − b)`` over the runs.
     df : int
     t_critical : float
-        ``t_{1 − α/2}(df)``: 2.262 for 10 runs, 2.776 for 5 (spec §4.4).
+        ``t_{1 − α/2}(df)``: 2.262 for 10 runs, 2.776 for 5
+        (docs/methods/statistics.md#paired-t-test).
     alpha : float
     significant : ndarray of shape (n_datasets,), bool
         ``pvalue <= alpha``.
@@ -86,7 +90,9 @@ class PairedTTestResult:
 def paired_ttest(
     a_runs: Any, b_runs: Any, greater_is_better: bool, *, alpha: float = 0.05
 ) -> PairedTTestResult:
-    """Two-sided paired t-test per dataset on paired per-split results (spec §4.4).
+    """Two-sided paired t-test per dataset on paired per-split results.
+
+    See docs/methods/statistics.md#paired-t-test.
 
     The memetic paper compares methods on each dataset over the 10 paired
     80/20 holdout runs at α = 0.05. Computed with ``scipy.stats.ttest_rel``
@@ -203,7 +209,9 @@ def win_tie_loss(
     names: Sequence[str] | None = None,
     dataset_names: Sequence[str] | None = None,
 ) -> WinTieLossResult:
-    """Pairwise paired t-tests between all methods, counted as win/tie/loss (spec §4.4).
+    """Pairwise paired t-tests between all methods, counted as win/tie/loss.
+
+    See docs/methods/statistics.md#paired-t-test.
 
     Reproduces the ``a/b/c`` tables of the memetic paper: on every dataset each
     method is compared with each other one by a two-sided paired t-test over

@@ -1,4 +1,7 @@
-"""Wilcoxon signed-rank test over datasets (Demšar 2006, §3.1.3; SCLS §4.1; spec §4.3)."""
+"""Wilcoxon signed-rank test over datasets (Demšar 2006, §3.1.3; SCLS §4.1).
+
+See docs/methods/statistics.md#wilcoxon.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from ._common import check_alpha, check_bool, check_finite
 
 __all__ = ["WilcoxonResult", "wilcoxon_critical_value", "wilcoxon_signed_rank"]
 
-# Two-sided exact critical values T_crit(N, α) of the evaluation spec §4.3: the
+# Two-sided exact critical values T_crit(N, α) of docs/methods/statistics.md#wilcoxon: the
 # largest T with exact two-sided p <= α; None where no T is significant.
 _N0 = 5
 _T_TABLE: dict[float, tuple[int | None, ...]] = {
@@ -56,7 +59,7 @@ def wilcoxon_critical_value(n: int, alpha: float = 0.05) -> int | None:
     """Two-sided critical value ``T_crit(N, α)`` of the Wilcoxon signed-rank test.
 
     ``H0`` is rejected when ``T = min(R+, R−) <= T_crit`` (Demšar 2006, §3.1.3;
-    spec §4.3, e.g. ``N = 10, α = 0.05`` → 8 as used by SCLS).
+    docs/methods/statistics.md#wilcoxon, e.g. ``N = 10, α = 0.05`` → 8 as used by SCLS).
 
     Parameters
     ----------
@@ -70,7 +73,7 @@ def wilcoxon_critical_value(n: int, alpha: float = 0.05) -> int | None:
     int or None
         The largest ``T`` whose exact two-sided p-value ``2 P(T' <= T)`` is at
         most ``alpha``; ``None`` when no ``T`` is significant (e.g. ``N <= 5`` at
-        α = 0.05). Values for α ∈ {0.05, 0.01}, ``5 <= N <= 30`` come from the spec's
+        α = 0.05). Values for α ∈ {0.05, 0.01}, ``5 <= N <= 30`` come from the table of
         table; others are computed from the exact null distribution (the tests
         check that the computation reproduces the table).
     """
@@ -166,7 +169,7 @@ def wilcoxon_signed_rank(
 ) -> WilcoxonResult:
     """Wilcoxon signed-rank test of a proposed method ``a`` against ``b`` over datasets.
 
-    Follows Demšar (2006, §3.1.3), SCLS §4.1 and the evaluation spec §4.3. With
+    Follows Demšar (2006, §3.1.3), SCLS §4.1 and docs/methods/statistics.md#wilcoxon. With
     ``d_i`` the advantage of ``b`` over ``a`` on dataset ``i`` (``b − a`` for a
     score, ``a − b`` for a loss), the ``|d_i|`` are ranked (average ranks for
     ties; zero differences included) and::
@@ -187,7 +190,7 @@ def wilcoxon_signed_rank(
     alpha : float, default=0.05
         Two-sided significance level (ReliefF-ML uses 0.01).
     method : {"auto", "exact", "normal"}, default="auto"
-        p-value computation. ``"auto"``: exact for ``n <= 25`` (spec §4.3), the
+        p-value computation. ``"auto"``: exact for ``n <= 25``, the
         normal approximation above. ``"exact"`` forces the exact distribution.
         Without ties or zeros the exact p-value comes from
         ``scipy.stats.wilcoxon(d, method="exact")``; with them scipy's
