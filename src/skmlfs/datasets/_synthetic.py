@@ -30,23 +30,35 @@ def make_multilabel_discrete(
 ) -> MultiLabelDataset:
     """Generate a small discrete multi-label data set whose useful features are known.
 
-    Labels are correlated: each is a thresholded noisy linear function of two
-    shared latent Gaussian factors, with a prevalence drawn in [0.15, 0.45].
+    The features come first and the labels depend on them, as in a real prediction task.
     Features come in three roles, told apart by their names:
 
-    * ``inf_<i>`` (informative): the code ``2·y_a + y_b`` of two labels (4 values),
-      label ``a = i mod n_labels`` so that every label has informative features;
-      each entry is replaced by a uniformly random code with probability ``noise``;
-    * ``red_<i>`` (redundant): a copy of an informative feature with its codes
+    * ``inf_<i>`` (informative): independent discrete variables with 3 or 4 values. Each
+      drives two labels, ``a = i mod n_labels`` and one other drawn at random, through a
+      score per value (a permutation of ``linspace(-1, 1, k)``, times 1.5). A label is
+      1 when the sum of its parents' scores plus Gaussian noise (standard deviation 0.5)
+      exceeds the quantile that gives it a prevalence drawn in [0.15, 0.45]; labels that
+      share a parent are correlated. What a learner sees of ``inf_<i>`` is the value
+      behind the labels with each entry replaced by a uniformly random value with
+      probability ``noise`` (measurement noise).
+    * ``red_<i>`` (redundant): a copy of an informative feature with its values
       permuted and a further ``noise / 2`` of its entries randomised — nearly no
-      information beyond its original;
-    * ``noise_<i>``: independent of everything, 2 to 4 values with random
-      frequencies.
+      information beyond its original.
+    * ``noise_<i>``: independent of everything, 2 to 4 values with random frequencies.
 
-    A filter that ranks features by their dependency on the labels therefore
-    picks ``inf_*``/``red_*`` features first, while a random choice of ``k``
-    features picks mostly noise; a filter that also discounts redundancy prefers
-    ``inf_*`` to the ``red_*`` copies.
+    The informative features are independent of each other, so each one carries
+    information about the labels that the others do not; only the ``red_*`` copies are
+    redundant. A filter that ranks features by their dependency on the labels therefore
+    picks ``inf_*``/``red_*`` features first, while a random choice of ``k`` features
+    picks mostly noise; a filter that also discounts redundancy (SCLS, MDMR, ...)
+    prefers ``inf_*`` to the ``red_*`` copies.
+
+    (An earlier version made every informative feature a noisy code of the same two
+    labels. Those features were strongly dependent on each other, which
+    redundancy-aware filters such as SCLS rightly count as redundancy, yet for naive
+    Bayes they were independent pieces of evidence — so SCLS preferred noise features
+    to the fourth and fifth noisy copy of a label, and the demo showed selection losing
+    to all features. Features that cause the labels make the two notions agree.)
 
     Parameters
     ----------
@@ -92,11 +104,21 @@ def make_multilabel_discrete(
         raise ValueError(f"noise must lie in [0, 1]; got {noise!r}")
     rng = check_random_state(random_state)
 
-    # Correlated labels from two latent factors; thresholds at quantiles so every label
-    # has its drawn prevalence (and is never constant).
-    z = rng.standard_normal((n_samples, 2))
-    w = rng.standard_normal((2, n_labels))
-    score = z @ w + 0.8 * rng.standard_normal((n_samples, n_labels))
+    # The informative features as the labels see them (before measurement noise).
+    n_values_inf = rng.randint(3, 5, n_informative)
+    clean = [rng.randint(0, k, n_samples) for k in n_values_inf]
+    # Each informative feature drives two labels; a per-value score spread evenly over
+    # [-1, 1] (permuted) guarantees that every informative feature matters.
+    score = 0.5 * rng.standard_normal((n_samples, n_labels))
+    for i in range(n_informative):
+        a = i % n_labels
+        targets = [a]
+        if n_labels > 1:
+            targets.append((a + 1 + rng.randint(n_labels - 1)) % n_labels)
+        for lab in targets:
+            effect = rng.permutation(np.linspace(-1.0, 1.0, n_values_inf[i]))
+            score[:, lab] += 1.5 * effect[clean[i]]
+    # Thresholds at quantiles so every label has its drawn prevalence.
     prevalence = rng.uniform(0.15, 0.45, n_labels)
     thresholds = np.array([np.quantile(score[:, j], 1 - prevalence[j]) for j in range(n_labels)])
     Y = (score > thresholds).astype(np.uint8)
@@ -116,21 +138,18 @@ def make_multilabel_discrete(
 
     informative = []
     for i in range(n_informative):
-        a = i % n_labels
-        b = rng.randint(n_labels - 1) if n_labels > 1 else 0
-        b = b + (b >= a) if n_labels > 1 else a
-        code = 2 * Y[:, a].astype(np.int64) + Y[:, b]
-        code = randomise(code, 4, float(noise))
-        informative.append(code)
+        k = int(n_values_inf[i])
+        code = randomise(clean[i], k, float(noise))
+        informative.append((code, k))
         cols.append(code)
         names.append(f"inf_{i}")
-        n_values.append(4)
+        n_values.append(k)
     for i in range(n_redundant):
-        src = informative[i % n_informative]
-        perm = rng.permutation(4)
-        cols.append(randomise(perm[src], 4, float(noise) / 2))
+        src, k = informative[i % n_informative]
+        perm = rng.permutation(k)
+        cols.append(randomise(perm[src], k, float(noise) / 2))
         names.append(f"red_{i}")
-        n_values.append(4)
+        n_values.append(k)
     for i in range(n_features - n_informative - n_redundant):
         k = rng.randint(2, 5)
         p = rng.dirichlet(np.full(k, 2.0))
