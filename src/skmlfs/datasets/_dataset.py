@@ -60,7 +60,7 @@ class MultiLabelDataset:
     name : str
         Short data set name (file stem without ``-train``/``-test``/``-sparse``).
     source : str or None
-        The file the data came from; for several parts, their paths joined by `` + ``.
+        The file the data came from; for several parts, their paths joined by ``" + "``.
     parts : tuple of str
         The part files, in order, when the data set was assembled from several
         files (e.g. ``scene-train.arff`` + ``scene-test.arff``); empty otherwise.

@@ -196,9 +196,9 @@ class MDDM(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_features, n_components_)
+    components_ : ndarray of shape (n_features, ``n_components_``)
     mean_ : ndarray of shape (n_features,)
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
     """
 
     def __init__(self, n_components: Any = 0.3, variant: str = "proj", mu: float = 0.5):

@@ -334,7 +334,7 @@ class RLEFS(_RowNormSelector):
         Features by decreasing importance (ties: lower index first).
     scores_ : ndarray of shape (n_features,)
         ``feature_importances_[ranking_]``.
-    objective_ : ndarray of shape (n_iter_ + 1,)
+    objective_ : ndarray of shape (``n_iter_ + 1``,)
         Objective value at the initialisation (entry 0) and after each iteration.
     n_iter_ : int
     label_affinity_ : ndarray of shape (n_labels, n_labels)
