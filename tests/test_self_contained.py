@@ -127,3 +127,35 @@ def test_the_allow_list_is_narrow():
     assert not _violations("README.md", "python -m pip install -e '.[test]' && " + cmd)
     assert _violations("README.md", "MLFS_DATASETS=" + _SH + "/datasets mlfs benchmark x.toml")
     assert _violations("docs/index.md", cmd)
+
+
+def _slug(heading: str) -> str:
+    """The anchor GitHub and MyST (``myst_heading_anchors``) give a Markdown heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_cited_method_pages_and_sections_exist():
+    # Docstrings and pages cite "docs/methods/<page>.md#<section>": each must resolve.
+    cite = re.compile(r"docs/methods/([a-z_]+)\.md(?:#([a-z0-9_\-]+))?")
+    anchors: dict[str, set[str]] = {}
+    for page in (ROOT / "docs" / "methods").glob("*.md"):
+        anchors[page.stem] = {_slug(m) for m in re.findall(
+            r"^#{1,6} (.+)$", page.read_text(encoding="utf-8"), flags=re.MULTILINE)}
+    missing, n = [], 0
+    for path in _files():
+        if not path.is_file() or path.suffix not in {".py", ".md", ".toml", ".txt", ".rst"}:
+            continue
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for page, anchor in cite.findall(line):
+                n += 1
+                if page not in anchors or (anchor and anchor not in anchors[page]):
+                    missing.append(f"{path.relative_to(ROOT)}:{lineno}: {page}.md#{anchor}")
+    assert n > 100, "expected the docstrings to cite the method pages"
+    assert not missing, "citations of missing pages or sections:\n" + "\n".join(missing)
+
+
+def test_slug_is_githubs():
+    assert _slug("ML-kNN") == "ml-knn"
+    assert _slug("PPT with ReliefF") == "ppt-with-relieff"
+    assert _slug("Crossover and mutation") == "crossover-and-mutation"

@@ -1,6 +1,5 @@
-"""Equal-width and equal-frequency discretizers (``docs/methods/discretizers.md#which-one``:
-the binning
-options for methods whose paper does not fix the discretization)."""
+"""Equal-width and equal-frequency discretizers: the binning options for methods whose
+paper does not fix the discretization (``docs/methods/discretizers.md#which-one``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Binary relevance and classifier chains: BR, CC, BCC, kCC, PCC, oCC and their ensembles.
 
 Sun & Kudo, *Optimization of classifier chains via conditional likelihood maximization*
-(Neurocomputing; definitions and reference-code
+(Pattern Recognition 74, 2018; definitions and reference-code
 details in ``docs/methods/chains.md``). Every chain is a set of binary
 classifiers ``f_j`` trained on ``[x_{F_j}, y_{Pa_j}]`` — the selected features ``F_j``
 (all by default) and the parent labels ``Pa_j`` — with the **true** parent labels at

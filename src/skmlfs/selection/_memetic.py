@@ -5,7 +5,7 @@
 Data 11:108, with every detail the paper leaves open resolved as in
 ``docs/methods/memetic.md`` (which reconstructs the lost pseudo-code from the paper's
 prose and the authors' reference code ``proposed_prob.m``). :class:`GeneticSelector` is the
-plain GA of docs/methods/memetic.md#plain-ga): the same representation, budget, learner and survivor
+plain GA (docs/methods/memetic.md#plain-ga): the same representation, budget, learner and survivor
 selection, without the refinement.
 
 Speed

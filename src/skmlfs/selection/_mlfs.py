@@ -15,8 +15,9 @@ with ``β = 1/|Pa_j|`` and ``γ = 1/|X_θ|`` (the paper's normalisation). The *s
 routine chooses the parent labels in kCC (Eq. 33): candidates are the labels earlier in
 the chain, no parent term, ``α = 1/|Pa_j|`` on the redundancy term.
 
-The greedy search follows the authors' ``oCC_select.m`` (``docs/methods/info.md``
-§8): when there are no more candidates than the budget all are returned; the first pick
+The greedy search follows the authors' ``oCC_select.m``
+(``docs/methods/info.md#mlfs-family``): when there are no more candidates than the budget
+all are returned; the first pick
 is the most relevant candidate; only the ``max_candidates`` (100) most relevant
 candidates are ever considered, so a budget of ``max_candidates`` or more degenerates to
 a relevance ranking. ``max_candidates=None`` gives the paper's uncapped search. Ties go
