@@ -31,5 +31,17 @@ curve = (results.groupby(["method", "k"])["hamming_loss"].agg(["mean", "std"])
 print(curve.pivot(index="x", columns="method", values="mean").round(4))
 
 # %%
-fig = metric_curves(curve, "number of selected features", "Hamming loss (MLNB)",
-                    title="SCLS, AMI and MDMR on synthetic data")
+# ``metric_curves`` draws on a canvas of its own (it leaves pyplot's state alone, so it is
+# safe in scripts and workers) and saves a PNG; here the file is shown with pyplot.
+import tempfile
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+png = Path(tempfile.mkdtemp()) / "curves.png"
+metric_curves(curve, "number of selected features", "Hamming loss (MLNB)", png,
+              title="SCLS, AMI and MDMR on synthetic data")
+fig, ax = plt.subplots(figsize=(6.0, 4.0), dpi=150)
+ax.imshow(plt.imread(png))
+ax.set_axis_off()
+fig.tight_layout(pad=0)
