@@ -108,7 +108,7 @@ class LAIMDiscretizer(_BaseDiscretizer):
         What ``M_{+r}`` counts. ``"label_occurrences"`` (default) is CAIM's literal
         definition, the column total of the quanta matrix, which in a multi-label quanta
         matrix is ``Σ_l q_{lr}``. ``"patterns"`` (number of patterns in the interval) is the
-        reading (``docs/methods/discretizers.md#laim``, marked as an
+        other plausible reading (``docs/methods/discretizers.md#laim``, an
         assumption). Evidence for the default: fitted on all patterns, it reproduces the
         authors' discretization ``data_dis`` of the PLCFS files on 72/72 emotions and
         95/103 yeast features (the alternative reading: 51/72 and 31/103), and on the 8 yeast
