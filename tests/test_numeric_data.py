@@ -225,3 +225,23 @@ def test_readme_python_example_runs(dataset_path, monkeypatch, capsys, name):
     assert float(out[-1]) == pytest.approx(hamming_loss(ds.Y, pred), rel=1e-12)
     assert micro_f1(ds.Y, pred) >= 0.4  # all-negative: 0.0; measured 0.51 / 0.69
     assert os.getcwd() == str(folder)
+
+
+def test_memetic_counts_mlnb_symbols_only_where_mlnb_would_not_discretize():
+    """The memetic wrapper's count-table path scores MLNB on its discretized ``Xd`` as it
+    is; an MLNB that would discretize ``Xd`` itself is refitted per evaluation instead."""
+    from skmlfs.selection import MemeticSelector
+
+    Xi = np.arange(12.0).reshape(4, 3)
+    fast, est = MemeticSelector(2, learner=MLNB(alpha=0.5))._learner_spec(Xi)
+    assert fast == {"alpha": 0.5, "handle_unseen": "zero", "reference_single_class_bug": False}
+    assert est is None
+    assert MemeticSelector(2, learner=MLNB(discretizer=None))._learner_spec(Xi + 0.5)[0]
+    for learner, X in ((MLNB(), Xi + 0.5), (MLNB(discretizer=EqualWidthDiscretizer()), Xi)):
+        fast, est = MemeticSelector(2, learner=learner)._learner_spec(X)
+        assert fast is None and est is learner
+    # end to end on numeric data with the wrapper's own discretization switched off
+    X, Y = _numeric(4, n=60)
+    sel = MemeticSelector(2, discretizer=None, learner=MLNB(), population_size=4,
+                          max_evaluations=8, random_state=0).fit(X, Y)
+    assert sel.get_support().sum() == 2

@@ -22,6 +22,7 @@ from sklearn.metrics import (
     accuracy_score,
     average_precision_score,
     f1_score,
+    get_scorer,
     jaccard_score,
     make_scorer,
     precision_score,
@@ -208,8 +209,12 @@ def test_classes_of_a_constant_label(name):
         est = _learner(name).fit(X[:40], Yc)
     got = [list(c) for c in est.classes_]
     assert got == [[0, 1], [0], [1], [0, 1]]
-    f1 = make_scorer(METRICS["micro_f1"].function)
-    assert np.isfinite(f1(est, X[40:], Y[40:]))
+    # scorers still read the outputs right (predict, and predict_proba for ranking scorers)
+    for scorer in ("f1_micro", "roc_auc", "skmlfs.micro_f1", "skmlfs.ranking_loss"):
+        scoring, fn, kind = SCORERS[scorer]
+        out = est.predict(X[40:]) if kind == "pred" else _scores(est, X[40:])
+        got = get_scorer(scoring)(est, X[40:], Y[40:])
+        assert np.isfinite(got) and got == pytest.approx(fn(Y[40:], out), rel=1e-12)
 
 
 @pytest.mark.parametrize("name", LEARNERS)
