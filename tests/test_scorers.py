@@ -1,11 +1,15 @@
 """scikit-learn scorers with every learner of :mod:`skmlfs.learners` (issue #13, point 1).
 
-``cross_val_score(..., scoring=...)`` and ``GridSearchCV(..., scoring=...)`` must give, for
+``cross_val_score`` / ``cross_validate`` and ``GridSearchCV`` with ``scoring=`` must give, for
 every learner and every multi-label scorer — scikit-learn's own and ``make_scorer`` over
 every :mod:`skmlfs.metrics` measure, ranking measures through ``predict_proba`` — the
 finite values obtained by fitting a clone on the same folds and computing the metric by
 hand. (Before the fix every score was ``nan``: the scorers read ``classes_``, which only
-MLNB set.)
+MLNB set.) Every learner × every scorer runs in one multi-metric ``cross_validate`` per
+learner (shared fits; each scorer still scores on its own); the single-metric
+``cross_val_score`` path and ``GridSearchCV`` run every learner with one scorer of each
+kind, and ``cross_val_score`` every scorer with one learner. Metric calls, not fits,
+dominate the run time, hence this split.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from sklearn.metrics import (
     recall_score,
     roc_auc_score,
 )
-from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score, cross_validate
 from sklearn.pipeline import make_pipeline
 
 import skmlfs.learners
@@ -148,7 +152,25 @@ def test_every_learner_and_metric_is_covered():
     assert len(LEARNERS) >= 13
 
 
-@pytest.mark.parametrize("scorer", sorted(SCORERS))
+@pytest.mark.parametrize("name", LEARNERS)
+def test_cross_validate_every_scorer_equals_metric_by_hand(name):
+    """Every scorer in one ``cross_validate`` call (the function ``cross_val_score`` wraps):
+    each scorer is still evaluated on its own, the fits are shared (a fast test)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = cross_validate(_learner(name), X, Y, cv=CV, error_score="raise",
+                             scoring={s: SCORERS[s][0] for s in SCORERS})
+    for s in SCORERS:
+        got = res[f"test_{s}"]
+        assert np.all(np.isfinite(got)), s
+        np.testing.assert_allclose(got, _expected(name, s), rtol=1e-12, atol=1e-12, err_msg=s)
+
+
+# one scorer of every kind: string / make_scorer, predict / predict_proba, loss / score
+SINGLE = ["accuracy", "f1_samples", "roc_auc", "skmlfs.micro_f1", "skmlfs.ranking_loss"]
+
+
+@pytest.mark.parametrize("scorer", SINGLE)
 @pytest.mark.parametrize("name", LEARNERS)
 def test_cross_val_score_equals_metric_by_hand(name, scorer):
     with warnings.catch_warnings():
@@ -160,11 +182,26 @@ def test_cross_val_score_equals_metric_by_hand(name, scorer):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+def test_cross_val_score_every_scorer_one_learner():
+    """Each scorer alone through ``cross_val_score`` (single-metric path), with the
+    fastest learner."""
+    for s in SCORERS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = cross_val_score(_learner("MLkNN"), X, Y, scoring=SCORERS[s][0], cv=CV,
+                                  error_score="raise")
+        assert np.all(np.isfinite(got)), s
+        np.testing.assert_allclose(got, _expected("MLkNN", s), rtol=1e-12, atol=1e-12,
+                                   err_msg=s)
+
+
 @pytest.mark.parametrize("name", LEARNERS)
 def test_grid_search_scores_equal_metric_by_hand(name):
+    """GridSearchCV (set_params, multi-metric scoring, refit) with one scorer of every
+    kind; every scorer goes through the same scoring code in cross_validate above."""
     grid = _PARAMS[name][1]
-    scoring = {s: SCORERS[s][0] for s in SCORERS}
-    gs = GridSearchCV(_learner(name), grid, scoring=scoring, cv=CV, refit="f1_micro",
+    scoring = {s: SCORERS[s][0] for s in SINGLE}
+    gs = GridSearchCV(_learner(name), grid, scoring=scoring, cv=CV, refit="skmlfs.micro_f1",
                       error_score="raise")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -173,7 +210,7 @@ def test_grid_search_scores_equal_metric_by_hand(name):
     for c, params in enumerate(res["params"]):
         key = tuple(sorted(params.items(), key=lambda kv: kv[0]))
         key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in key)
-        for s in SCORERS:
+        for s in SINGLE:
             got = np.array([res[f"split{i}_test_{s}"][c] for i in range(CV.n_splits)])
             assert np.all(np.isfinite(got)), (s, params)
             np.testing.assert_allclose(got, _expected(name, s, key), rtol=1e-12, atol=1e-12,
