@@ -68,7 +68,6 @@ _EXTRA_1 = {
 _EXTRA_2 = {
     "check_classifier_data_not_an_array",
     "check_classifiers_classes",
-    "check_classifiers_multilabel_output_format_predict_proba",
     "check_classifiers_one_label",
     "check_classifiers_regression_target",
     "check_classifiers_train",

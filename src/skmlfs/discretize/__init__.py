@@ -4,8 +4,13 @@
 ``MeanStdDiscretizer`` (oCC's ``myDisc``, ``docs/methods/discretizers.md#meanstd``) and
 ``LAIMDiscretizer`` (supervised multi-label CAIM used by SCLS and the memetic paper, §5).
 All fit on training data only, pass already-discrete columns through unchanged and reject NaN.
+
+``fit_discretizer`` / ``discretize_features`` apply the library's ``discretizer=`` parameter
+(``"auto"``: integer-valued data as it is, else LAIM fitted on the training data), the one
+rule shared by the selectors and MLNB; ``is_discrete`` is its test.
 """
 
+from ._auto import discretize_features, fit_discretizer, is_discrete
 from ._laim import LAIMDiscretizer
 from ._meanstd import MeanStdDiscretizer
 from ._unsupervised import EqualFrequencyDiscretizer, EqualWidthDiscretizer
@@ -15,4 +20,7 @@ __all__ = [
     "EqualWidthDiscretizer",
     "LAIMDiscretizer",
     "MeanStdDiscretizer",
+    "discretize_features",
+    "fit_discretizer",
+    "is_discrete",
 ]

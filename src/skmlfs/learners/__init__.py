@@ -1,5 +1,10 @@
-"""Multi-label learners: predict -> dense (n, q) int, predict_proba -> dense (n, q) P(label=1)."""
+"""Multi-label learners: predict -> dense (n, q) int, predict_proba -> dense (n, q) P(label=1).
 
+Every learner sets ``classes_`` (scikit-learn scorers work) and warns
+(``NoPositivePredictionWarning``) when it predicts no label at all for a batch.
+"""
+
+from ._base import NoPositivePredictionWarning as NoPositivePredictionWarning
 from ._chains import OCC as OCC
 from ._chains import BayesianClassifierChain as BayesianClassifierChain
 from ._chains import BinaryRelevance as BinaryRelevance

@@ -42,6 +42,7 @@ Conventions shared by all learners here
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,7 @@ from ..selection._mlfs import (
     label_specific_select,
     resolve_count,
 )
+from ._base import MultiLabelLearnerMixin, NoPositivePredictionWarning
 
 __all__ = [
     "BayesianClassifierChain",
@@ -175,7 +177,7 @@ def _resolve_order(order: Any, q: int, rng: np.random.RandomState, *, allow=()) 
 
 
 # ---------------------------------------------------------------------- base class
-class _BaseChain(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class _BaseChain(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """Shared fitting / prediction of BR and the chains.
 
     Subclasses implement :meth:`_structure` returning the chain order, the parent
@@ -216,6 +218,7 @@ class _BaseChain(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         pos = Y.sum(axis=0)
         self.constant_ = np.where(pos == 0, 0, np.where(pos == Y.shape[0], 1, -1))
         self.n_labels_ = q
+        self._fit_label_info(Y)
         order, parents, features = self._structure(X, Y, rng)
         self.order_ = np.asarray(order, dtype=np.intp)
         self.parents_ = [np.asarray(p, dtype=np.intp) for p in parents]
@@ -327,7 +330,7 @@ class _BaseChain(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """0/1 predictions, shape (n, q), label by label along ``order_``."""
-        return self._predict_both(X)[0].astype(int)
+        return self._check_predictions(self._predict_both(X)[0].astype(int))
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """P(label = 1), shape (n, q), with the predicted parents (see module notes)."""
@@ -1063,7 +1066,7 @@ class ProbabilisticClassifierChain(_BaseChain):
 
     def predict(self, X: Any) -> np.ndarray:
         """MAP label vectors, shape (n, q)."""
-        return self._infer(X)[0].astype(int)
+        return self._check_predictions(self._infer(X)[0].astype(int))
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Marginal P(label = 1), shape (n, q) (exact when enumerating)."""
@@ -1078,7 +1081,7 @@ _CHAIN_ALIASES = {
 }
 
 
-class EnsembleOfChains(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class EnsembleOfChains(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """Ensembles of chains: ECC, EBCC, EoCC (oCC paper §8.2; ``docs/methods/chains.md#ensembles``).
 
     Each of ``n_estimators`` members is a clone of ``chain`` trained on a random subset of
@@ -1174,6 +1177,7 @@ class EnsembleOfChains(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             self.estimators_features_.append(cols)
             self.estimators_samples_.append(rows)
         self.n_labels_ = Y.shape[1]
+        self._fit_label_info(Y)
         return self
 
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -1184,14 +1188,18 @@ class EnsembleOfChains(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         if sp.issparse(X):
             X = sp.csr_matrix(X)
         votes = np.zeros((X.shape[0], self.n_labels_))
-        for member, cols in zip(self.estimators_, self.estimators_features_, strict=True):
-            votes += member.predict(X[:, cols])
+        with warnings.catch_warnings():  # the ensemble's own predict checks the vote
+            warnings.simplefilter("ignore", NoPositivePredictionWarning)
+            for member, cols in zip(self.estimators_, self.estimators_features_, strict=True):
+                votes += member.predict(X[:, cols])
         return votes / len(self.estimators_)
 
     def predict(self, X: Any) -> np.ndarray:
         """Majority vote, shape (n, q) int 0/1."""
         votes = self.predict_proba(X) * len(self.estimators_)
-        return (votes >= self.threshold * len(self.estimators_) - 1e-9).astype(int)
+        return self._check_predictions(
+            (votes >= self.threshold * len(self.estimators_) - 1e-9).astype(int)
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

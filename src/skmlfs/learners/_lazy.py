@@ -25,6 +25,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_labels
+from ._base import MultiLabelLearnerMixin
 from ._heom import HEOM, _check_int, check_heom_X, stable_smallest
 
 __all__ = ["DMLkNN", "MLCWkNN", "MLkNN"]
@@ -100,7 +101,7 @@ def _label_counts(nb: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return np.rint(A @ Y.astype(np.float64)).astype(np.int64)
 
 
-class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class _LazyBase(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """Validation, distance geometry and neighbour search shared by the lazy learners."""
 
     def _fit_neighbours(self, X: Any, Y: Any) -> tuple[Any, np.ndarray, int]:
@@ -140,6 +141,7 @@ class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         self._X_fit = X
         self._Y_fit = Y
         self.n_labels_ = Y.shape[1]
+        self._fit_label_info(Y)
         self.k_ = k
         return X, Y, k
 
@@ -184,7 +186,7 @@ class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted label sets, a dense ``(n, q)`` 0/1 int array."""
-        return self._predict_both(X)[1]
+        return self._check_predictions(self._predict_both(X)[1])
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Confidences ``P(label = 1)``, a dense ``(n, q)`` float array."""
@@ -193,7 +195,7 @@ class _LazyBase(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     def predict_with_proba(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(predict(X), predict_proba(X))`` from one neighbour search."""
         proba, pred = self._predict_both(X)
-        return pred, proba
+        return self._check_predictions(pred), proba
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -27,6 +27,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_labels
+from ..discretize._auto import fit_discretizer
+from ._base import MultiLabelLearnerMixin
 
 __all__ = ["MLNB"]
 
@@ -41,7 +43,7 @@ def _nonzero_entries(X: Any) -> tuple[sp.csr_matrix, np.ndarray]:
     return Xc, rows
 
 
-class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
+class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstimator):
     """Multi-label naive Bayes with categorical likelihoods (``docs/methods/lazy.md#mlnb``).
 
     For every label ``l`` independently (binary relevance), with classes ``c ∈ {0, 1}``::
@@ -73,6 +75,16 @@ class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         confidence is 1 if that class is 1 and 0 if it is 0. With ``True`` the reference
         code's behaviour is reproduced bit for bit: the confidence is 1 for every test
         instance even when the only class is 0 (and the prediction is still that class).
+    discretizer : "auto", None or transformer, default="auto"
+        How numeric features become the categorical symbols the likelihoods count, the
+        rule the selectors use (:func:`skmlfs.discretize.fit_discretizer`):
+        ``"auto"`` uses integer-valued training data (binary, nominal codes, already
+        discretized) as it is — the reference MLNB, unchanged — and discretizes data with
+        fractional values by :class:`~skmlfs.discretize.LAIMDiscretizer` fitted on the
+        training data only (its bins are applied to the data given to ``predict``).
+        ``None``: every distinct value is a symbol as it is (a float seen once in training
+        is then a category of its own, and unseen test values zero the confidences, see
+        ``handle_unseen``). A transformer is cloned and fitted with ``fit(X, Y)``.
 
     Attributes
     ----------
@@ -84,6 +96,9 @@ class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         ``N_0`` and ``N_1`` per label.
     class_log_prior_ : ndarray of shape (2, n_labels)
         Log of the empirical priors (``-inf`` for an absent class).
+    discretizer_ : fitted transformer or None
+        The discretizer applied to ``X`` before counting (``None``: ``X`` as it is);
+        ``categories_`` are then its codes.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when ``X`` has string feature names.
@@ -91,8 +106,8 @@ class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
     Notes
     -----
     * Values are compared exactly as float64 symbols: ``1`` and ``1.0`` are the same value,
-      ``0.3`` and ``0.30000000000000004`` are not. Discretize continuous features first
-      (``skmlfs.discretize``). NaN and infinity are rejected.
+      ``0.3`` and ``0.30000000000000004`` are not, hence ``discretizer="auto"`` for data
+      with fractional values. NaN and infinity are rejected.
     * ``predict`` returns ``ψ > 0.5`` (strict: the MAP class, ties go to class 0 — MATLAB
       ``fitcnb`` MAP predictions), except for the single-class labels described above.
     * Computation is in log space; zero likelihoods (``alpha=0``) are tracked as exact
@@ -104,10 +119,12 @@ class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         alpha: float = 1.0,
         handle_unseen: str = "zero",
         reference_single_class_bug: bool = False,
+        discretizer: Any = "auto",
     ) -> None:
         self.alpha = alpha
         self.handle_unseen = handle_unseen
         self.reference_single_class_bug = reference_single_class_bug
+        self.discretizer = discretizer
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -139,7 +156,8 @@ class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            Discrete features (values are categorical symbols).
+            Features: discrete symbols, or numeric values discretized as ``discretizer``
+            says.
         Y : array-like or sparse matrix of shape (n_samples, n_labels)
             0/1 label matrix.
 
@@ -152,7 +170,13 @@ class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             self, X, accept_sparse=["csr", "csc"], dtype=np.float64, ensure_all_finite=True,
             reset=True,
         )
-        Yv = check_labels(Y, X.shape[0], warn_empty=True).astype(np.float64)
+        Yv = check_labels(Y, X.shape[0], warn_empty=True)
+        self._fit_label_info(Yv)
+        # fitted on the training data only; predict applies the same bins
+        self.discretizer_ = fit_discretizer(self.discretizer, X, Yv)
+        if self.discretizer_ is not None:
+            X = self.discretizer_.transform(X)
+        Yv = Yv.astype(np.float64)
         n, d = X.shape
         q = Yv.shape[1]
 
@@ -210,7 +234,6 @@ class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         self._zero_seen = zero_seen
 
         self.class_count_ = n_c
-        self.classes_ = [np.flatnonzero(n_c[:, l] > 0) for l in range(q)]
         bounds = np.searchsorted(feat_of_k, np.arange(d + 1))
         nz_values = vals[keys % G]
         self.categories_ = [
@@ -279,6 +302,9 @@ class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
             self, X, accept_sparse=["csr", "csc"], dtype=np.float64, ensure_all_finite=True,
             reset=False,
         )
+        disc = getattr(self, "discretizer_", None)
+        if disc is not None:
+            X = disc.transform(X)
         q = self.n_labels_
         loglik, unseen = self._joint_log_likelihood(X)
         with np.errstate(invalid="ignore"):
@@ -306,4 +332,4 @@ class MLNB(MultiOutputMixin, ClassifierMixin, BaseEstimator):
         proba = self.predict_proba(X)
         pred = (proba > 0.5).astype(np.int64)
         pred[:, self.class_count_[1] == 0] = 0
-        return pred
+        return self._check_predictions(pred)

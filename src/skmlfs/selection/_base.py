@@ -7,12 +7,13 @@ from abc import abstractmethod
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_target, resolve_n_features
+from ..discretize._auto import discretize_features as discretize_features
+from ..discretize._auto import is_discrete as is_discrete
 from ..info import DiscreteData, InfoCache
 
 __all__ = ["BaseInfoSelector", "argmax_tol", "discretize_features", "is_discrete"]
@@ -37,47 +38,6 @@ def argmax_tol(score: np.ndarray, axis: int = -1, *, rtol: float = 0.0) -> np.nd
     top = np.max(score, axis=axis, keepdims=True)
     tol = TIE_TOL + rtol * np.abs(top) if rtol else TIE_TOL
     return np.argmax(score >= top - tol, axis=axis)
-
-
-def is_discrete(X: Any) -> bool:
-    """True when every value of ``X`` is an integer (a discrete code).
-
-    Binary/nominal data (ARFF nominal attributes are loaded as integer codes) is used as
-    it is; anything with fractional values needs a discretizer first.
-    """
-    data = X.data if sp.issparse(X) else np.asarray(X)
-    if data.dtype.kind in "biu":
-        return True
-    return bool(np.all(data == np.floor(data)))
-
-
-def discretize_features(
-    discretizer: Any, X: Any, Y: Any, categorical_features: Any = None
-) -> Any:
-    """Apply a selector's ``discretizer`` parameter to training data (fit on ``X, Y``).
-
-    ``"auto"``: integer-valued ``X`` is returned as is, anything else goes through
-    :class:`~skmlfs.discretize.LAIMDiscretizer`; ``None``: values are symbols as they
-    are; a transformer is cloned and fitted with ``fit(X, Y)``. ``categorical_features``
-    (boolean mask or column indices, e.g. the nominal attributes of a loaded data set)
-    pass through unchanged in addition to the discretizer's own pass-through columns.
-    """
-    disc = discretizer
-    if isinstance(disc, str):
-        if disc != "auto":
-            raise ValueError(f"discretizer must be 'auto', None or a transformer; got {disc!r}.")
-        if is_discrete(X):
-            return X
-        from ..discretize import LAIMDiscretizer
-
-        disc = LAIMDiscretizer()
-    elif disc is None:
-        return X
-    from ..discretize._base import with_categorical
-
-    # supervised discretizers take a dense label matrix (labels are the small side)
-    Yd = Y.toarray() if sp.issparse(Y) else Y
-    return with_categorical(disc, categorical_features, X).fit(X, Yd).transform(X)
 
 
 class BaseInfoSelector(SelectorMixin, BaseEstimator):

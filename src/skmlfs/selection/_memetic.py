@@ -26,6 +26,7 @@ on the training part, so no entropy is computed twice within a fit.
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,7 @@ from threadpoolctl import threadpool_limits
 
 from .._validation import _quiet_empty_labels, check_labels
 from ..info import DiscreteData, InfoCache
-from ._base import discretize_features
+from ._base import discretize_features, is_discrete
 from ._info_filters import gics_select
 
 __all__ = ["GeneticSelector", "MemeticSelector"]
@@ -267,7 +268,11 @@ class _Fitness:
             with _quiet_empty_labels():  # per-FFC refits of an inner split: fit warned once
                 model = clone(self.learner).fit(self.Xd[train][:, S], self.Y[train])
             Xt = self.Xd[test][:, S]
-            pred = np.asarray(model.predict(Xt)).astype(np.uint8)
+            from ..learners._base import NoPositivePredictionWarning
+
+            with warnings.catch_warnings():  # a candidate predicting nothing is scored as such
+                warnings.simplefilter("ignore", NoPositivePredictionWarning)
+                pred = np.asarray(model.predict(Xt)).astype(np.uint8)
             psi = (
                 np.asarray(model.predict_proba(Xt), dtype=float) if self.needs == "score" else None
             )
@@ -464,13 +469,21 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
     def _discretize(self, X, Y):
         return discretize_features(self.discretizer, X, Y)
 
-    def _learner_spec(self):
-        """``(kwargs of the fast count-table path, None)`` or ``(None, estimator)``."""
+    def _learner_spec(self, Xd: Any = None):
+        """``(kwargs of the fast count-table path, None)`` or ``(None, estimator)``.
+
+        The count-table path counts the symbols of ``Xd`` as they are: it serves an MLNB
+        whose own ``discretizer`` would leave ``Xd`` unchanged (``None``, or ``"auto"`` on
+        integer-valued data); otherwise MLNB is refitted with its discretizer per FFC.
+        """
         from ..learners import MLNB
 
         learner = MLNB() if self.learner is None else self.learner
         if type(learner) is MLNB:
-            return _mlnb_fast_kwargs(learner), None
+            disc = learner.discretizer
+            if disc is None or (isinstance(disc, str) and disc == "auto"
+                                and (Xd is None or is_discrete(Xd))):
+                return _mlnb_fast_kwargs(learner), None
         return None, learner
 
     def fit(self, X: Any, Y: Any):
@@ -494,7 +507,7 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
         Xd = self._discretize(X, Y)
         D = DiscreteData.from_array(Xd)
         cache = self._make_cache(D, Y)
-        fast, learner = self._learner_spec()
+        fast, learner = self._learner_spec(Xd)
         if fast is not None:
             codes = D.codes()
             tables = _NBCountTables(
