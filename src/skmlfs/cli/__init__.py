@@ -20,6 +20,8 @@ _COMMANDS = {
     "evaluate": ("_evaluate", "compare selection methods with a learner over repeated splits"),
     "benchmark": ("_benchmark", "run an experiment file (resumable) and write its report"),
     "report": ("_report", "tables and figures from a results database"),
+    "transform": ("_transform", "write a dataset reduced to the selected features (ARFF+XML/CSV)"),
+    "fetch": ("_fetch", "download standard datasets by name (emotions, scene, ...) into a cache"),
 }
 
 _DESCRIPTION = """\

@@ -26,7 +26,9 @@ or ``~/scikit_mlfs_data``: the layout of ``$MLFS_DATASETS``, so
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
+import re
 import tempfile
 import urllib.error
 import urllib.request
@@ -208,12 +210,17 @@ def _download(url: str, target: Path, rf: RemoteFile, timeout: float) -> None:
         size = 0
         try:
             with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:
+                announced = resp.headers.get("Content-Length")
                 for chunk in iter(lambda: resp.read(_CHUNK), b""):
                     out.write(chunk)
                     h.update(chunk)
                     size += len(chunk)
+                if announced and announced.isdigit() and size < int(announced):
+                    raise http.client.IncompleteRead(b"", int(announced) - size)
         except urllib.error.HTTPError as exc:
             raise FetchError(f"cannot download {url}: HTTP {exc.code} {exc.reason}") from None
+        except http.client.HTTPException as exc:  # e.g. the connection closed mid-file
+            raise FetchError(f"download of {url} broke off: {exc!r}") from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise FetchError(
@@ -363,21 +370,24 @@ def find_dataset(spec: str | os.PathLike[str]) -> tuple[Path | None, Path | None
         how to download it.
     """
     p = Path(spec)
-    if p.exists():
+    if p.is_file():
         return p, None, None
     text = str(spec)
     tried: list[str] = [f"{p.resolve()} (as a path)"]
     suffix = p.suffix.lower()
-    stem_name = text[: -len(p.suffix)] if suffix in _SUFFIXES else text
+    # "emotions.arff" may name the data set "emotions"; "x.json" is a file, never a name.
+    stem_name: str | None = text[: -len(p.suffix)] if suffix in _SUFFIXES else text
+    if suffix and suffix not in _SUFFIXES and not re.fullmatch(r"\.\d+", suffix):
+        stem_name = None
     for label, root in dataset_locations():
         if p.is_absolute():
             continue
         rel = root / p
-        if rel.exists():
+        if rel.is_file():
             return rel, None, None
-        if suffix in _SUFFIXES:
+        if suffix:
             tried.append(f"{rel} ({label})")
-        if stem_name.strip("/").count("/") > 1:
+        if stem_name is None or stem_name.strip("/").count("/") > 1:
             continue  # not a name: names are "<name>" or "<collection>/<name>"
         name, places = _name_candidates(root, stem_name)
         if name is not None:
@@ -386,7 +396,7 @@ def find_dataset(spec: str | os.PathLike[str]) -> tuple[Path | None, Path | None
     if not os.environ.get("MLFS_DATASETS") and not p.is_absolute():
         tried.append("$MLFS_DATASETS is not set")
     msg = f"{text!r} is not a file, nor a data set name found; looked in: " + "; ".join(tried)
-    base = stem_name.strip("/").rpartition("/")[2]
+    base = (stem_name or "").strip("/").rpartition("/")[2]
     known = {k.lower(): k for k in REGISTRY}
     if base.lower() in known:
         msg += (
