@@ -46,9 +46,12 @@ def _read_table(path: Path, sep: str | None) -> tuple[Any, np.ndarray | None]:
     try:
         # skip_blank_lines=False keeps a row for every physical line, so the row index
         # maps back to the file line for error messages (blank rows are dropped below).
+        # Exact decimal -> double: pandas >= 3 does it by default (and deprecates the
+        # option); pandas 2's default parser may be off by one unit in the last place.
+        exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
         df = pd.read_csv(
-            path, sep=sep, skip_blank_lines=False, float_precision="round_trip",
-            keep_default_na=False, na_values=["", "?", "NA", "NaN", "nan"],
+            path, sep=sep, skip_blank_lines=False, keep_default_na=False,
+            na_values=["", "?", "NA", "NaN", "nan"], **exact,  # as _write._TABLE_MISSING
         )
     except pd.errors.ParserError as exc:
         msg = str(exc)

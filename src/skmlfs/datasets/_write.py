@@ -22,6 +22,8 @@ __all__ = ["save", "select_features", "write_arff", "write_table"]
 
 _BARE = re.compile(r"[A-Za-z0-9_.\-+:/()\[\]]+")
 _ESC = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+# Cells that load_tabular reads as missing values (its na_values).
+_TABLE_MISSING = {"", "?", "NA", "NaN", "nan"}
 # Dense tables beyond this many cells are refused by the text writers (use sparse ARFF).
 _MAX_DENSE_CELLS = 200_000_000
 
@@ -201,6 +203,12 @@ def write_table(ds: MultiLabelDataset, path: str | os.PathLike[str]) -> Path:
     data = {}
     for j, name in enumerate(ds.feature_names):
         if ds.feature_types[j] == "nominal":
+            bad = sorted(set(map(str, ds.categories[j])) & _TABLE_MISSING)
+            if bad:
+                raise ValueError(
+                    f"{path}: nominal feature {name!r} has the value {bad[0]!r}, which a table "
+                    "reads back as a missing value; write .arff instead"
+                )
             cats = np.array(list(ds.categories[j]) + [None], dtype=object)
             col = X[:, j]
             data[name] = cats[np.where(np.isnan(col), len(cats) - 1, col).astype(np.int64)]
