@@ -620,7 +620,9 @@ def load_name(
         single part.  ``"plcfs/enron"``: ``<root>/plcfs/enron.mat`` via
         :func:`load_mat`.  An existing ``.arff`` / ``.mat`` path is loaded directly.
     root : str or path-like, optional
-        Defaults to the ``MLFS_DATASETS`` environment variable.
+        The data directory. By default ``$MLFS_DATASETS``, then the download cache of
+        :func:`~skmlfs.datasets.fetch` (``$MLFS_DATA_HOME`` or ``~/scikit_mlfs_data``);
+        a name found in neither raises :class:`FileNotFoundError` listing both.
     labels, missing
         As in :func:`load` (ARFF only).
     **mat_options
