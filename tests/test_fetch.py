@@ -148,7 +148,7 @@ def test_connection_broken_mid_file_leaves_nothing(tmp_path, remote):
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
         cache = tmp_path / "cache"
-        with pytest.raises(FetchError, match="broke off"):
+        with pytest.raises(FetchError, match="broke off after 1200 of 1000000 bytes"):
             fetch("emotions", data_home=cache, base_url=f"http://127.0.0.1:{srv.server_address[1]}",
                   registry=reg)
         assert _leftovers(cache / "mulan" / "emotions") == []
@@ -157,7 +157,7 @@ def test_connection_broken_mid_file_leaves_nothing(tmp_path, remote):
         srv.server_close()
 
 
-def test_offline_is_a_clear_message(tmp_path, remote):
+def test_offline_is_a_clear_message(tmp_path, remote, monkeypatch):
     _, reg = remote
     with socket.socket() as s:  # a port nobody listens on: connection refused
         s.bind(("127.0.0.1", 0))
@@ -168,7 +168,11 @@ def test_offline_is_a_clear_message(tmp_path, remote):
     msg = str(err.value)
     assert "cannot download" in msg and "refused" in msg.lower() and "offline" in msg
     assert str(cache / "mulan" / "emotions") in msg  # where to put the files by hand
-    assert _leftovers(cache / "mulan" / "emotions") == []
+    assert not (cache / "mulan" / "emotions").exists()  # no empty folder posing as the set
+    monkeypatch.setenv("MLFS_DATA_HOME", str(cache))
+    monkeypatch.delenv("MLFS_DATASETS", raising=False)
+    with pytest.raises(FileNotFoundError, match="not a file, nor a data set name found"):
+        load("emotions")
 
 
 def test_download_is_atomic(tmp_path, remote, serve, monkeypatch):

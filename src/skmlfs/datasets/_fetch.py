@@ -208,6 +208,7 @@ def _download(url: str, target: Path, rf: RemoteFile, timeout: float) -> None:
     try:
         h = rf.hasher()
         size = 0
+        announced = None
         try:
             with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:
                 announced = resp.headers.get("Content-Length")
@@ -215,8 +216,6 @@ def _download(url: str, target: Path, rf: RemoteFile, timeout: float) -> None:
                     out.write(chunk)
                     h.update(chunk)
                     size += len(chunk)
-                if announced and announced.isdigit() and size < int(announced):
-                    raise http.client.IncompleteRead(b"", int(announced) - size)
         except urllib.error.HTTPError as exc:
             raise FetchError(f"cannot download {url}: HTTP {exc.code} {exc.reason}") from None
         except http.client.HTTPException as exc:  # e.g. the connection closed mid-file
@@ -227,6 +226,11 @@ def _download(url: str, target: Path, rf: RemoteFile, timeout: float) -> None:
                 f"cannot download {url}: {reason}. Are you offline? Copy the files into "
                 f"{target.parent} yourself, or set MLFS_DATA_URL to a mirror of the source."
             ) from None
+        if announced and announced.isdigit() and size < int(announced):
+            raise FetchError(
+                f"download of {url} broke off after {size} of {announced} bytes; nothing was "
+                "written, retry"
+            )
         algo, want = rf.checksum()
         got = h.hexdigest()
         if size != rf.size or got != want:
@@ -304,17 +308,24 @@ def fetch(
     home = _home(data_home)
     folder = home / "mulan" / entry.name
     url = _base_url(base_url)
-    for rf in entry.files:
-        target = folder / rf.local
-        if target.is_file():
-            ok, _ = _verify(target, rf)
-            if ok:
-                continue
-        if not download:
-            raise FileNotFoundError(
-                f"{target} is missing or does not match its checksum (download=False)"
-            )
-        _download(url + rf.path, target, rf, timeout)
+    existed = folder.is_dir()
+    try:
+        for rf in entry.files:
+            target = folder / rf.local
+            if target.is_file():
+                ok, _ = _verify(target, rf)
+                if ok:
+                    continue
+            if not download:
+                raise FileNotFoundError(
+                    f"{target} is missing or does not match its checksum (download=False)"
+                )
+            _download(url + rf.path, target, rf, timeout)
+    except BaseException:
+        # An empty folder would make the name resolve to a data set with no files.
+        if not existed and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+        raise
     from ._load import load_name
 
     return load_name(entry.name, root=home, **load_options)

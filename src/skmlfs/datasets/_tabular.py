@@ -162,8 +162,8 @@ def _label_columns(
 
 
 def _shown(names: list[str], k: int = 8) -> str:
-    return ", ".join(repr(c) for c in names[:k]) + (f", ... ({len(names)} in all)" if len(
-        names) > k else "")
+    more = f", ... ({len(names)} in all)" if len(names) > k else ""
+    return ", ".join(repr(c) for c in names[:k]) + more
 
 
 def _line(lines: np.ndarray | None, row: int) -> int | None:
