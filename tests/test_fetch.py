@@ -255,6 +255,9 @@ def test_mlfs_fetch_then_bare_name_everywhere(tmp_path, datasets_dir, serve, mon
     assert main(["transform", "emotions", "-k", "3", "-o", str(out_arff)]) == 0
     assert load(out_arff).n_features == 3
     assert len(requests) == 5  # all from the cache
+    from skmlfs.experiments._spec import DatasetSpec  # experiment files: load = "emotions"
+
+    _same(DatasetSpec(name="e", load_name="emotions").load(), load("emotions"))
     assert main(["fetch", "--list"]) == 0
     listing = capsys.readouterr().out
     assert "emotions" in listing and "yes" in listing and "mrapp-ke/Boomer-Datasets" in listing

@@ -98,6 +98,8 @@ def test_boolean_and_float_label_columns(tmp_path):
     [
         # a row with one field too many, after a blank line (line numbers stay true)
         ("x,y\n1,0\n\n2,1,7\n", {"labels": ["y"]}, 4, "expected 2 fields .* found 3"),
+        ("x,y\n1,0\n\n2,1\n\"3,1\n4,0\n", {"labels": ["y"]}, 5, "unterminated quote"),
+        ("x,y\n1,0\n2,\"1\n", {"labels": ["y"]}, 3, "unterminated quote"),
         ("x,y\n1,0\n2,2\n", {"labels": ["y"]}, 3, "label column 'y' has the value '2'"),
         ("x,y\n1,0\n2,0.5\n", {"labels": ["y"]}, 3, "value '0.5'; label values must be 0 or 1"),
         ("x,y\n1,yes\n", {"labels": ["y"]}, 2, "value 'yes'"),

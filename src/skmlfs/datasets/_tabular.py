@@ -62,6 +62,13 @@ def _read_table(path: Path, sep: str | None) -> tuple[Any, np.ndarray | None]:
                 path,
                 int(m.group(2)),
             ) from None
+        m = re.search(r"EOF inside string starting at row (\d+)", msg)
+        if m:  # the tokenizer counts rows from 0, header included
+            raise DatasetError(
+                "unterminated quote: the quoted field starting on this line is never closed",
+                path,
+                int(m.group(1)) + 1,
+            ) from None
         m = re.search(r"(?:line|row) (\d+)", msg)
         raise DatasetError(
             f"malformed {'TSV' if sep == chr(9) else 'CSV'}: {msg.strip()}",
