@@ -6,6 +6,7 @@ Every writer's output reads back with :func:`~skmlfs.datasets.load` to the same 
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 from collections.abc import Sequence
@@ -35,21 +36,21 @@ def _quote(s: str) -> str:
     return "'" + "".join(_ESC.get(c, c) for c in s) + "'"
 
 
-def _numbers(values: np.ndarray) -> list[str]:
-    """Exact text of float values: integers without a decimal point, NaN as ``?``."""
+def _numbers(values: np.ndarray, missing: str = "?", arff: bool = True) -> list[str]:
+    """Exact text of float values: integers without a decimal point, NaN as ``missing``."""
     v = np.asarray(values, dtype=np.float64)
     finite = np.isfinite(v)
     integral = finite & (v == np.round(v)) & (np.abs(v) < 2.0**53)
     if integral.all():
         return v.astype(np.int64).astype(str).tolist()
+    if arff and np.isinf(v).any():
+        raise ValueError("cannot write an infinite feature value to ARFF")
     # repr() gives the shortest string that reads back to the same double.
     out = [repr(x) for x in v.tolist()]
     for k in np.flatnonzero(integral).tolist():
         out[k] = str(int(v[k]))
     for k in np.flatnonzero(np.isnan(v)).tolist():
-        out[k] = "?"
-    for k in np.flatnonzero(np.isinf(v)).tolist():
-        raise ValueError(f"cannot write an infinite feature value (entry {k}) to ARFF")
+        out[k] = missing
     return out
 
 
@@ -200,8 +201,10 @@ def write_table(ds: MultiLabelDataset, path: str | os.PathLike[str]) -> Path:
             ".arff file instead"
         )
     X = ds.X.toarray() if sp.issparse(ds.X) else np.asarray(ds.X, dtype=np.float64)
-    data = {}
+    sep = TABULAR_SUFFIXES[suffix]
+    columns: list[list[str] | np.ndarray] = []
     for j, name in enumerate(ds.feature_names):
+        col = X[:, j]
         if ds.feature_types[j] == "nominal":
             bad = sorted(set(map(str, ds.categories[j])) & _TABLE_MISSING)
             if bad:
@@ -209,23 +212,32 @@ def write_table(ds: MultiLabelDataset, path: str | os.PathLike[str]) -> Path:
                     f"{path}: nominal feature {name!r} has the value {bad[0]!r}, which a table "
                     "reads back as a missing value; write .arff instead"
                 )
-            cats = np.array(list(ds.categories[j]) + [None], dtype=object)
-            col = X[:, j]
-            data[name] = cats[np.where(np.isnan(col), len(cats) - 1, col).astype(np.int64)]
+            cats = np.array([str(c) for c in ds.categories[j]] + [""], dtype=object)
+            text = cats[np.where(np.isnan(col), len(cats) - 1, col).astype(np.int64)]
+            columns.append(text if sep is None else text.tolist())
         else:
-            data[name] = X[:, j]
-    for k, name in enumerate(ds.label_names):
-        data[name] = np.asarray(ds.Y[:, k], dtype=np.int64)
-    df = pd.DataFrame(data, columns=list(ds.feature_names) + list(ds.label_names))
+            columns.append(col if sep is None else _numbers(col, missing="", arff=False))
+    for k in range(ds.Y.shape[1]):
+        y = np.asarray(ds.Y[:, k], dtype=np.int64)
+        columns.append(y if sep is None else y.astype(str).tolist())
+    names = list(ds.feature_names) + list(ds.label_names)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.part")
     try:
-        sep = TABULAR_SUFFIXES[suffix]
         if sep is None:
+            df = pd.DataFrame(dict(zip(names, columns, strict=True)), columns=names)
+            for j, kind in enumerate(ds.feature_types):
+                if kind == "nominal":  # missing nominal values are null, not ""
+                    df[names[j]] = df[names[j]].replace("", None)
             df.to_parquet(tmp, index=False)
         else:
-            # repr-exact floats, so the numbers read back unchanged
-            df.to_csv(tmp, sep=sep, index=False, float_format=None, na_rep="")
+            # csv.writer quotes what needs quoting; numbers are repr-exact text already,
+            # and writing the text directly is ~12x faster than DataFrame.to_csv on
+            # nominal columns (bibtex: 6 s vs 75 s).
+            with tmp.open("w", newline="", encoding="utf-8") as fh:
+                w = csv.writer(fh, delimiter=sep, lineterminator="\n")
+                w.writerow(names)
+                w.writerows(zip(*columns, strict=True))
         os.replace(tmp, path)
     finally:
         if tmp.exists():
