@@ -204,6 +204,26 @@ def _as_labels(df: Any, names: list[str], lines: np.ndarray | None, path: Path) 
     return Y
 
 
+def _nominal_codes(col: Any) -> tuple[np.ndarray, list[str]]:
+    """Codes (NaN where missing) into the sorted distinct values of a text column.
+
+    One hash-based ``factorize`` per column; values that are not all strings (e.g. ints
+    and strings mixed in a Parquet object column) are compared as their text, as a CSV
+    file would give them.
+    """
+    import pandas as pd
+
+    try:
+        codes, uniques = pd.factorize(col, sort=True)
+        if not all(isinstance(u, str) for u in uniques):
+            raise TypeError
+    except TypeError:
+        codes, uniques = pd.factorize(col.astype("string"), sort=True)
+    out = codes.astype(np.float64)
+    out[codes < 0] = np.nan
+    return out, [str(u) for u in uniques]
+
+
 def load_tabular(
     path: str | os.PathLike[str],
     labels: Any = None,
@@ -312,10 +332,7 @@ def load_tabular(
         else:
             # Text: a nominal feature; categories sorted so the coding does not depend on
             # the row order (a CSV cannot declare the order as an ARFF header does).
-            s = col.astype("string")
-            values = sorted(set(s.dropna()))
-            codes = pd.Categorical(s, categories=values).codes.astype(np.float64)
-            codes[codes < 0] = np.nan
+            codes, values = _nominal_codes(col)
             X[:, j] = codes
             types.append("nominal")
             cats.append(list(values))
