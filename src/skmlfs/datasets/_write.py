@@ -150,11 +150,30 @@ def write_arff(
         X.sum_duplicates()
         X.eliminate_zeros()  # NaN is kept: it is not zero
         X.sort_indices()
-        cols = X.indices
+        cols, vals = X.indices, X.data
         text = np.empty(cols.size, dtype=object)
-        for j in np.unique(cols).tolist():
-            at = np.flatnonzero(cols == j)
-            text[at] = _column_text(ds, j, X.data[at])
+        nominal = np.array([k == "nominal" for k in ds.feature_types], dtype=bool)
+        nom = nominal[cols] if d else np.zeros(0, dtype=bool)
+        text[~nom] = _numbers(vals[~nom])  # all numeric entries in one pass
+        if nom.any():
+            # One flat table of every nominal column's quoted value names; an entry's text
+            # is table[offset[column] + code] (no loop over columns or entries).
+            for j in np.flatnonzero(nominal).tolist():
+                if ds.categories[j] is None:
+                    raise ValueError(f"nominal feature {ds.feature_names[j]!r} has no value list")
+            sizes = np.array([len(ds.categories[j]) if nominal[j] else 0 for j in range(d)])
+            offset = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+            table = np.array(
+                [_quote(str(c)) for j in np.flatnonzero(nominal).tolist()
+                 for c in ds.categories[j]] + ["?"],
+                dtype=object,
+            )
+            c, v = cols[nom], vals[nom]
+            miss = np.isnan(v)
+            code = np.where(miss, 0, v).astype(np.int64)
+            if code.size and (code.min() < 0 or (code >= sizes[c]).any()):
+                raise ValueError("a nominal feature holds an invalid code")
+            text[nom] = table[np.where(miss, table.size - 1, offset[c] + code)]
         toks = [f"{j} {t}" for j, t in zip(cols.tolist(), text.tolist(), strict=True)]
         yr, yc = np.nonzero(Y)
         ytoks = [f"{d + k} 1" for k in yc.tolist()]
