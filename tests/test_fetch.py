@@ -129,6 +129,15 @@ def test_checksum_mismatch_leaves_nothing_behind(tmp_path, remote, serve):
     with pytest.raises(FetchError, match=f"expected {good.size - 1} bytes"):
         fetch("emotions", data_home=cache, base_url=url, registry=short)
     assert _leftovers(cache / "mulan" / "emotions") == []
+    # A server that hands out the Git LFS pointer instead of the file is named as such.
+    (root / "pointer.arff").write_text(
+        f"version https://git-lfs.github.com/spec/v1\noid sha256:{good.sha256}\n"
+        f"size {good.size}\n")
+    lfs = {"emotions": RemoteDataset("emotions", (
+        RemoteFile("pointer.arff", good.local, good.size, sha256=good.sha256),))}
+    with pytest.raises(FetchError, match="sent a Git LFS pointer file"):
+        fetch("emotions", data_home=cache, base_url=url, registry=lfs)
+    assert _leftovers(cache / "mulan" / "emotions") == []
 
 
 def test_connection_broken_mid_file_leaves_nothing(tmp_path, remote):

@@ -234,11 +234,19 @@ def _download(url: str, target: Path, rf: RemoteFile, timeout: float) -> None:
         algo, want = rf.checksum()
         got = h.hexdigest()
         if size != rf.size or got != want:
+            with tmp.open("rb") as fh:
+                pointer = fh.read(64).startswith(b"version https://git-lfs.github.com/spec/")
+            why = (
+                "The server sent a Git LFS pointer file, not the data: the base URL must "
+                "serve LFS content."
+                if pointer
+                else "The source or a proxy served a different file; retry, or check "
+                "MLFS_DATA_URL."
+            )
             raise FetchError(
                 f"checksum mismatch for {url}: expected {rf.size} bytes with {algo} {want}, "
                 f"got {size} bytes with {algo} {got}; the download was discarded (nothing "
-                "written). The source or a proxy served a different file; retry, or check "
-                "MLFS_DATA_URL."
+                f"written). {why}"
             )
         os.replace(tmp, target)
     finally:
