@@ -308,3 +308,19 @@ def test_offline_fetch_on_the_command_line(tmp_path, monkeypatch, capsys):
     assert last.startswith("mlfs fetch: error: cannot download") and "offline" in last
     assert main(["fetch", "nosuchset"]) == 2
     assert "unknown dataset name" in capsys.readouterr().err
+
+
+def test_names_look_in_mlfs_datasets_first_then_the_cache(tmp_path, datasets_dir, monkeypatch):
+    cache = tmp_path / "cache"
+    tiny = cache / "mulan" / "emotions"
+    tiny.mkdir(parents=True)
+    (tiny / "emotions.arff").write_text(
+        "@relation r\n@attribute x numeric\n@attribute l {0,1}\n@data\n1,0\n2,1\n")
+    (tiny / "emotions.xml").write_text('<labels><label name="l"/></labels>')
+    monkeypatch.setenv("MLFS_DATA_HOME", str(cache))
+    monkeypatch.setenv("MLFS_DATASETS", str(datasets_dir))
+    for spec in ("emotions", "emotions.arff", "mulan/emotions"):
+        assert load(spec).n_samples == 593, spec
+    assert load("mulan/emotions/emotions-test.arff").n_samples == 202  # relative to the root
+    monkeypatch.delenv("MLFS_DATASETS")
+    assert load("emotions").n_samples == 2

@@ -201,3 +201,13 @@ def test_csv_of_a_real_dataset_equals_its_arff(dataset_path, tmp_path):
     df.to_csv(p, index=False)
     ds = load(p, labels=list(ref.label_names))
     _assert_same(ds, ref)
+
+
+def test_experiment_files_read_tables(tmp_path, reference):
+    from skmlfs.experiments._spec import DatasetSpec
+
+    csv = _write(tmp_path, "t.csv", CSV)
+    _assert_same(DatasetSpec(name="t", path=str(csv), options={"label_prefix": "y_"}).load(),
+                 reference)
+    _assert_same(DatasetSpec(name="t", path=str(csv), options={"labels": ["y_a", "y_b"]}).load(),
+                 reference)
