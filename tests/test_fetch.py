@@ -324,3 +324,20 @@ def test_names_look_in_mlfs_datasets_first_then_the_cache(tmp_path, datasets_dir
     assert load("mulan/emotions/emotions-test.arff").n_samples == 202  # relative to the root
     monkeypatch.delenv("MLFS_DATASETS")
     assert load("emotions").n_samples == 2
+
+
+def test_default_urls_are_pinned_to_the_commit(monkeypatch):
+    from skmlfs.datasets._fetch import SOURCE_COMMIT, _base_url
+
+    monkeypatch.delenv("MLFS_DATA_URL", raising=False)
+    arff, xml = REGISTRY["emotions"].files
+    assert len(SOURCE_COMMIT) == 40
+    assert _base_url(None, arff) + arff.path == (
+        f"https://media.githubusercontent.com/media/mrapp-ke/Boomer-Datasets/{SOURCE_COMMIT}/"
+        "emotions.arff")  # Git LFS content
+    assert _base_url(None, xml) + xml.path == (
+        f"https://raw.githubusercontent.com/mrapp-ke/Boomer-Datasets/{SOURCE_COMMIT}/"
+        "emotions.xml")  # an ordinary blob
+    monkeypatch.setenv("MLFS_DATA_URL", "http://mirror.example/x")
+    assert _base_url(None, arff) == _base_url(None, xml) == "http://mirror.example/x/"
+    assert _base_url("http://other/", arff) == "http://other/"

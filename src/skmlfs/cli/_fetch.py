@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -19,7 +20,7 @@ def register(parser) -> None:
 
 def run(args) -> int:
     from ..datasets import REGISTRY, data_home, fetch
-    from ..datasets._fetch import _base_url
+    from ..datasets._fetch import LFS_BASE_URL
 
     home = data_home(args.data_home)
     if args.list or not args.names:
@@ -39,7 +40,7 @@ def run(args) -> int:
             f"unknown dataset name(s) {', '.join(map(repr, unknown))}; known: "
             + ", ".join(sorted(REGISTRY))
         )
-    print(f"from {_base_url(None)}", file=sys.stderr)
+    print(f"from {os.environ.get('MLFS_DATA_URL') or LFS_BASE_URL}", file=sys.stderr)
     for name in args.names:
         ds = fetch(name, data_home=home)
         print(

@@ -52,9 +52,11 @@ __all__ = [
 
 SOURCE_REPOSITORY = "mrapp-ke/Boomer-Datasets"
 SOURCE_COMMIT = "f7e13d57a83f95c00098252641d69f78a8d0c204"
-# github.com/<repo>/raw/<commit>/<path> serves Git blobs directly and redirects Git LFS files
-# to their content on media.githubusercontent.com, so one base URL serves both kinds.
-DEFAULT_BASE_URL = f"https://github.com/{SOURCE_REPOSITORY}/raw/{SOURCE_COMMIT}/"
+# GitHub serves the content of Git LFS files from media.githubusercontent.com (its
+# raw.githubusercontent.com answers with the pointer file) and ordinary blobs from
+# raw.githubusercontent.com; both URLs are pinned to the commit.
+LFS_BASE_URL = f"https://media.githubusercontent.com/media/{SOURCE_REPOSITORY}/{SOURCE_COMMIT}/"
+BLOB_BASE_URL = f"https://raw.githubusercontent.com/{SOURCE_REPOSITORY}/{SOURCE_COMMIT}/"
 _CHUNK = 1 << 20
 
 
@@ -180,8 +182,12 @@ def data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
 _home = data_home  # fetch() takes a parameter of the same name
 
 
-def _base_url(base_url: str | None) -> str:
-    url = base_url or os.environ.get("MLFS_DATA_URL") or DEFAULT_BASE_URL
+def _base_url(base_url: str | None, rf: RemoteFile | None = None) -> str:
+    """``base_url``, else ``$MLFS_DATA_URL`` (one mirror for every file), else the source's
+    URL for the kind of file (Git LFS content or ordinary blob)."""
+    url = base_url or os.environ.get("MLFS_DATA_URL")
+    if not url:
+        url = BLOB_BASE_URL if rf is not None and rf.git_sha1 else LFS_BASE_URL
     return url if url.endswith("/") else url + "/"
 
 
@@ -276,7 +282,8 @@ def fetch(
         go to ``<data_home>/mulan/<name>/``.
     base_url : str, optional
         Where the registry's file paths are fetched from; default ``$MLFS_DATA_URL`` or
-        the pinned commit of the source repository (see the module notes).
+        the pinned commit of the source repository (Git LFS content from
+        ``media.githubusercontent.com``, the XML blobs from ``raw.githubusercontent.com``).
     registry : mapping, optional
         Name -> :class:`RemoteDataset`; default :data:`REGISTRY`.
     download : bool, default True
@@ -315,7 +322,6 @@ def fetch(
     entry = reg[found[key.lower()]]
     home = _home(data_home)
     folder = home / "mulan" / entry.name
-    url = _base_url(base_url)
     existed = folder.is_dir()
     try:
         for rf in entry.files:
@@ -328,7 +334,7 @@ def fetch(
                 raise FileNotFoundError(
                     f"{target} is missing or does not match its checksum (download=False)"
                 )
-            _download(url + rf.path, target, rf, timeout)
+            _download(_base_url(base_url, rf) + rf.path, target, rf, timeout)
     except BaseException:
         # An empty folder would make the name resolve to a data set with no files.
         if not existed and folder.is_dir() and not any(folder.iterdir()):
