@@ -634,7 +634,8 @@ def test_load_name_resolution(tmp_path, monkeypatch):
     with pytest.raises(FileNotFoundError):
         load_name("nope")
     monkeypatch.delenv("MLFS_DATASETS")
-    with pytest.raises(ValueError, match="MLFS_DATASETS"):
+    monkeypatch.setenv("MLFS_DATA_HOME", str(tmp_path / "empty_cache"))
+    with pytest.raises(FileNotFoundError, match="MLFS_DATASETS is not set"):
         load_name("whole")
     assert load_name("whole", root=tmp_path).n_samples == 1
 

@@ -20,6 +20,8 @@ _COMMANDS = {
     "evaluate": ("_evaluate", "compare selection methods with a learner over repeated splits"),
     "benchmark": ("_benchmark", "run an experiment file (resumable) and write its report"),
     "report": ("_report", "tables and figures from a results database"),
+    "transform": ("_transform", "write a dataset reduced to the selected features (ARFF+XML/CSV)"),
+    "fetch": ("_fetch", "download standard datasets by name (emotions, scene, ...) into a cache"),
 }
 
 _DESCRIPTION = """\
@@ -32,10 +34,16 @@ Typical use:
   mlfs evaluate data/enron.arff --methods scls,ami,mdmr --learner mlnb --repeats 10
   mlfs benchmark experiments/scls_paper.toml  # a whole paper's comparison, resumable
   mlfs report runs/scls_paper.db              # tables + CD diagrams from the results
+  mlfs fetch emotions                         # download a standard dataset, then use its name
+  mlfs select my.csv --label-prefix y_ -k 20 --save model.joblib
+  mlfs transform new.csv --label-prefix y_ --model model.joblib -o new_reduced.arff
 
 Datasets: Mulan ARFF (+ XML label file beside it), MEKA ARFF, sparse ARFF, MATLAB .mat.
 A dataset can also be given by name (e.g. "emotions") when MLFS_DATASETS points to a
 folder holding mulan/<name>/ subfolders.
+Tables: CSV, TSV, Parquet, with the label columns named by --labels a,b,c or --label-prefix.
+Names are looked up in $MLFS_DATASETS, then in the cache of 'mlfs fetch' ($MLFS_DATA_HOME,
+default ~/scikit_mlfs_data).
 """
 
 

@@ -2,39 +2,53 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 
+class LabelPrefix(str):
+    """The value of ``--label-prefix`` (stored in ``args.labels``, so every command gets it)."""
+
+
 def load_dataset(spec: str, labels: str | None = None) -> Any:
-    """Load a file path, or a dataset name resolved under ``$MLFS_DATASETS``."""
-    from ..datasets import load, load_name
+    """Load a file path (ARFF, .mat, CSV/TSV/Parquet), or a dataset name.
+
+    A name is looked up in ``$MLFS_DATASETS``, then in the download cache of ``mlfs fetch``;
+    the error lists every place tried.
+    """
+    from ..datasets import load
 
     label_spec: Any = labels
-    if labels is not None:
+    prefix = None
+    if isinstance(labels, LabelPrefix):
+        prefix, label_spec = str(labels), None
+    elif labels is not None:
         if labels.lstrip("-").isdigit():
             label_spec = int(labels)
         elif not labels.lower().endswith(".xml"):
             label_spec = [s.strip() for s in labels.split(",") if s.strip()]
-    path = Path(spec)
-    if path.exists():
-        return load(path, labels=label_spec)
-    if not os.environ.get("MLFS_DATASETS"):
-        raise FileNotFoundError(
-            f"{spec!r} is not a file. To load datasets by name, set MLFS_DATASETS to a folder "
-            "holding mulan/<name>/ subfolders (and plcfs/<name>.mat files)."
-        )
-    return load_name(spec, labels=label_spec)
+    try:
+        return load(Path(spec), labels=label_spec, label_prefix=prefix)
+    except ImportError as exc:  # Parquet without pyarrow: a user error, not a crash
+        raise ValueError(str(exc)) from None
 
 
 def add_labels_option(parser) -> None:
-    parser.add_argument(
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
         "--labels",
         metavar="SPEC",
         help="label XML file, comma-separated label names, or a MEKA-style count "
         "(n > 0: first n attributes, n < 0: last n). Default: the XML file beside the "
         "ARFF, or -C n in a MEKA @relation.",
+    )
+    group.add_argument(
+        "--label-prefix",
+        dest="labels",
+        type=LabelPrefix,
+        metavar="PREFIX",
+        help="instead of --labels: every column (or attribute) whose name starts with PREFIX "
+        "is a label, e.g. y_ (CSV/TSV/Parquet tables need --labels a,b,c or --label-prefix)",
     )
 
 

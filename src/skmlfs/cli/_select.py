@@ -6,6 +6,7 @@ import sys
 import time
 
 from ._common import add_labels_option, load_dataset, parse_k, require_complete, selector_input
+from ._transform import add_output_options, check_output_options, write_outputs
 
 
 def register(parser) -> None:
@@ -21,6 +22,7 @@ def register(parser) -> None:
     )
     parser.add_argument("--out", "-o", metavar="CSV", help="write the ranking to this CSV file")
     add_labels_option(parser)
+    add_output_options(parser)
 
 
 def run(args) -> int:
@@ -28,6 +30,7 @@ def run(args) -> int:
 
     from ..experiments import resolve
 
+    check_output_options(args)
     ds = load_dataset(args.dataset, args.labels)
     require_complete(ds, "select")
     selector = resolve("selector", args.method)(n_features_to_select=parse_k(args.k))
@@ -54,4 +57,5 @@ def run(args) -> int:
         table.to_csv(args.out, index=False)
         print(f"ranking written to {args.out}", file=sys.stderr)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    write_outputs(args, selector, ds, args.method)
     return 0

@@ -7,6 +7,11 @@ load_train_test      a ``*-train.arff`` + ``*-test.arff`` pair as one data set
 load_name            a data set by name under ``$MLFS_DATASETS`` (``"emotions"``, ``"plcfs/enron"``)
 load_mat             a PLCFS-style ``.mat`` file (``data``, ``answer``, ``data_dis``, ``sim_seq``)
 read_label_xml       the label names of a Mulan XML label file
+load_tabular         a CSV / TSV / Parquet table with named label columns
+save                 write ARFF + XML (dense or sparse) or a CSV / TSV / Parquet table
+select_features      the data set restricted to some features (what ``mlfs transform`` writes)
+fetch                a standard data set by name, downloaded once into a checksummed cache
+data_home            the download cache (``$MLFS_DATA_HOME`` or ``~/scikit_mlfs_data``)
 make_multilabel_discrete  seeded synthetic data with informative / redundant / noise features
 MultiLabelDataset    the container (``X``, ``Y``, names, types, ``stats()``)
 format_stats         Table-1 style text table of data set statistics
@@ -16,13 +21,25 @@ ARFFError            its subclass for ARFF and label files
 
 from ._arff import ARFFError
 from ._dataset import DatasetError, MissingValuesWarning, MultiLabelDataset, format_stats
+from ._fetch import REGISTRY, FetchError, data_home, fetch
 from ._load import load, load_name, load_train_test, read_label_xml
 from ._mat import LabelCopiesWarning, load_mat
 from ._synthetic import make_multilabel_discrete
+from ._tabular import load_tabular
+from ._write import save, select_features, write_arff, write_table
 
 __all__ = [
     "ARFFError",
     "DatasetError",
+    "FetchError",
+    "REGISTRY",
+    "data_home",
+    "fetch",
+    "load_tabular",
+    "save",
+    "select_features",
+    "write_arff",
+    "write_table",
     "LabelCopiesWarning",
     "MissingValuesWarning",
     "MultiLabelDataset",

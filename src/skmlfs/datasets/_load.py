@@ -23,6 +23,10 @@ LabelSpec: TypeAlias = "PathLike | Sequence[str] | int | None"
 MissingPolicy = Literal["warn", "raise", "ignore"]
 
 
+class _LabelPrefix(str):
+    """``labels`` given as a prefix of the label attribute names (``label_prefix=``)."""
+
+
 # --------------------------------------------------------------------------- label files
 
 
@@ -137,6 +141,10 @@ def _resolve_labels(parsed: ParsedARFF, labels: LabelSpec) -> list[int]:
             return _meka_indices(c, n_att, path, parsed.relation_line)
     elif isinstance(labels, bool):
         raise TypeError("labels must be an XML path, a list of names or an int; got a bool")
+    elif isinstance(labels, _LabelPrefix):
+        names = [a.name for a in atts if a.name.startswith(labels)]
+        if not names:
+            raise ARFFError(f"no attribute name starts with the label prefix {labels!r}", path)
     elif isinstance(labels, int | np.integer):
         return _meka_indices(int(labels), n_att, path, parsed.data_line)
     elif isinstance(labels, str | os.PathLike):
@@ -396,6 +404,7 @@ def load(
     *,
     missing: MissingPolicy = "warn",
     name: str | None = None,
+    label_prefix: str | None = None,
 ) -> MultiLabelDataset:
     """Load a multi-label data set from a Mulan or MEKA ARFF file (or a ``.mat`` file).
 
@@ -424,6 +433,9 @@ def load(
     name : str, optional
         Data set name; by default the file stem without ``-train``, ``-test`` and
         ``-sparse`` suffixes.
+    label_prefix : str, optional
+        Instead of ``labels``: every attribute (or column) whose name starts with this
+        prefix is a label.
 
     Returns
     -------
@@ -461,10 +473,36 @@ def load(
     * Dense and sparse rows are parsed by vectorised fast paths; any irregularity
       sends the file to a careful line-by-line reader, which gives the same result
       or the error message.
+    * CSV, TSV and Parquet tables (``.csv``, ``.tsv``, ``.tab``, ``.parquet``, ``.pq``)
+      go to :func:`~skmlfs.datasets.load_tabular`; name their label columns with
+      ``labels=[...]`` or ``label_prefix=``.
+    * A path that does not exist is looked up as a data set name (``"emotions"``) in
+      ``$MLFS_DATASETS``, then in the download cache of :func:`~skmlfs.datasets.fetch`;
+      the error lists every place tried.
     """
     _check_missing_policy(missing)
+    if label_prefix is not None:
+        if labels is not None:
+            raise ValueError("pass either labels= or label_prefix=, not both")
+        if not isinstance(label_prefix, str) or not label_prefix:
+            raise ValueError(f"label_prefix must be a non-empty string; got {label_prefix!r}")
     if isinstance(path, str | os.PathLike):
         p = Path(path)
+        if not p.exists():
+            from ._fetch import find_dataset
+
+            file, root, found = find_dataset(p)
+            if file is None:
+                if label_prefix is not None:
+                    labels = _LabelPrefix(label_prefix)
+                return load_name(found, root=root, labels=labels, missing=missing)
+            p = file
+        from ._tabular import TABULAR_SUFFIXES, load_tabular
+
+        if p.suffix.lower() in TABULAR_SUFFIXES:
+            return load_tabular(p, labels, label_prefix=label_prefix, missing=missing, name=name)
+        if label_prefix is not None:
+            labels = _LabelPrefix(label_prefix)
         if p.suffix.lower() == ".mat":
             if labels is not None:
                 raise ValueError("labels= does not apply to .mat files (labels are 'answer')")
@@ -475,6 +513,12 @@ def load(
     paths = [Path(p) for p in path]
     if not paths:
         raise ValueError("path is an empty list")
+    from ._tabular import TABULAR_SUFFIXES
+
+    if any(q.suffix.lower() in TABULAR_SUFFIXES for q in paths):
+        raise ValueError("a list of parts must be ARFF files; load a table on its own")
+    if label_prefix is not None:
+        labels = _LabelPrefix(label_prefix)
     return _load_parts(paths, labels, missing, name)
 
 
@@ -576,7 +620,9 @@ def load_name(
         single part.  ``"plcfs/enron"``: ``<root>/plcfs/enron.mat`` via
         :func:`load_mat`.  An existing ``.arff`` / ``.mat`` path is loaded directly.
     root : str or path-like, optional
-        Defaults to the ``MLFS_DATASETS`` environment variable.
+        The data directory. By default ``$MLFS_DATASETS``, then the download cache of
+        :func:`~skmlfs.datasets.fetch` (``$MLFS_DATA_HOME`` or ``~/scikit_mlfs_data``);
+        a name found in neither raises :class:`FileNotFoundError` listing both.
     labels, missing
         As in :func:`load` (ARFF only).
     **mat_options
@@ -594,13 +640,17 @@ def load_name(
             return load_mat(direct, **mat_options)
         return load(direct, labels, missing=missing)
     if root is None:
-        env = os.environ.get("MLFS_DATASETS")
-        if not env:
-            raise ValueError(
-                f"cannot resolve data set {name!r}: set MLFS_DATASETS to the data directory "
-                "or pass root="
-            )
-        root = env
+        # $MLFS_DATASETS, then the download cache of fetch(); the error lists both.
+        from ._fetch import find_dataset
+
+        file, root, found = find_dataset(name)
+        if file is not None:
+            if file.suffix.lower() == ".mat":
+                from ._mat import load_mat
+
+                return load_mat(file, **mat_options)
+            return load(file, labels, missing=missing)
+        name = found
     root = Path(root)
     collection, _, base = name.strip("/").rpartition("/")
     collection = collection or "mulan"

@@ -1,0 +1,441 @@
+"""Standard multi-label data sets by name: download, verify, cache, and find them again.
+
+Source
+------
+The files come from the public GitHub repository ``mrapp-ke/Boomer-Datasets``, pinned to
+commit ``f7e13d57a83f95c00098252641d69f78a8d0c204`` (8 August 2022), which redistributes
+the Mulan and MEKA benchmark sets in Mulan's format (ARFF + XML label file). The
+checksums below are the ones that repository itself publishes:
+
+* ARFF files are stored with Git LFS: the repository holds a pointer file per ARFF file
+  (``version https://git-lfs.github.com/spec/v1`` / ``oid sha256:<hex>`` / ``size <n>``);
+  ``sha256`` and ``size`` are copied from those pointer files at the pinned commit.
+* XML label files are ordinary Git blobs: ``git_sha1`` is the blob id in the tree of the
+  pinned commit (the SHA-1 of ``b"blob <size>\\0" + content``), ``size`` its length.
+
+Only data sets whose files were checked to load with :func:`~skmlfs.datasets.load` are
+listed (the ARFF and XML files of every entry are byte-identical to the copies of the Mulan
+distribution used in this project's tests). Boomer's ``delicious.xml`` names a label
+``TTAG_m\\'usica`` that its ARFF file does not declare, so delicious is not listed.
+
+Downloads go to ``<data home>/mulan/<name>/`` where the data home is ``$MLFS_DATA_HOME``
+or ``~/scikit_mlfs_data``: the layout of ``$MLFS_DATASETS``, so
+:func:`~skmlfs.datasets.load_name` reads the cache like any data directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import re
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._dataset import MultiLabelDataset
+
+__all__ = [
+    "REGISTRY",
+    "FetchError",
+    "RemoteDataset",
+    "RemoteFile",
+    "data_home",
+    "dataset_locations",
+    "fetch",
+    "find_dataset",
+]
+
+SOURCE_REPOSITORY = "mrapp-ke/Boomer-Datasets"
+SOURCE_COMMIT = "f7e13d57a83f95c00098252641d69f78a8d0c204"
+# GitHub serves the content of Git LFS files from media.githubusercontent.com (its
+# raw.githubusercontent.com answers with the pointer file) and ordinary blobs from
+# raw.githubusercontent.com; both URLs are pinned to the commit.
+LFS_BASE_URL = f"https://media.githubusercontent.com/media/{SOURCE_REPOSITORY}/{SOURCE_COMMIT}/"
+BLOB_BASE_URL = f"https://raw.githubusercontent.com/{SOURCE_REPOSITORY}/{SOURCE_COMMIT}/"
+_CHUNK = 1 << 20
+
+
+class FetchError(OSError):
+    """A download failed: no connection, HTTP error, or a checksum or size mismatch."""
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """One file of a registered data set.
+
+    ``path`` is the file's path in the source repository (appended to the base URL),
+    ``local`` its name in the cache; exactly one of ``sha256`` (hex) and ``git_sha1``
+    (hex Git blob id) is set, with the byte ``size``.
+    """
+
+    path: str
+    local: str
+    size: int
+    sha256: str | None = None
+    git_sha1: str | None = None
+
+    def checksum(self) -> tuple[str, str]:
+        if self.sha256:
+            return "sha256", self.sha256
+        if self.git_sha1:
+            return "git blob sha1", self.git_sha1
+        raise ValueError(f"registry entry {self.path!r} has no checksum")
+
+    def hasher(self) -> Any:
+        if self.sha256:
+            return hashlib.sha256()
+        h = hashlib.sha1(usedforsecurity=False)
+        h.update(b"blob %d\0" % self.size)  # Git hashes the header "blob <size>\0" first
+        return h
+
+
+@dataclass(frozen=True)
+class RemoteDataset:
+    """A data set of the registry: its files and where their checksums come from."""
+
+    name: str
+    files: tuple[RemoteFile, ...]
+    provenance: str = (
+        f"github.com/{SOURCE_REPOSITORY} at commit {SOURCE_COMMIT}: sha256 and size of the "
+        "ARFF files from their Git LFS pointer files, Git blob ids of the XML files from "
+        "the commit's tree"
+    )
+
+
+def _lfs(path: str, local: str, size: int, sha256: str) -> RemoteFile:
+    return RemoteFile(path, local, size, sha256=sha256)
+
+
+def _git(path: str, local: str, size: int, git_sha1: str) -> RemoteFile:
+    return RemoteFile(path, local, size, git_sha1=git_sha1)
+
+
+_FILES: dict[str, tuple[RemoteFile, ...]] = {
+    "bibtex": (
+        _lfs("bibtex.arff", "bibtex.arff", 3457832,
+             "a282a6d1fb3cdaf39bde3f81cd4e6079850a7a538a6bc44f8b4ed95dfe1e5014"),
+        _git("bibtex.xml", "bibtex.xml", 5880, "410cd66958c2d5cdedf6a8000f5da5c6ac6ab330"),
+    ),
+    "birds": (
+        _lfs("birds_training.arff", "birds-train.arff", 539367,
+             "8f215db6ee163149901e753977f631ba8bea0e0e8e1abc42b234414822f8ae36"),
+        _lfs("birds_test.arff", "birds-test.arff", 540883,
+             "51ba6326d65ccdd7c755b6461280eb6d2769c7f59d8e12fd4250f91e6ca28326"),
+        _git("birds.xml", "birds.xml", 889, "01e6a36536afb9206b95fc3cb574ae64b116edaa"),
+    ),
+    "cal500": (
+        _lfs("cal500.arff", "cal500.arff", 492857,
+             "cfe6097ba5fd6e8584e54911ab9783dcab34e898446b7c9370c71d477eae56d3"),
+        _git("cal500.xml", "cal500.xml", 7901, "6c2315a6883510ac8ed615705fa485abe47b6f21"),
+    ),
+    "emotions": (
+        _lfs("emotions.arff", "emotions.arff", 380476,
+             "6f2f790047073d1293ac0872c0d55f2dc98b6177802fc96c6b66b309dfee1e4b"),
+        _git("emotions.xml", "emotions.xml", 323, "cc95f0ac244641ee3eae7c7d01534b29a2e58dfd"),
+    ),
+    "enron": (
+        _lfs("enron.arff", "enron.arff", 906705,
+             "d0889ef0576d4e7b5ec0df3b3e4760e476ac11a6e7d7ddeee4c4a34470dedf97"),
+        _git("enron.xml", "enron.xml", 1604, "229170fb5ec4c96be5d8a0f09c5acd9af85d7ad2"),
+    ),
+    "flags": (
+        _lfs("flags.arff", "flags.arff", 11281,
+             "d3ed8b5683f1b27e68069aad2c29388bb57d4caa5041b559e646cc3854a0cd1e"),
+        _git("flags.xml", "flags.xml", 304, "59e3247a8fc577181fa3c60820e63f63a934188c"),
+    ),
+    "foodtruck": (
+        _lfs("foodtruck.arff", "foodtruck.arff", 36991,
+             "f69e028cd3427b009a2b3147d78e6c955bc43c9dc1434d23e589a206fa332be3"),
+        _git("foodtruck.xml", "foodtruck.xml", 527, "14f3ef738a0cdda97da942b3a6b8f3c84a6c6847"),
+    ),
+    "scene": (
+        _lfs("scene_training.arff", "scene-train.arff", 3127968,
+             "b53ba93bdf412de922e3960389bcee24744fa3e872ce610511fc1d750888b64d"),
+        _lfs("scene_test.arff", "scene-test.arff", 3090742,
+             "ea38d20296b3ff7e220f477a3b802a9bcb2d768881fe6ee163efbc97ea527a42"),
+        _git("scene.xml", "scene.xml", 285, "b84100c90a816a95e0d3f7d3dc2f842edbc81261"),
+    ),
+    "yeast": (
+        _lfs("yeast.arff", "yeast.arff", 2416688,
+             "55c07a3b6ff885ae338fb6987a1d57f55572b29809922c2822c4885c61230dd7"),
+        _git("yeast.xml", "yeast.xml", 526, "da08dc009cf58746a86b67031e3d287ae615d6f0"),
+    ),
+}
+
+#: The data sets :func:`fetch` knows, by name.
+REGISTRY: dict[str, RemoteDataset] = {n: RemoteDataset(n, f) for n, f in _FILES.items()}
+
+
+def data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
+    """The download cache: ``data_home``, else ``$MLFS_DATA_HOME``, else ``~/scikit_mlfs_data``."""
+    if data_home is not None:
+        return Path(data_home).expanduser()
+    env = os.environ.get("MLFS_DATA_HOME")
+    return Path(env).expanduser() if env else Path.home() / "scikit_mlfs_data"
+
+
+_home = data_home  # fetch() takes a parameter of the same name
+
+
+def _base_url(base_url: str | None, rf: RemoteFile | None = None) -> str:
+    """``base_url``, else ``$MLFS_DATA_URL`` (one mirror for every file), else the source's
+    URL for the kind of file (Git LFS content or ordinary blob)."""
+    url = base_url or os.environ.get("MLFS_DATA_URL")
+    if not url:
+        url = BLOB_BASE_URL if rf is not None and rf.git_sha1 else LFS_BASE_URL
+    return url if url.endswith("/") else url + "/"
+
+
+def _verify(path: Path, rf: RemoteFile) -> tuple[bool, str]:
+    """Whether ``path`` has the registered size and checksum, and the checksum found."""
+    if path.stat().st_size != rf.size:
+        return False, f"size {path.stat().st_size}"
+    h = rf.hasher()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            h.update(chunk)
+    return h.hexdigest() == rf.checksum()[1], h.hexdigest()
+
+
+def _download(url: str, target: Path, rf: RemoteFile, timeout: float) -> None:
+    """Download ``url`` to ``target`` atomically: a temporary file beside it, verified, renamed.
+
+    A failed or mismatched download leaves nothing behind (the temporary file is removed),
+    so a later run never mistakes a partial file for the data set.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    tmp = Path(tmp_name)
+    try:
+        h = rf.hasher()
+        size = 0
+        announced = None
+        try:
+            with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:
+                announced = resp.headers.get("Content-Length")
+                for chunk in iter(lambda: resp.read(_CHUNK), b""):
+                    out.write(chunk)
+                    h.update(chunk)
+                    size += len(chunk)
+        except urllib.error.HTTPError as exc:
+            raise FetchError(f"cannot download {url}: HTTP {exc.code} {exc.reason}") from None
+        except http.client.HTTPException as exc:  # e.g. the connection closed mid-file
+            raise FetchError(f"download of {url} broke off: {exc!r}") from None
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise FetchError(
+                f"cannot download {url}: {reason}. Are you offline? Copy the files into "
+                f"{target.parent} yourself, or set MLFS_DATA_URL to a mirror of the source."
+            ) from None
+        if announced and announced.isdigit() and size < int(announced):
+            raise FetchError(
+                f"download of {url} broke off after {size} of {announced} bytes; nothing was "
+                "written, retry"
+            )
+        algo, want = rf.checksum()
+        got = h.hexdigest()
+        if size != rf.size or got != want:
+            with tmp.open("rb") as fh:
+                pointer = fh.read(64).startswith(b"version https://git-lfs.github.com/spec/")
+            why = (
+                "The server sent a Git LFS pointer file, not the data: the base URL must "
+                "serve LFS content."
+                if pointer
+                else "The source or a proxy served a different file; retry, or check "
+                "MLFS_DATA_URL."
+            )
+            raise FetchError(
+                f"checksum mismatch for {url}: expected {rf.size} bytes with {algo} {want}, "
+                f"got {size} bytes with {algo} {got}; the download was discarded (nothing "
+                f"written). {why}"
+            )
+        os.replace(tmp, target)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def fetch(
+    name: str,
+    *,
+    data_home: str | os.PathLike[str] | None = None,
+    base_url: str | None = None,
+    registry: Mapping[str, RemoteDataset] | None = None,
+    download: bool = True,
+    timeout: float = 60.0,
+    **load_options: Any,
+) -> MultiLabelDataset:
+    """Download a standard multi-label data set by name (once) and load it.
+
+    Parameters
+    ----------
+    name : str
+        A name of :data:`REGISTRY` (``"emotions"``, ``"scene"``, ``"yeast"``, ...;
+        case-insensitive; ``"mulan/emotions"`` is accepted).
+    data_home : str or path-like, optional
+        The cache directory; default ``$MLFS_DATA_HOME`` or ``~/scikit_mlfs_data``. Files
+        go to ``<data_home>/mulan/<name>/``.
+    base_url : str, optional
+        Where the registry's file paths are fetched from; default ``$MLFS_DATA_URL`` or
+        the pinned commit of the source repository (Git LFS content from
+        ``media.githubusercontent.com``, the XML blobs from ``raw.githubusercontent.com``).
+    registry : mapping, optional
+        Name -> :class:`RemoteDataset`; default :data:`REGISTRY`.
+    download : bool, default True
+        If False, only use the cache and raise :class:`FileNotFoundError` when a file is
+        missing.
+    timeout : float, default 60
+        Seconds to wait for the server.
+    **load_options
+        Passed to :func:`~skmlfs.datasets.load_name` (``labels``, ``missing``).
+
+    Returns
+    -------
+    MultiLabelDataset
+        The same object :func:`~skmlfs.datasets.load` returns for the downloaded files.
+
+    Raises
+    ------
+    KeyError
+        Unknown name (the message lists the known ones).
+    FetchError
+        No connection, an HTTP error, or a file whose size or checksum differs from the
+        registry (the bad download is deleted).
+
+    Notes
+    -----
+    Files already in the cache are verified (size and checksum) and not downloaded
+    again; a cached file that fails verification is downloaded again.
+    """
+    reg = REGISTRY if registry is None else registry
+    key = name.strip("/").rpartition("/")[2]
+    found = {k.lower(): k for k in reg}
+    if key.lower() not in found:
+        raise KeyError(
+            f"unknown data set {name!r}; known: {', '.join(sorted(reg))}"
+        )
+    entry = reg[found[key.lower()]]
+    home = _home(data_home)
+    folder = home / "mulan" / entry.name
+    existed = folder.is_dir()
+    try:
+        for rf in entry.files:
+            target = folder / rf.local
+            if target.is_file():
+                ok, _ = _verify(target, rf)
+                if ok:
+                    continue
+            if not download:
+                raise FileNotFoundError(
+                    f"{target} is missing or does not match its checksum (download=False)"
+                )
+            _download(_base_url(base_url, rf) + rf.path, target, rf, timeout)
+    except BaseException:
+        # An empty folder would make the name resolve to a data set with no files.
+        if not existed and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+        raise
+    from ._load import load_name
+
+    return load_name(entry.name, root=home, **load_options)
+
+
+# --------------------------------------------------------------------------- names
+
+
+def dataset_locations(data_home_: str | os.PathLike[str] | None = None) -> list[tuple[str, Path]]:
+    """The data directories searched for a data set given by name, in order.
+
+    ``$MLFS_DATASETS`` (when set), then the download cache (:func:`data_home`).
+    """
+    out: list[tuple[str, Path]] = []
+    env = os.environ.get("MLFS_DATASETS")
+    if env:
+        out.append(("MLFS_DATASETS", Path(env)))
+    out.append(("download cache", data_home(data_home_)))
+    return out
+
+
+_SUFFIXES = (".arff", ".mat", ".xml", ".csv", ".tsv", ".tab", ".parquet", ".pq")
+
+
+def _name_candidates(root: Path, name: str) -> tuple[str | None, list[Path]]:
+    """The ``load_name`` spec found under ``root`` for ``name`` (or None) and the places tried."""
+    collection, _, base = name.strip("/").rpartition("/")
+    collection = collection or "mulan"
+    if collection == "plcfs":
+        p = root / "plcfs" / f"{base}.mat"
+        return (f"plcfs/{base}" if p.is_file() else None), [p]
+    d = root / collection / base
+    if d.is_dir():
+        return f"{collection}/{base}", [d]
+    parent = root / collection
+    if parent.is_dir():
+        hits = [e for e in parent.iterdir() if e.is_dir() and e.name.lower() == base.lower()]
+        if len(hits) == 1:
+            return f"{collection}/{base}", [d]
+    return None, [d]
+
+
+def find_dataset(spec: str | os.PathLike[str]) -> tuple[Path | None, Path | None, str | None]:
+    """Resolve a file path or a data set name to where it is.
+
+    Returns ``(file, root, name)``: ``file`` an existing path (given directly, or relative
+    to a data directory), or ``root`` and ``name`` for :func:`load_name`.
+
+    Raises
+    ------
+    FileNotFoundError
+        Nothing found; the message lists every place tried and, for a registered name,
+        how to download it.
+    """
+    p = Path(spec)
+    if p.is_file():
+        return p, None, None
+    text = str(spec)
+    tried: list[str] = [f"{p.resolve()} (as a path)"]
+    suffix = p.suffix.lower()
+    # "emotions.arff" may name the data set "emotions"; "x.json" is a file, never a name.
+    stem_name: str | None = text[: -len(p.suffix)] if suffix in _SUFFIXES else text
+    if suffix and suffix not in _SUFFIXES and not re.fullmatch(r"\.\d+", suffix):
+        stem_name = None
+    for label, root in dataset_locations():
+        if p.is_absolute():
+            continue
+        rel = root / p
+        if rel.is_file():
+            return rel, None, None
+        if suffix:
+            tried.append(f"{rel} ({label})")
+        if stem_name is None or stem_name.strip("/").count("/") > 1:
+            continue  # not a name: names are "<name>" or "<collection>/<name>"
+        name, places = _name_candidates(root, stem_name)
+        if name is not None:
+            return None, root, name
+        tried += [f"{q}{'/' if q.suffix == '' else ''} ({label})" for q in places]
+    if not os.environ.get("MLFS_DATASETS") and not p.is_absolute():
+        tried.append("$MLFS_DATASETS is not set")
+    msg = f"{text!r} is not a file, nor a data set name found; looked in: " + "; ".join(tried)
+    base = (stem_name or "").strip("/").rpartition("/")[2]
+    known = {k.lower(): k for k in REGISTRY}
+    if base.lower() in known:
+        msg += (
+            f". Download it with `mlfs fetch {known[base.lower()]}` or "
+            f"skmlfs.datasets.fetch({known[base.lower()]!r})"
+        )
+    raise FileNotFoundError(msg)
+
+
+def load_by_name(spec: str | os.PathLike[str], **options: Any) -> MultiLabelDataset:
+    """Load a path, or a name found in ``$MLFS_DATASETS`` or the download cache."""
+    from ._load import load, load_name
+
+    file, root, name = find_dataset(spec)
+    if file is not None:
+        return load(file, **options)
+    return load_name(name, root=root, **options)
