@@ -20,6 +20,7 @@ _COMMANDS = {
     "evaluate": ("_evaluate", "compare selection methods with a learner over repeated splits"),
     "benchmark": ("_benchmark", "run an experiment file (resumable) and write its report"),
     "report": ("_report", "tables and figures from a results database"),
+    "methods": ("_methods", "list the selectors, learners and discretizers, with their papers"),
 }
 
 _DESCRIPTION = """\
@@ -32,6 +33,7 @@ Typical use:
   mlfs evaluate data/enron.arff --methods scls,ami,mdmr --learner mlnb --repeats 10
   mlfs benchmark experiments/scls_paper.toml  # a whole paper's comparison, resumable
   mlfs report runs/scls_paper.db              # tables + CD diagrams from the results
+  mlfs methods                                # every method name, with its paper
 
 Datasets: Mulan ARFF (+ XML label file beside it), MEKA ARFF, sparse ARFF, MATLAB .mat.
 A dataset can also be given by name (e.g. "emotions") when MLFS_DATASETS points to a
@@ -65,14 +67,18 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 0
+    from ._messages import print_error, warnings_for_the_command_line
+
     try:
-        return int(_import(args._module).run(args) or 0)
+        # Warnings as one "warning: ..." line each; advice in flags, not Python arguments.
+        with warnings_for_the_command_line():
+            return int(_import(args._module).run(args) or 0)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
     except (ValueError, FileNotFoundError, OSError) as exc:
         # User errors (bad file, bad option): one clear line, no traceback.
-        print(f"mlfs {args.command}: error: {exc}", file=sys.stderr)
+        print_error(args.command, exc)
         return 2
 
 

@@ -7,9 +7,16 @@ from pathlib import Path
 from typing import Any
 
 
-def load_dataset(spec: str, labels: str | None = None) -> Any:
-    """Load a file path, or a dataset name resolved under ``$MLFS_DATASETS``."""
+def load_dataset(
+    spec: str, labels: str | None = None, *, missing: str = "warn", label_copies: str = "warn"
+) -> Any:
+    """Load a file path, or a dataset name resolved under ``$MLFS_DATASETS``.
+
+    ``missing`` and ``label_copies`` are the loaders' options of the same names (the
+    ``--missing`` and ``--label-copies`` flags of :func:`add_data_options`).
+    """
     from ..datasets import load, load_name
+    from ..datasets._mat import load_mat
 
     label_spec: Any = labels
     if labels is not None:
@@ -19,13 +26,17 @@ def load_dataset(spec: str, labels: str | None = None) -> Any:
             label_spec = [s.strip() for s in labels.split(",") if s.strip()]
     path = Path(spec)
     if path.exists():
-        return load(path, labels=label_spec)
+        if path.suffix.lower() == ".mat" and label_spec is None:
+            return load_mat(path, label_copies=label_copies)
+        return load(path, labels=label_spec, missing=missing)
     if not os.environ.get("MLFS_DATASETS"):
         raise FileNotFoundError(
             f"{spec!r} is not a file. To load datasets by name, set MLFS_DATASETS to a folder "
             "holding mulan/<name>/ subfolders (and plcfs/<name>.mat files)."
         )
-    return load_name(spec, labels=label_spec)
+    if spec.strip("/").startswith("plcfs/"):
+        return load_name(spec, labels=label_spec, label_copies=label_copies)
+    return load_name(spec, labels=label_spec, missing=missing)
 
 
 def add_labels_option(parser) -> None:
@@ -38,15 +49,95 @@ def add_labels_option(parser) -> None:
     )
 
 
-def parse_k(value: str | None) -> Any:
-    """``-k`` forms: an int count, a fraction ``0.1``, a percentage ``10%``, or ``sqrt``."""
-    if value is None or value in ("sqrt", "ceil_sqrt"):
-        return None
-    if value.endswith("%"):
-        return float(value[:-1]) / 100.0
-    if "." in value:
-        return float(value)
-    return int(value)
+def add_data_options(parser) -> None:
+    """The options of every command that reads a dataset: ``--labels`` (which attributes
+    are labels), ``--missing`` and ``--label-copies`` (the loaders' ``missing=`` and
+    ``label_copies=``, which the library's advice names; see ``_messages.PYTHON_TO_CLI``).
+    """
+    add_labels_option(parser)
+    parser.add_argument(
+        "--missing", choices=["warn", "ignore", "raise"], default="warn",
+        help="missing feature values ('?') in an ARFF file: keep them as NaN with a warning "
+        "(default), without one, or stop at the first",
+    )
+    parser.add_argument(
+        "--label-copies", choices=["warn", "drop", "keep"], default="warn",
+        help="a .mat file whose last feature columns copy its labels: warn (default), drop "
+        "the copies, or keep them silently",
+    )
+
+
+def data_options(args: Any) -> dict:
+    """``load_dataset`` keyword arguments from the options of :func:`add_data_options`."""
+    return {"missing": args.missing, "label_copies": args.label_copies}
+
+
+def parse_k(value: str | None) -> tuple[tuple, ...]:
+    """Parsed ``-k`` budget terms (default ``sqrt``), by the library's one budget parser
+    (:func:`skmlfs._validation.parse_budget`); count them with ``budget_count``."""
+    from .._validation import parse_budget
+
+    return parse_budget("ceil_sqrt" if value is None else value, "-k")
+
+
+def budget_arg(value: str) -> str:
+    """argparse ``type`` of ``-k``: the value itself, checked by :func:`parse_k` so that a
+    bad budget is reported by the parser, with the forms ``-k`` accepts."""
+    import argparse
+
+    try:
+        parse_k(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("-k: ")) from None
+    return value
+
+
+#: file extension -> table format written by :func:`write_table`
+TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".json": "json",
+                 ".parquet": "parquet"}
+
+
+def check_output_path(path: str | None) -> None:
+    """Refuse, before any work, an output file whose extension names no format we write."""
+    if path is None:
+        return
+    ext = Path(path).suffix.lower()
+    fmt = TABLE_FORMATS.get(ext)
+    if fmt is None:
+        raise ValueError(
+            f"cannot write {path}: unknown extension {ext or '(none)'!r}; name the file "
+            ".csv, .tsv, .json or .parquet"
+        )
+    if fmt == "parquet":
+        import importlib.util
+
+        if importlib.util.find_spec("pyarrow") is None:
+            raise ValueError(
+                f"cannot write {path}: Parquet needs pyarrow (pip install "
+                "'scikit-mlfs[parquet]'), or name the file .csv, .tsv or .json"
+            )
+
+
+def write_table(table: Any, path: str) -> None:
+    """Write a DataFrame in the format its file extension names (:data:`TABLE_FORMATS`)."""
+    check_output_path(path)
+    fmt = TABLE_FORMATS[Path(path).suffix.lower()]
+    if fmt == "csv":
+        table.to_csv(path, index=False)
+    elif fmt == "tsv":
+        table.to_csv(path, index=False, sep="\t")
+    elif fmt == "json":
+        table.to_json(path, orient="records", indent=1)
+    else:
+        table.to_parquet(path, index=False)
+
+
+def seeded(cls: Any, params: dict, seed: int | None) -> Any:
+    """``cls(**params)``, with ``random_state=seed`` when ``cls`` is stochastic (has a
+    ``random_state`` parameter) and ``params`` does not set it."""
+    if seed is not None and "random_state" in cls().get_params() and "random_state" not in params:
+        params = {**params, "random_state": seed}
+    return cls(**params)
 
 
 def selector_input(selector: Any, ds: Any) -> Any:
