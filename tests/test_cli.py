@@ -609,3 +609,29 @@ def _nothing():
     import contextlib
 
     return contextlib.nullcontext()
+
+
+def test_experiment_files_accept_the_same_names(tmp_path):
+    from skmlfs.experiments import load_experiment
+
+    data = tiny(tmp_path)
+    exp = tmp_path / "names.toml"
+    exp.write_text(
+        'selectors = ["ReliefF-ML", "ppt-mi", "PPT+ReliefF"]\nlearners = ["ML-kNN", "MLC-WkNN"]\n'
+        f'[[datasets]]\nname = "tiny"\npath = "{data.as_posix()}"\n'
+        '[protocol]\nkind = "holdout"\nrepeats = 1\n',
+        encoding="utf-8",
+    )
+    spec = load_experiment(exp)
+    assert [m.estimator_class().__name__ for m in spec.selectors] == [
+        "ReliefFML", "PPTMI", "PPTReliefF"]
+    assert [m.estimator_class().__name__ for m in spec.learners] == ["MLkNN", "MLCWkNN"]
+
+
+def test_docs_methods_table_is_the_registry(capsys):
+    """docs/methods.md is `mlfs methods --markdown`: regenerate it when the registry changes
+    (the command is in the file's header)."""
+    code, md, _ = run(capsys, "methods", "--markdown")
+    assert code == 0
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "methods.md").read_text("utf-8")
+    assert doc.endswith(md), "docs/methods.md is out of date: mlfs methods --markdown"
