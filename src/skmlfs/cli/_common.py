@@ -135,7 +135,10 @@ def write_table(table: Any, path: str) -> None:
 def seeded(cls: Any, params: dict, seed: int | None) -> Any:
     """``cls(**params)``, with ``random_state=seed`` when ``cls`` is stochastic (has a
     ``random_state`` parameter) and ``params`` does not set it."""
-    if seed is not None and "random_state" in cls().get_params() and "random_state" not in params:
+    import inspect
+
+    stochastic = "random_state" in inspect.signature(cls).parameters
+    if seed is not None and stochastic and "random_state" not in params:
         params = {**params, "random_state": seed}
     return cls(**params)
 
