@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -145,7 +148,8 @@ def test_info_real_files(capsys, dataset_path):
 
 def _read_ranking(path: Path, n_features: int, k: int) -> pd.DataFrame:
     table = pd.read_csv(path)
-    assert list(table.columns) == ["rank", "feature_index", "feature", "score"]
+    assert list(table.columns) == ["rank", "feature_index", "feature", "selected", "score"]
+    assert table["selected"].all()  # these methods rank exactly the k they select
     assert table["rank"].tolist() == list(range(1, k + 1))
     idx = table["feature_index"].to_numpy()
     assert idx.size == k and np.unique(idx).size == k
@@ -260,3 +264,417 @@ def test_select_k_above_the_number_of_features_warns_and_ranks_all(capsys, tmp_p
     assert code == 0 and "selected 2 of 2 features" in err
     table = _read_ranking(out_csv, 2, 2)
     assert sorted(table["feature"]) == ["a", "b"]
+
+
+# --------------------------------------------------------------------------- #13: select
+# tells the truth and is reproducible
+
+
+@pytest.mark.parametrize("method, cls_name", [("relieff_ml", "ReliefFML"),
+                                              ("rlefs", "RLEFS"),
+                                              ("ppt_relieff", "PPTReliefF")])
+def test_select_marks_exactly_the_k_selected(capsys, tmp_path, dataset_path, method, cls_name):
+    """These methods rank all 72 features of emotions and select 10: the command said
+    "selected 72 of 72" and wrote 72 ranks as if all were selected."""
+    import skmlfs.selection as selection
+
+    path = dataset_path("mulan/emotions/emotions.arff")
+    out_csv = tmp_path / "r.csv"
+    code, _, err = run(capsys, "select", path, "--method", method, "-k", 10, "-o", out_csv)
+    assert code == 0
+    assert f"{method.upper()} selected 10 of 72 features of emotions" in err
+    ds = load(path)
+    ref = getattr(selection, cls_name)(n_features_to_select=10, random_state=0).fit(ds.X, ds.Y)
+    support = ref.get_support()
+    table = pd.read_csv(out_csv)
+    np.testing.assert_array_equal(table["feature_index"], ref.ranking_)
+    np.testing.assert_array_equal(table["selected"], support[ref.ranking_])
+    assert table["selected"].sum() == support.sum() == 10
+    # the selected rows are the head of the ranking
+    assert table["selected"].tolist() == [True] * 10 + [False] * (len(table) - 10)
+
+
+def test_select_memetic_default_budget_is_sqrt(capsys, tmp_path, dataset_path):
+    path = dataset_path("mulan/emotions/emotions.arff")
+    out_csv = tmp_path / "m.csv"
+    code, _, err = run(capsys, "select", path, "--method", "memetic", "-o", out_csv)
+    assert code == 0, err
+    k = math.ceil(math.sqrt(593))  # 25, as the help says
+    assert f"MEMETIC selected {k} of 72 features" in err
+    assert pd.read_csv(out_csv)["selected"].sum() == k
+
+
+def test_memetic_n_features_none_is_sqrt_in_python():
+    from skmlfs.selection import MemeticSelector
+
+    ds = make_multilabel_discrete(n_samples=49, n_features=20, n_labels=3, random_state=0)
+    sel = MemeticSelector(n_features_to_select=None, population_size=4, max_evaluations=8,
+                          random_state=0).fit(ds.X, ds.Y)
+    assert sel.get_support().sum() == 7  # ceil(sqrt(49))
+
+
+def test_select_seed_makes_stochastic_methods_reproducible(capsys, tmp_path, dataset_path):
+    from skmlfs.selection import RLEFS
+
+    path = dataset_path("mulan/emotions/emotions.arff")
+    tables = {}
+    for name, seed in (("a", 3), ("b", 3), ("c", 4)):
+        out = tmp_path / f"{name}.csv"
+        code, _, _ = run(capsys, "select", path, "--method", "rlefs", "-k", 10,
+                         "--seed", seed, "-o", out)
+        assert code == 0
+        tables[name] = pd.read_csv(out)
+    pd.testing.assert_frame_equal(tables["a"], tables["b"])
+    ds = load(path)
+    for name, seed in (("a", 3), ("c", 4)):
+        ref = RLEFS(n_features_to_select=10, random_state=seed).fit(ds.X, ds.Y)
+        np.testing.assert_array_equal(tables[name]["feature_index"], ref.ranking_)
+
+
+def test_evaluate_seed_seeds_stochastic_methods(capsys, tmp_path, dataset_path):
+    path = dataset_path("mulan/emotions/emotions.arff")
+    results = []
+    for i in range(2):
+        out = tmp_path / f"e{i}.csv"
+        code, _, _ = run(capsys, "evaluate", path, "--methods", "relieff-ml", "--repeats", 1,
+                         "-k", 5, "--seed", 7, "--quiet", "--out", out)
+        assert code == 0
+        results.append(pd.read_csv(out))
+    pd.testing.assert_frame_equal(results[0].drop(columns=_TIMES), results[1].drop(columns=_TIMES))
+
+
+_TIMES = ["selection_time", "fit_time", "predict_time"]
+
+
+def test_benchmark_seed_overrides_the_experiment_seed(capsys, tmp_path):
+    data = tiny(tmp_path)
+    exp = tmp_path / "exp.toml"
+    exp.write_text(
+        f'name = "seeded"\nseed = 1\nn_features = 1\nselectors = ["scls"]\n'
+        f'[[datasets]]\nname = "tiny"\npath = "{data.as_posix()}"\n'
+        '[protocol]\nkind = "holdout"\nrepeats = 2\ntest_size = 0.5\n',
+        encoding="utf-8",
+    )
+    db = tmp_path / "runs.db"
+    export = tmp_path / "cells.csv"
+    code, _, err = run(capsys, "benchmark", exp, "--db", db, "--seed", 5, "--no-report",
+                       "--quiet", "--export", export)
+    assert code == 0, err
+    cells = pd.read_csv(export)
+    assert len(cells) == 2 and set(cells["seed"]) == {5}
+
+
+@pytest.mark.parametrize("ext", [".csv", ".tsv", ".json", ".parquet"])
+def test_select_writes_the_format_its_extension_names(capsys, tmp_path, ext):
+    out = tmp_path / f"r{ext}"
+    code, _, _ = run(capsys, "select", tiny(tmp_path), "-k", 1, "-o", out)
+    assert code == 0
+    read = {".csv": pd.read_csv, ".tsv": lambda p: pd.read_csv(p, sep="\t"),
+            ".json": pd.read_json, ".parquet": pd.read_parquet}[ext]
+    table = read(out)
+    assert list(table.columns) == ["rank", "feature_index", "feature", "selected", "score"]
+    assert len(table) == 1 and table["selected"].tolist() == [True]
+    if ext == ".json":
+        import json
+
+        assert json.loads(out.read_text())[0]["feature"] == table["feature"][0]
+
+
+def test_evaluate_writes_json(capsys, tmp_path):
+    out = tmp_path / "e.json"
+    with pytest.warns(UserWarning, match="no positive example"):  # 2 training patterns
+        code, _, _ = run(capsys, "evaluate", tiny(tmp_path), "--methods", "scls",
+                         "--repeats", 1, "--test-size", 0.5, "-k", 1, "--quiet", "--out", out)
+    assert code == 0
+    rows = pd.read_json(out)
+    assert len(rows) == 1 and rows["method"][0] == "scls"
+
+
+@pytest.mark.parametrize("command", ["select", "evaluate"])
+def test_unknown_output_extension_is_refused_before_the_work(capsys, tmp_path, command):
+    out = tmp_path / "r.xlsx"
+    code, stdout, err = run(capsys, command, tmp_path / "not-even-read.arff", "--out", out)
+    assert code == 2 and stdout == "" and not out.exists()
+    assert "unknown extension '.xlsx'" in err and ".csv, .tsv, .json or .parquet" in err
+
+
+def test_parquet_without_pyarrow_is_refused(capsys, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # find_spec: not importable
+    out = tmp_path / "r.parquet"
+    code, _, err = run(capsys, "select", tiny(tmp_path), "-k", 1, "-o", out)
+    assert code == 2 and not out.exists()
+    assert "Parquet needs pyarrow" in err
+
+
+# --------------------------------------------------------------------------- #13: one
+# set of names
+
+# The README's spellings (Selectors / Learners bullets and examples) -> the class.
+README_NAMES = {
+    "selector": {
+        "SCLS": "SCLS", "AMI": "AMI", "MDMR": "MDMR", "GICS": "GICS", "MLCFS": "MLCFS",
+        "PPT+MI": "PPTMI", "ppt-mi": "PPTMI", "PPT+χ²": "PPTCHI",
+        "PPT+ReliefF": "PPTReliefF", "LRFS": "LRFS", "ReliefF-ML": "ReliefFML",
+        "relieff-ml": "ReliefFML", "RLEFS": "RLEFS", "MIFS": "MIFS", "RALM-FS": "RALMFS",
+        "MLFS": "MLFS", "MLMIM": "MLMIM", "MLJMI": "MLJMI", "MLMRMR": "MLMRMR",
+        "memetic": "MemeticSelector", "GA": "GeneticSelector", "LLSF": "LLSF",
+    },
+    "learner": {
+        "MLNB": "MLNB", "ML-kNN": "MLkNN", "DML-kNN": "DMLkNN", "MLC-WkNN": "MLCWkNN",
+        "Binary Relevance": "BinaryRelevance", "CC": "ClassifierChain",
+        "BCC": "BayesianClassifierChain", "kCC": "KDependentChain",
+        "PCC": "ProbabilisticClassifierChain", "oCC": "OCC", "LLSF": "LLSFClassifier",
+        "MDDM": "MDDMClassifier",
+    },
+}
+
+
+@pytest.mark.parametrize("kind", ["selector", "learner"])
+def test_every_readme_name_resolves(kind):
+    from skmlfs.experiments import resolve
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for spelling, cls_name in README_NAMES[kind].items():
+        assert spelling in readme, spelling  # the list above is the README's
+        for variant in (spelling, spelling.lower(), spelling.upper(),
+                        spelling.replace("-", "_"), spelling.replace(" ", "-")):
+            assert resolve(kind, variant).__name__ == cls_name, variant
+
+
+def test_every_registry_entry_resolves_and_is_described():
+    from sklearn.base import BaseEstimator
+
+    from skmlfs.experiments import resolve
+    from skmlfs.experiments._registry import _KINDS, ABOUT, ALIASES, normalize_name
+
+    for kind, registry in _KINDS.items():
+        assert set(ABOUT[kind]) == set(registry), kind  # one description per entry
+        normalized = [normalize_name(n) for n in registry]
+        assert len(set(normalized)) == len(normalized)  # no two names collide
+        assert not set(ALIASES[kind]) & set(normalized)
+        assert set(ALIASES[kind].values()) <= set(registry)
+        for name in registry:
+            cls = resolve(kind, name)
+            assert isinstance(cls, type) and issubclass(cls, BaseEstimator), name
+            description, paper = ABOUT[kind][name]
+            assert description and paper and "\n" not in description + paper
+
+
+def test_unknown_name_suggests_the_closest(capsys, tmp_path):
+    code, _, err = run(capsys, "select", tiny(tmp_path), "--method", "releiff-ml")
+    assert code == 2 and "unknown selector 'releiff-ml' (did you mean 'relieff_ml'?)" in err
+
+
+def test_methods_lists_every_method_with_its_paper(capsys):
+    from skmlfs.experiments._registry import _KINDS, ABOUT
+
+    code, out, _ = run(capsys, "methods")
+    assert code == 0
+    lines = out.splitlines()
+    for kind, registry in _KINDS.items():
+        for name in registry:
+            description, paper = ABOUT[kind][name]
+            row = [ln for ln in lines if ln.split() and ln.split()[0] == name]
+            assert any(description in ln and ln.rstrip().endswith(paper) for ln in row), name
+    # the stochastic ones are marked, by their random_state parameter
+    from skmlfs.experiments import resolve
+
+    for kind, registry in _KINDS.items():
+        for name in registry:
+            seeded = "random_state" in resolve(kind, name)().get_params()
+            row = next(ln for ln in lines if ln.split() and ln.split()[0] == name
+                       and ABOUT[kind][name][0] in ln)
+            assert (row.split()[1] == "*") == seeded, name
+    code, md, _ = run(capsys, "methods", "learners", "--markdown")
+    assert code == 0 and "| `mlknn` | `MLkNN` |" in md and "scls" not in md
+
+
+def test_readme_deterministic_methods_have_no_seed():
+    from skmlfs.experiments import resolve
+
+    for kind, names in {
+        "selector": ["scls", "ami", "mdmr", "gics", "mlcfs", "lrfs", "ppt_mi", "ppt_chi",
+                     "mlfs", "mlmim", "mljmi", "mlmrmr", "llsf"],
+        "learner": ["mlnb", "mlknn", "dmlknn", "mlcwknn"],
+        "discretizer": ["laim", "equal_width", "equal_frequency", "mean_std"],
+    }.items():
+        for name in names:
+            assert "random_state" not in resolve(kind, name)().get_params(), name
+
+
+def test_evaluate_accepts_the_readme_spellings(capsys, dataset_path):
+    path = dataset_path("mulan/emotions/emotions.arff")
+    code, out, err = run(capsys, "evaluate", path, "--methods", "ReliefF-ML,ppt-mi",
+                         "--learner", "ML-kNN", "--repeats", 1, "-k", 5, "--quiet")
+    assert code == 0, err
+    assert "learner ML-kNN" in out
+    rows = [ln.split()[0] for ln in out.strip().splitlines()[4:]]
+    assert rows == ["ReliefF-ML", "ppt-mi"]
+
+
+# --------------------------------------------------------------------------- #13:
+# messages written for the command line
+
+
+def _mlfs(*argv, cwd=None) -> subprocess.CompletedProcess:
+    """The real console script (warnings go through Python's own printing)."""
+    import skmlfs
+
+    env = dict(os.environ, PYTHONPATH=str(Path(skmlfs.__file__).parents[1]))
+    env.pop("PYTHONWARNINGS", None)
+    script = "import sys; from skmlfs.cli import main; sys.exit(main())"  # = console script
+    return subprocess.run([sys.executable, "-c", script, *map(str, argv)], env=env,
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def test_warnings_are_one_clean_line(tmp_path):
+    res = _mlfs("select", tiny(tmp_path), "-k", 5)
+    assert res.returncode == 0, res.stderr
+    lines = res.stderr.splitlines()
+    assert ("warning: n_features_to_select=5 is larger than the number of features (2); "
+            "all 2 features are ranked.") in lines
+    assert "UserWarning" not in res.stderr and ".py:" not in res.stderr
+    assert "warnings.warn" not in res.stderr
+    # a warning of a selector fitted by the runner, relayed as "UserWarning: ..." (it was
+    # printed "…/_runner.py:498: UserWarning: UserWarning: 1 of the 2 label columns ...")
+    res = _mlfs("evaluate", tiny(tmp_path), "--methods", "scls", "--repeats", 1,
+                "--test-size", 0.5, "-k", 1, "--quiet")
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.startswith("warning: 1 of the 2 label columns of Y have no positive "
+                                 "example in the 2 training patterns (columns 0)")
+    assert len(res.stderr.splitlines()) == 1 and "UserWarning" not in res.stderr
+
+
+def _copies_mat(tmp_path: Path) -> Path:
+    import scipy.io
+
+    rng = np.random.default_rng(0)
+    Y = rng.integers(0, 2, size=(30, 3)).astype(float)
+    X = np.hstack([rng.integers(0, 3, size=(30, 4)).astype(float), Y])  # labels copied
+    p = tmp_path / "copies.mat"
+    scipy.io.savemat(p, {"data": X, "answer": Y})
+    return p
+
+
+def test_label_copies_advice_names_the_flag_and_the_flag_works(tmp_path):
+    path = _copies_mat(tmp_path)
+    res = _mlfs("info", path)
+    assert res.returncode == 0
+    warning = [ln for ln in res.stderr.splitlines() if ln.startswith("warning: ")]
+    assert len(warning) == 1 and "--label-copies drop" in warning[0]
+    assert "label_copies=" not in res.stderr and "LabelCopiesWarning" not in res.stderr
+    assert res.stdout.splitlines()[2].split()[1:3] == ["30", "7"]
+    res = _mlfs("info", path, "--label-copies", "drop")
+    assert res.returncode == 0 and res.stderr == ""
+    assert res.stdout.splitlines()[2].split()[1:3] == ["30", "4"]
+
+
+def test_labels_advice_names_the_flag_and_the_flag_works(capsys, tmp_path):
+    path = tmp_path / "nolabels.arff"
+    path.write_text(TINY_ARFF.replace("@relation tiny", "@relation nolabels"), encoding="utf-8")
+    code, _, err = run(capsys, "info", path)
+    assert code == 2
+    assert "pass --labels (an XML file, a list of label names or a MEKA count)" in err
+    assert "labels=" not in err
+    code, out, _ = run(capsys, "info", path, "--labels", "l1,l2")
+    assert code == 0 and out.splitlines()[2].split()[:5] == ["nolabels", "4", "2", "mixed",
+                                                              "2"]
+
+
+def test_missing_values_advice_names_the_flag_and_the_flag_works(tmp_path):
+    path = tiny(tmp_path, TINY_ARFF.replace("1.5,y,0,1", "?,y,0,1"))
+    res = _mlfs("info", path)
+    assert res.returncode == 0
+    assert "pass --missing ignore to silence this warning" in res.stderr
+    assert "missing=" not in res.stderr
+    res = _mlfs("info", path, "--missing", "ignore")
+    assert res.returncode == 0 and res.stderr == ""
+
+
+def test_cli_text_maps_every_python_argument_to_an_existing_flag():
+    from skmlfs.cli import build_parser
+    from skmlfs.cli._messages import PYTHON_TO_CLI, cli_text, format_warning
+
+    parser = build_parser()
+    for command in ("info", "select", "evaluate"):
+        sub = parser._subparsers._group_actions[0].choices[command]
+        flags = {s for a in sub._actions for s in a.option_strings}
+        assert set(PYTHON_TO_CLI.values()) <= flags, command
+    assert cli_text("Pass label_copies='drop' to remove them, or label_copies='keep'") == (
+        "Pass --label-copies drop to remove them, or --label-copies keep")
+    assert cli_text("e.g. labels=['a b', 'c']") == "e.g. --labels a b,c"
+    assert cli_text("n_labels=3, --labels x") == "n_labels=3, --labels x"  # left alone
+    # the runner relays worker warnings as "Category: message"
+    assert format_warning("UserWarning: 2 of the 6 label columns ...") == (
+        "warning: 2 of the 6 label columns ...\n")
+
+
+@pytest.mark.parametrize("command", ["select", "evaluate"])
+def test_bad_k_says_what_k_accepts(capsys, tmp_path, command):
+    with pytest.raises(SystemExit) as exc:
+        main([command, str(tiny(tmp_path)), "-k", "abc"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument -k/--n-features: cannot read 'abc'" in err
+    for form in ("'sqrt'", "an int >= 1", "a fraction in (0, 1]", "'P%'"):
+        assert form in err
+    assert "invalid literal" not in err
+
+
+def test_select_takes_one_budget(capsys, tmp_path):
+    code, _, err = run(capsys, "select", tiny(tmp_path), "-k", "1..2")
+    assert code == 2 and "mlfs select takes one budget" in err
+
+
+@pytest.mark.parametrize("value", [None, 7, "7", 0.07, "0.07", "7%", "all", "round_sqrt",
+                                   250, 0.5])
+def test_one_budget_parser_for_selectors_experiments_and_cli(capsys, tmp_path, value):
+    """resolve_n_features (selectors), parse_n_features (experiment files) and -k (the
+    command line) give the same count; 0.07 of 100 features is 7 everywhere."""
+    from skmlfs._validation import budget_count, resolve_n_features
+    from skmlfs.cli._common import parse_k
+    from skmlfs.experiments import parse_n_features, resolve_n_features_grid
+
+    n, d = 593, 100
+    spec_value = "ceil_sqrt" if value is None else value
+    with pytest.warns(UserWarning) if value == 250 else _nothing():
+        py = resolve_n_features(value, n, d)
+    grid = resolve_n_features_grid(parse_n_features(spec_value), n, d)
+    (term,) = parse_k(None if value is None else str(value))
+    cli = budget_count(term, n, d)
+    assert grid == [py] and cli == py
+    expected = {None: 25, 7: 7, "7": 7, 0.07: 7, "0.07": 7, "7%": 7, "all": 100,
+                "round_sqrt": 24, 250: 100, 0.5: 50}[value]
+    assert py == expected
+
+
+def _nothing():
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
+def test_experiment_files_accept_the_same_names(tmp_path):
+    from skmlfs.experiments import load_experiment
+
+    data = tiny(tmp_path)
+    exp = tmp_path / "names.toml"
+    exp.write_text(
+        'selectors = ["ReliefF-ML", "ppt-mi", "PPT+ReliefF"]\nlearners = ["ML-kNN", "MLC-WkNN"]\n'
+        f'[[datasets]]\nname = "tiny"\npath = "{data.as_posix()}"\n'
+        '[protocol]\nkind = "holdout"\nrepeats = 1\n',
+        encoding="utf-8",
+    )
+    spec = load_experiment(exp)
+    assert [m.estimator_class().__name__ for m in spec.selectors] == [
+        "ReliefFML", "PPTMI", "PPTReliefF"]
+    assert [m.estimator_class().__name__ for m in spec.learners] == ["MLkNN", "MLCWkNN"]
+
+
+def test_docs_methods_table_is_the_registry(capsys):
+    """docs/methods.md is `mlfs methods --markdown`: regenerate it when the registry changes
+    (the command is in the file's header)."""
+    code, md, _ = run(capsys, "methods", "--markdown")
+    assert code == 0
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "methods.md").read_text("utf-8")
+    assert doc.endswith(md), "docs/methods.md is out of date: mlfs methods --markdown"

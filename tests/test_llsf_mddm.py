@@ -57,7 +57,9 @@ def test_llsf_matches_reference_loop(beta):
         nz = np.flatnonzero(W[:, j])
         expected = set(nz.tolist()) if nz.size else set(range(X.shape[1]))
         assert set(sel.label_features_[j].tolist()) == expected
-    np.testing.assert_allclose(sel.scores_, np.linalg.norm(W, axis=1))
+    norms = np.linalg.norm(W, axis=1)
+    np.testing.assert_allclose(sel.scores_, norms[sel.ranking_])  # scores_ in ranking order
+    np.testing.assert_array_equal(sel.ranking_, np.lexsort((np.arange(W.shape[0]), -norms)))
     # sparse input gives the same solution
     np.testing.assert_allclose(LLSF(beta=beta).fit(sp.csr_matrix(X), Y).coef_, sel.coef_,
                                rtol=1e-8, atol=1e-10)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
+import re
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -12,7 +14,15 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-__all__ = ["check_X_Y", "check_labels", "check_target", "resolve_n_features"]
+__all__ = [
+    "BUDGET_FORMS",
+    "budget_count",
+    "check_X_Y",
+    "check_labels",
+    "check_target",
+    "parse_budget",
+    "resolve_n_features",
+]
 
 
 def warn_empty_labels(Y: np.ndarray | sp.spmatrix, name: str = "Y") -> None:
@@ -183,46 +193,156 @@ def check_X_Y(
     return X, Yv
 
 
+# --------------------------------------------------------------------------- budgets
+# The one parser of feature budgets: selectors' ``n_features_to_select``
+# (:func:`resolve_n_features`), experiment files' ``n_features``
+# (:func:`skmlfs.experiments.parse_n_features`) and the command line's ``-k`` all go
+# through :func:`parse_budget`, so every place accepts the same forms with the same meaning.
+_NUM = r"(\d+(?:\.\d+)?)"
+_RANGE = re.compile(rf"^{_NUM}(%?)\s*\.\.\s*{_NUM}(%?)(?:\s*:\s*{_NUM}(%?))?$")
+_PERCENT = re.compile(rf"^{_NUM}%$")
+
+#: The accepted budget forms, as quoted by every budget error message.
+BUDGET_FORMS = (
+    "expected 'ceil_sqrt' (alias 'sqrt'), 'round_sqrt', 'all', an int >= 1, a fraction in "
+    "(0, 1], 'P%', 'A..B[:S]', 'A%..B%[:S%]', or a list of these"
+)
+
+
+def parse_budget(value: Any, key: str = "n_features") -> tuple[tuple, ...]:
+    """Parse a feature-budget specification into terms ``("ceil_sqrt",)``,
+    ``("round_sqrt",)``, ``("count", k)`` or ``("percent", p)``.
+
+    Accepted forms (and lists of them, whose budgets are united):
+
+    * ``"ceil_sqrt"`` (alias ``"sqrt"``): ``⌈√|W|⌉`` with ``|W|`` the number of patterns
+      (SCLS §4.1); ``"round_sqrt"``: ``round(√|W|)``;
+    * an int ``k ≥ 1`` (or its decimal string): ``k`` features;
+    * ``"P%"`` or a float in ``(0, 1]`` (or its decimal string): ``⌈P/100 · |F|⌉``
+      features (at least 1);
+    * ``"A..B"`` / ``"A..B:S"``: counts ``A, A+S, …, B``; ``"A%..B%"`` / ``"A%..B%:S%"``:
+      percentages (RLEFS: ``"1%..20%"`` = 1 %, 2 %, …, 20 %); ``S`` defaults to 1;
+    * ``"all"``: every feature.
+
+    Turn terms into counts with :func:`budget_count`.
+
+    Raises
+    ------
+    ValueError
+        ``"<key>: ..."``, naming the value and the accepted forms (:data:`BUDGET_FORMS`).
+    """
+    forms = BUDGET_FORMS
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ValueError(f"{key}: empty list; {forms}.")
+        terms: list[tuple] = []
+        for i, v in enumerate(value):
+            terms.extend(parse_budget(v, f"{key}[{i}]"))
+        return tuple(dict.fromkeys(terms))
+    if isinstance(value, bool):
+        raise ValueError(f"{key}: got {value!r}; {forms}.")
+    if isinstance(value, numbers.Integral):
+        if value < 1:
+            raise ValueError(f"{key}: a feature count must be >= 1; got {value}.")
+        return (("count", int(value)),)
+    if isinstance(value, numbers.Real):
+        f = float(value)
+        if not 0.0 < f <= 1.0:
+            raise ValueError(
+                f"{key}: a float is a fraction of the features and must lie in (0, 1]; got {f} "
+                "(write an int for a count, or 'P%')."
+            )
+        return (("percent", f * 100.0),)
+    if not isinstance(value, str):
+        raise ValueError(f"{key}: got {type(value).__name__}; {forms}.")
+    s = value.strip().lower()
+    if s in ("ceil_sqrt", "sqrt"):
+        return (("ceil_sqrt",),)
+    if s == "round_sqrt":
+        return (("round_sqrt",),)
+    if s == "all":
+        return (("percent", 100.0),)
+    if s.isdigit():
+        return parse_budget(int(s), key)
+    if re.fullmatch(r"\d*\.\d+", s):  # "0.1" as typed on a command line
+        return parse_budget(float(s), key)
+    m = _PERCENT.match(s)
+    if m:
+        p = float(m.group(1))
+        if not 0.0 < p <= 100.0:
+            raise ValueError(f"{key}: a percentage must lie in (0, 100]; got {value!r}.")
+        return (("percent", p),)
+    m = _RANGE.match(s)
+    if m:
+        a, pa, b, pb, step, ps = m.groups()
+        pct = pa == "%"
+        if (pb == "%") != pct or (step is not None and (ps == "%") != pct):
+            raise ValueError(f"{key}: mix of counts and percentages in range {value!r}.")
+        a_, b_, s_ = float(a), float(b), float(step) if step is not None else 1.0
+        if s_ <= 0 or b_ < a_ or a_ <= 0:
+            raise ValueError(f"{key}: range {value!r} must have 0 < A <= B and a step > 0.")
+        n_steps = int(math.floor((b_ - a_) / s_ + 1e-9))
+        vals = [a_ + i * s_ for i in range(n_steps + 1)]
+        if pct:
+            if b_ > 100:
+                raise ValueError(f"{key}: percentages above 100 in {value!r}.")
+            return tuple(("percent", round(v, 9)) for v in vals)
+        if any(v != int(v) for v in vals):
+            raise ValueError(
+                f"{key}: a count range needs integer bounds and step; got {value!r}."
+            )
+        return tuple(("count", int(v)) for v in vals)
+    raise ValueError(f"{key}: cannot read {value!r}; {forms}.")
+
+
+def budget_count(term: tuple, n_samples: int, n_features: int, *, cap: bool = True) -> int:
+    """The number of features of one parsed budget term (:func:`parse_budget`).
+
+    ``cap=True`` caps the count at ``n_features``; ``cap=False`` leaves an explicit
+    ``("count", k)`` as it is (the caller warns about, or reports, a count above it).
+    """
+    if term[0] == "ceil_sqrt":
+        k = math.ceil(math.sqrt(n_samples))
+    elif term[0] == "round_sqrt":
+        k = int(np.round(math.sqrt(n_samples)))
+    elif term[0] == "count":
+        k = int(term[1])
+    else:  # percent; the epsilon keeps 7 % of 100 at 7, not 8 (float round-off)
+        k = math.ceil(term[1] * n_features / 100.0 - 1e-9)
+    k = max(1, int(k))
+    return min(k, n_features) if cap else k
+
+
 def resolve_n_features(
     n_features_to_select: Any, n_samples: int, n_features: int, *, warn: bool = True
 ) -> int:
     """Turn ``n_features_to_select`` into a count.
 
     ``None`` gives ⌈√n_samples⌉, the SCLS paper's budget (§4.1); a float in (0, 1]
-    is a fraction of the features; an int is a count. The result is capped at
-    ``n_features`` (a full ranking); an int count above it is capped with a
-    ``UserWarning`` naming both numbers (``warn=False`` for a second resolution in the
-    same fit, which has warned already).
+    is a fraction of the features; an int is a count; a string is one budget of
+    :func:`parse_budget` (``"sqrt"``, ``"round_sqrt"``, ``"10%"``, ``"all"``, ``"20"``).
+    The result is capped at ``n_features`` (a full ranking); an int count above it is
+    capped with a ``UserWarning`` naming both numbers (``warn=False`` for a second
+    resolution in the same fit, which has warned already).
     """
-    if n_features_to_select is None:
-        k = int(np.ceil(np.sqrt(n_samples)))
-    elif isinstance(n_features_to_select, numbers.Integral) and not isinstance(
-        n_features_to_select, bool
-    ):
-        k = int(n_features_to_select)
-        if k < 1:
-            raise ValueError(f"n_features_to_select must be >= 1; got {k}.")
-        if k > n_features and warn:
-            warnings.warn(
-                f"n_features_to_select={k} is larger than the number of features "
-                f"({n_features}); all {n_features} features are ranked.",
-                UserWarning,
-                stacklevel=3,
-            )
-    elif isinstance(n_features_to_select, numbers.Real) and not isinstance(
-        n_features_to_select, bool
-    ):
-        f = float(n_features_to_select)
-        if not 0.0 < f <= 1.0:
-            raise ValueError(
-                "n_features_to_select as a float is a fraction of the features and must lie "
-                f"in (0, 1]; got {f}."
-            )
-        k = max(1, int(np.ceil(f * n_features)))
-    else:
+    value = "ceil_sqrt" if n_features_to_select is None else n_features_to_select
+    if not isinstance(value, (numbers.Real, str)) or isinstance(value, bool):
         raise TypeError(
-            "n_features_to_select must be None, an int or a float fraction; got "
-            f"{type(n_features_to_select).__name__}."
+            "n_features_to_select must be None, an int, a float fraction or a budget string "
+            f"such as 'sqrt' or '10%'; got {type(value).__name__}."
+        )
+    terms = parse_budget(value, "n_features_to_select")
+    if len(terms) != 1:
+        raise ValueError(
+            f"n_features_to_select: {value!r} is several budgets; a selector takes one."
+        )
+    k = budget_count(terms[0], n_samples, n_features, cap=False)
+    if k > n_features and warn and terms[0][0] == "count":
+        warnings.warn(
+            f"n_features_to_select={k} is larger than the number of features "
+            f"({n_features}); all {n_features} features are ranked.",
+            UserWarning,
+            stacklevel=3,
         )
     return min(k, n_features)
 

@@ -22,6 +22,7 @@ _COMMANDS = {
     "report": ("_report", "tables and figures from a results database"),
     "transform": ("_transform", "write a dataset reduced to the selected features (ARFF+XML/CSV)"),
     "fetch": ("_fetch", "download standard datasets by name (emotions, scene, ...) into a cache"),
+    "methods": ("_methods", "list the selectors, learners and discretizers, with their papers"),
 }
 
 _DESCRIPTION = """\
@@ -37,6 +38,7 @@ Typical use:
   mlfs fetch emotions                         # download a standard dataset, then use its name
   mlfs select my.csv --label-prefix y_ -k 20 --save model.joblib
   mlfs transform new.csv --label-prefix y_ --model model.joblib -o new_reduced.arff
+  mlfs methods                                # every method name, with its paper
 
 Datasets: Mulan ARFF (+ XML label file beside it), MEKA ARFF, sparse ARFF, MATLAB .mat.
 A dataset can also be given by name (e.g. "emotions") when MLFS_DATASETS points to a
@@ -73,14 +75,18 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 0
+    from ._messages import print_error, warnings_for_the_command_line
+
     try:
-        return int(_import(args._module).run(args) or 0)
+        # Warnings as one "warning: ..." line each; advice in flags, not Python arguments.
+        with warnings_for_the_command_line():
+            return int(_import(args._module).run(args) or 0)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
     except (ValueError, FileNotFoundError, OSError) as exc:
         # User errors (bad file, bad option): one clear line, no traceback.
-        print(f"mlfs {args.command}: error: {exc}", file=sys.stderr)
+        print_error(args.command, exc)
         return 2
 
 

@@ -28,6 +28,11 @@ def register(p: argparse.ArgumentParser) -> None:
         help="run on a Dask cluster: a scheduler address (tcp://host:8786) or 'local' "
         "(starts a LocalCluster on this machine)",
     )
+    p.add_argument(
+        "--seed", type=int, default=None,
+        help="override the experiment file's seed (its splits and every stochastic method "
+        "left unseeded); a new seed gives new cells in the database",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar or messages")
     p.add_argument("--no-report", action="store_true", help="only run; write no report")
     p.add_argument("--no-figures", action="store_true", help="report tables only")
@@ -76,6 +81,7 @@ def _run_script(args: argparse.Namespace, script: Path) -> int:
             ("--db", args.db), ("--out", args.out), ("--dask", args.dask),
             ("--export", args.export), ("--durable", args.durable),
             ("--no-report", args.no_report), ("--no-figures", args.no_figures),
+            ("--seed", args.seed is not None),
         ) if used
     ]
     if ignored:
@@ -99,6 +105,10 @@ def run(args: argparse.Namespace) -> int:
     if script is not None:
         return _run_script(args, script)
     spec = load_experiment(args.experiment)
+    if args.seed is not None:
+        import dataclasses
+
+        spec = dataclasses.replace(spec, seed=args.seed)
     db = Path(args.db) if args.db else Path("runs") / f"{spec.name}.db"
     out = Path(args.out) if args.out else db.with_suffix("")
     verbose = not args.quiet

@@ -10,13 +10,18 @@ class LabelPrefix(str):
     """The value of ``--label-prefix`` (stored in ``args.labels``, so every command gets it)."""
 
 
-def load_dataset(spec: str, labels: str | None = None) -> Any:
+def load_dataset(
+    spec: str, labels: str | None = None, *, missing: str = "warn", label_copies: str = "warn"
+) -> Any:
     """Load a file path (ARFF, .mat, CSV/TSV/Parquet), or a dataset name.
 
     A name is looked up in ``$MLFS_DATASETS``, then in the download cache of ``mlfs fetch``;
-    the error lists every place tried.
+    the error lists every place tried. ``missing`` and ``label_copies`` are the loaders'
+    options of the same names (the ``--missing`` and ``--label-copies`` flags of
+    :func:`add_data_options`).
     """
-    from ..datasets import load
+    from ..datasets import load, load_name
+    from ..datasets._mat import load_mat
 
     label_spec: Any = labels
     prefix = None
@@ -27,8 +32,15 @@ def load_dataset(spec: str, labels: str | None = None) -> Any:
             label_spec = int(labels)
         elif not labels.lower().endswith(".xml"):
             label_spec = [s.strip() for s in labels.split(",") if s.strip()]
+    path = Path(spec)
     try:
-        return load(Path(spec), labels=label_spec, label_prefix=prefix)
+        if label_spec is None and prefix is None:
+            # label_copies only concerns .mat files, which load() opens with the default
+            if path.suffix.lower() == ".mat" and path.exists():
+                return load_mat(path, label_copies=label_copies)
+            if not path.exists() and spec.strip("/").startswith("plcfs/"):
+                return load_name(spec, label_copies=label_copies)
+        return load(path, labels=label_spec, label_prefix=prefix, missing=missing)
     except ImportError as exc:  # Parquet without pyarrow: a user error, not a crash
         raise ValueError(str(exc)) from None
 
@@ -52,15 +64,98 @@ def add_labels_option(parser) -> None:
     )
 
 
-def parse_k(value: str | None) -> Any:
-    """``-k`` forms: an int count, a fraction ``0.1``, a percentage ``10%``, or ``sqrt``."""
-    if value is None or value in ("sqrt", "ceil_sqrt"):
-        return None
-    if value.endswith("%"):
-        return float(value[:-1]) / 100.0
-    if "." in value:
-        return float(value)
-    return int(value)
+def add_data_options(parser) -> None:
+    """The options of every command that reads a dataset: ``--labels`` (which attributes
+    are labels), ``--missing`` and ``--label-copies`` (the loaders' ``missing=`` and
+    ``label_copies=``, which the library's advice names; see ``_messages.PYTHON_TO_CLI``).
+    """
+    add_labels_option(parser)
+    parser.add_argument(
+        "--missing", choices=["warn", "ignore", "raise"], default="warn",
+        help="missing feature values ('?') in an ARFF file: keep them as NaN with a warning "
+        "(default), without one, or stop at the first",
+    )
+    parser.add_argument(
+        "--label-copies", choices=["warn", "drop", "keep"], default="warn",
+        help="a .mat file whose last feature columns copy its labels: warn (default), drop "
+        "the copies, or keep them silently",
+    )
+
+
+def data_options(args: Any) -> dict:
+    """``load_dataset`` keyword arguments from the options of :func:`add_data_options`."""
+    return {"missing": args.missing, "label_copies": args.label_copies}
+
+
+def parse_k(value: str | None) -> tuple[tuple, ...]:
+    """Parsed ``-k`` budget terms (default ``sqrt``), by the library's one budget parser
+    (:func:`skmlfs._validation.parse_budget`); count them with ``budget_count``."""
+    from .._validation import parse_budget
+
+    return parse_budget("ceil_sqrt" if value is None else value, "-k")
+
+
+def budget_arg(value: str) -> str:
+    """argparse ``type`` of ``-k``: the value itself, checked by :func:`parse_k` so that a
+    bad budget is reported by the parser, with the forms ``-k`` accepts."""
+    import argparse
+
+    try:
+        parse_k(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("-k: ")) from None
+    return value
+
+
+#: file extension -> table format written by :func:`write_table`
+TABLE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".json": "json",
+                 ".parquet": "parquet"}
+
+
+def check_output_path(path: str | None) -> None:
+    """Refuse, before any work, an output file whose extension names no format we write."""
+    if path is None:
+        return
+    ext = Path(path).suffix.lower()
+    fmt = TABLE_FORMATS.get(ext)
+    if fmt is None:
+        raise ValueError(
+            f"cannot write {path}: unknown extension {ext or '(none)'!r}; name the file "
+            ".csv, .tsv, .json or .parquet"
+        )
+    if fmt == "parquet":
+        import importlib.util
+
+        if importlib.util.find_spec("pyarrow") is None:
+            raise ValueError(
+                f"cannot write {path}: Parquet needs pyarrow (pip install "
+                "'scikit-mlfs[parquet]'), or name the file .csv, .tsv or .json"
+            )
+
+
+def write_table(table: Any, path: str) -> None:
+    """Write a DataFrame in the format its file extension names (:data:`TABLE_FORMATS`)."""
+    check_output_path(path)
+    fmt = TABLE_FORMATS[Path(path).suffix.lower()]
+    if fmt == "csv":
+        table.to_csv(path, index=False)
+    elif fmt == "tsv":
+        table.to_csv(path, index=False, sep="\t")
+    elif fmt == "json":
+        table.to_json(path, orient="records", indent=1)
+    else:
+        table.to_parquet(path, index=False)
+
+
+def seeded(cls: Any, params: dict, seed: int | None) -> Any:
+    """``cls(**params)``, with ``random_state=seed`` when ``cls`` is stochastic (has a
+    ``random_state`` parameter) and ``params`` does not set it."""
+    import inspect
+
+    stochastic = "random_state" in inspect.signature(cls).parameters
+    if seed is not None and stochastic and "random_state" not in params:
+        params = {**params, "random_state": seed}
+    return cls(**params)
 
 
 def selector_input(selector: Any, ds: Any) -> Any:

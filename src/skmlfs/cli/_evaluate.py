@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
-from ._common import add_labels_option, load_dataset, parse_k, require_complete
+from ._common import (
+    add_data_options,
+    budget_arg,
+    check_output_path,
+    data_options,
+    load_dataset,
+    require_complete,
+    write_table,
+)
 
 
 def register(parser) -> None:
     parser.add_argument("dataset", metavar="FILE", help="ARFF or .mat file, or a dataset name")
     parser.add_argument(
         "--methods", default="scls,ami,mdmr",
-        help="comma-separated selection methods (default: scls,ami,mdmr; 'all' = no selection)",
+        help="comma-separated selection methods (default: scls,ami,mdmr; 'all' = no "
+        "selection; `mlfs methods` lists them all)",
     )
-    parser.add_argument("--learner", default="mlnb", help="learner (default: mlnb)")
+    parser.add_argument(
+        "--learner", default="mlnb",
+        help="learner (default: mlnb; also mlknn, br, cc, occ, ...: see `mlfs methods`)",
+    )
     parser.add_argument(
         "--protocol", choices=["holdout", "kfold", "mat"], default=None,
         help="holdout: repeated random train/test splits (default for ARFF); kfold; mat: the "
@@ -21,25 +33,35 @@ def register(parser) -> None:
     parser.add_argument("--test-size", type=float, default=0.2, help="holdout test fraction (0.2)")
     parser.add_argument("--folds", type=int, default=5, help="k for --protocol kfold (5)")
     parser.add_argument(
-        "-k", "--n-features", dest="k", default=None,
-        help="features to select (count, fraction, percentage, or 'sqrt' = ceil(sqrt(#patterns)),"
-        " the default)",
+        "-k", "--n-features", dest="k", default=None, type=budget_arg,
+        help="features to select: a count (20), a fraction (0.1), a percentage (10%%), 'all', "
+        "'sqrt' = ceil(sqrt(#patterns)) (the default), or budgets such as '5..20:5' or "
+        "'1%%..5%%'",
     )
     parser.add_argument(
         "--metrics", default="hamming_loss,ranking_loss,normalized_coverage",
         help="comma-separated metrics (default: the SCLS paper's three)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed of the splits (0)")
+    parser.add_argument(
+        "--seed", type=int, default=0,
+        help="random seed of the splits and of stochastic methods (marked * by `mlfs "
+        "methods`) (0)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="parallel workers (1)")
-    parser.add_argument("--out", metavar="CSV", help="write the per-split results to a CSV file")
+    parser.add_argument(
+        "--out", metavar="FILE",
+        help="write the per-split results to FILE: .csv, .tsv, .json or .parquet (by its "
+        "extension)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_labels_option(parser)
+    add_data_options(parser)
 
 
 def run(args) -> int:
     from ..experiments import evaluate, holdout_splits, kfold_splits, mat_splits, summarize
 
-    ds = load_dataset(args.dataset, args.labels)
+    check_output_path(args.out)  # before the work, not after it
+    ds = load_dataset(args.dataset, args.labels, **data_options(args))
     require_complete(ds, "evaluate")
     n = ds.X.shape[0]
     has_masks = getattr(ds, "split_masks", None) is not None
@@ -57,14 +79,13 @@ def run(args) -> int:
                                 random_state=args.seed)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
-    k = parse_k(args.k)
     results = evaluate(
         ds, methods, args.learner, splits,
-        n_features="ceil_sqrt" if k is None else k,
+        n_features="ceil_sqrt" if args.k is None else args.k,
         metrics=metrics, random_state=args.seed, n_jobs=args.jobs, progress=not args.quiet,
     )
     if args.out:
-        results.to_csv(args.out, index=False)
+        write_table(results, args.out)
     print(f"{ds.name}: {n} patterns, {ds.X.shape[1]} features, {ds.Y.shape[1]} labels; "
           f"{len(splits)} {protocol} splits; learner {args.learner}")
     print(summarize(results).to_string())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import add_labels_option, load_dataset
+from ._common import add_data_options, data_options, load_dataset
 
 
 def register(parser) -> None:
@@ -10,12 +10,12 @@ def register(parser) -> None:
         "datasets", nargs="+", metavar="FILE",
         help="ARFF or .mat files (or dataset names under $MLFS_DATASETS)",
     )
-    add_labels_option(parser)
+    add_data_options(parser)
 
 
 def run(args) -> int:
     from ..datasets import format_stats
 
-    stats = [load_dataset(d, args.labels).stats() for d in args.datasets]
+    stats = [load_dataset(d, args.labels, **data_options(args)).stats() for d in args.datasets]
     print(format_stats(stats))
     return 0

@@ -5,7 +5,18 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import add_labels_option, load_dataset, parse_k, require_complete, selector_input
+from ._common import (
+    add_data_options,
+    budget_arg,
+    check_output_path,
+    data_options,
+    load_dataset,
+    parse_k,
+    require_complete,
+    seeded,
+    selector_input,
+    write_table,
+)
 from ._transform import add_output_options, check_output_options, write_outputs
 
 
@@ -13,48 +24,76 @@ def register(parser) -> None:
     parser.add_argument("dataset", metavar="FILE", help="ARFF or .mat file, or a dataset name")
     parser.add_argument(
         "--method", "-m", default="scls",
-        help="selection method: scls (default), ami, mdmr, gics, or another registered name",
+        help="selection method: scls (default), ami, mdmr, gics, relieff-ml, memetic, ... "
+        "(`mlfs methods` lists them all)",
     )
     parser.add_argument(
-        "-k", "--n-features", dest="k", default=None,
-        help="how many features: a count (20), a fraction (0.1), a percentage (10%%), or "
-        "'sqrt' for ceil(sqrt(#patterns)), the SCLS paper's budget (default)",
+        "-k", "--n-features", dest="k", default=None, type=budget_arg,
+        help="how many features: a count (20), a fraction (0.1), a percentage (10%%), "
+        "'all', or 'sqrt' for ceil(sqrt(#patterns)), the SCLS paper's budget (default)",
     )
-    parser.add_argument("--out", "-o", metavar="CSV", help="write the ranking to this CSV file")
-    add_labels_option(parser)
+    parser.add_argument(
+        "--seed", type=int, default=0,
+        help="random seed of stochastic methods (those marked * by `mlfs methods`; 0)",
+    )
+    parser.add_argument(
+        "--out", "-o", metavar="FILE",
+        help="write the ranking to FILE: .csv, .tsv, .json or .parquet (by its extension)",
+    )
+    add_data_options(parser)
     add_output_options(parser)
 
 
 def run(args) -> int:
+    import numpy as np
     import pandas as pd
 
-    from ..experiments import resolve
+    from .._validation import budget_count
+    from ..experiments._registry import canonical_name, resolve
 
     check_output_options(args)
-    ds = load_dataset(args.dataset, args.labels)
+    check_output_path(args.out)  # before the work, not after it
+    terms = parse_k(args.k)
+    if len(terms) != 1:
+        raise ValueError(
+            f"-k {args.k}: mlfs select takes one budget (several are for mlfs evaluate)"
+        )
+    ds = load_dataset(args.dataset, args.labels, **data_options(args))
     require_complete(ds, "select")
-    selector = resolve("selector", args.method)(n_features_to_select=parse_k(args.k))
+    n, d = ds.X.shape
+    cls = resolve("selector", args.method)
+    name = canonical_name("selector", args.method) or cls.__name__
+    # the budget as a count for every method (each has its own default otherwise)
+    k = budget_count(terms[0], n, d, cap=False)
+    selector = seeded(cls, {"n_features_to_select": k}, args.seed)
     t0 = time.perf_counter()
     selector.fit(selector_input(selector, ds), ds.Y)
     elapsed = time.perf_counter() - t0
-    ranking = selector.ranking_
-    scores = getattr(selector, "scores_", None)
+    support = selector.get_support()
+    ranking = np.asarray(selector.ranking_)
+    # features selected but not ranked (a method whose support is not its ranking's head)
+    extra = np.setdiff1d(np.flatnonzero(support), ranking)
+    order = np.concatenate([ranking, extra]).astype(np.intp)
     table = pd.DataFrame(
         {
-            "rank": range(1, len(ranking) + 1),
-            "feature_index": ranking,
-            "feature": [ds.feature_names[i] for i in ranking],
+            "rank": range(1, len(order) + 1),
+            "feature_index": order,
+            "feature": [ds.feature_names[i] for i in order],
+            "selected": support[order],
         }
     )
-    if scores is not None and len(scores) == len(ranking):
+    scores = getattr(selector, "scores_", None)
+    if scores is not None and len(scores) == len(order):
         table["score"] = scores
+    n_sel = int(support.sum())
+    ranked = f"; the table ranks {len(order)}, column 'selected'" if len(order) > n_sel else ""
     print(
-        f"{args.method.upper()} selected {len(ranking)} of {ds.X.shape[1]} features of "
-        f"{ds.name} ({ds.X.shape[0]} patterns, {ds.Y.shape[1]} labels) in {elapsed:.3f} s",
+        f"{name.upper()} selected {n_sel} of {d} features of {ds.name} ({n} patterns, "
+        f"{ds.Y.shape[1]} labels) in {elapsed:.3f} s{ranked}",
         file=sys.stderr,
     )
     if args.out:
-        table.to_csv(args.out, index=False)
+        write_table(table, args.out)
         print(f"ranking written to {args.out}", file=sys.stderr)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     write_outputs(args, selector, ds, args.method)

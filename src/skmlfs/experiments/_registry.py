@@ -8,7 +8,9 @@ experiment file.
 
 from __future__ import annotations
 
+import difflib
 import importlib
+import re
 from typing import Any
 
 import numpy as np
@@ -17,10 +19,14 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = [
+    "ABOUT",
+    "ALIASES",
     "DISCRETIZERS",
     "LEARNERS",
     "SELECTORS",
     "AllFeatures",
+    "canonical_name",
+    "normalize_name",
     "resolve",
 ]
 
@@ -59,6 +65,9 @@ LEARNERS: dict[str, str] = {
     "ensemble_chains": "skmlfs.learners:EnsembleOfChains",
     "llsf_br": "skmlfs.learners:LLSFClassifier",
     "mddm_br": "skmlfs.learners:MDDMClassifier",
+    "mlknn": "skmlfs.learners:MLkNN",
+    "dmlknn": "skmlfs.learners:DMLkNN",
+    "mlcwknn": "skmlfs.learners:MLCWkNN",
 }
 
 DISCRETIZERS: dict[str, str] = {
@@ -70,6 +79,122 @@ DISCRETIZERS: dict[str, str] = {
 
 _KINDS = {"selector": SELECTORS, "learner": LEARNERS, "discretizer": DISCRETIZERS}
 
+# What `mlfs methods` and the docs say about each registered name: a one-line description
+# and the paper (short form). One entry per registry entry above (a test checks it), in a
+# dict of its own so that adding a method is one line in each.
+ABOUT: dict[str, dict[str, tuple[str, str]]] = {
+    "selector": {
+        "all": ("no selection: every feature (baseline)", "-"),
+        "scls": ("scalable relevance, redundancy scaled by label relevance",
+                 "Lee & Kim 2017"),
+        "ami": ("approximated mutual information (relevance - redundancy)",
+                "Lee, Lim & Kim 2012"),
+        "mdmr": ("max-dependency min-redundancy", "Lin, Hu, Liu & Duan 2015"),
+        "gics": ("generalized information-theoretic criterion (memetic filter)",
+                 "Seo, Kim & Lee 2019"),
+        "mlcfs": ("multi-label correlation-based feature selection (assumed reading)",
+                  "Jungjit et al. 2013"),
+        "lrfs": ("label-redundancy feature selection", "Zhang, Liu & Gao 2019"),
+        "ppt_mi": ("pruned problem transformation + mutual information",
+                   "Doquire & Verleysen 2011"),
+        "ppt_chi": ("pruned problem transformation + chi-squared statistic",
+                    "Read 2008 (PPT)"),
+        "ppt_relieff": ("pruned problem transformation + classic ReliefF",
+                        "Spolaor et al. 2013"),
+        "relieff_ml": ("ReliefF weights for multi-label data (Hamming distance of label sets)",
+                       "Reyes, Morell & Ventura 2013"),
+        "rlefs": ("robust sparse selection with shared label enhancement",
+                  "Li, Hu & Gao 2022"),
+        "mifs": ("multi-label informed feature selection (sparse, latent labels)",
+                 "Jian, Li, Shu & Liu 2016"),
+        "ralmfs": ("exact top-k selection via the l2,0 constraint (RALM-FS)",
+                   "Cai, Nie & Huang 2013"),
+        "memetic": ("memetic wrapper with pruned refinement (MLNB fitness)",
+                    "Seo, Park, Lee et al. 2024"),
+        "ga": ("plain genetic algorithm, the memetic budget without refinement",
+               "Seo et al. 2024 (baseline)"),
+        "mlfs": ("oCC's multi-label feature selection, Eq. 42/43", "Sun & Kudo 2018"),
+        "mlmim": ("multi-label mutual information maximisation", "Sechidis et al. 2014"),
+        "mljmi": ("multi-label joint mutual information", "Sun & Kudo 2018 (Table 1)"),
+        "mlmrmr": ("multi-label minimum redundancy maximum relevance",
+                   "Sun & Kudo 2018 (Table 1)"),
+        "llsf": ("learning label-specific features (sparse regression)",
+                 "Huang, Li, Huang & Wu 2015"),
+    },
+    "learner": {
+        "mlnb": ("multi-label naive Bayes, one categorical NB per label",
+                 "Zhang, Pena & Robles 2009"),
+        "br": ("binary relevance: one classifier per label", "-"),
+        "cc": ("classifier chain: every earlier label is a parent", "Read et al. 2011"),
+        "bcc": ("Bayesian chain classifier: at most one parent per label",
+                "Zaragoza et al. 2011"),
+        "kcc": ("k-dependence classifier chain", "Sun & Kudo 2018"),
+        "pcc": ("probabilistic classifier chain (Bayes-optimal inference)",
+                "Dembczynski, Cheng & Hullermeier 2010"),
+        "occ": ("optimized classifier chain: kCC + MLFS features per label",
+                "Sun & Kudo 2018"),
+        "ensemble_chains": ("ensemble of chains (ECC; EBCC, EoCC by parameters)",
+                            "Read et al. 2011; Sun & Kudo 2018"),
+        "llsf_br": ("binary relevance on LLSF's label-specific features",
+                    "Huang, Li, Huang & Wu 2015"),
+        "mddm_br": ("binary relevance on the MDDM projection", "Zhang & Zhou 2010"),
+        "mlknn": ("multi-label k-nearest neighbours (ML-kNN)", "Zhang & Zhou 2007"),
+        "dmlknn": ("dependent multi-label kNN (DML-kNN)", "Younes, Abdallah & Denoeux 2008"),
+        "mlcwknn": ("multi-label weighted kNN with adaptive weights (MLC-WkNN)", "Xu 2011"),
+    },
+    "discretizer": {
+        "laim": ("label-attribute interdependence maximization (supervised)",
+                 "Cano, Luna, Gibaja & Ventura 2016"),
+        "equal_width": ("equal-width bins", "-"),
+        "equal_frequency": ("equal-frequency (quantile) bins", "-"),
+        "mean_std": ("states around the mean in steps of the standard deviation",
+                     "Sun & Kudo 2018"),
+    },
+}
+
+# Spellings the normalisation (normalize_name) does not reach on its own: the README's
+# and the papers' names of registered methods. Keys are normalized.
+ALIASES: dict[str, dict[str, str]] = {
+    "selector": {
+        "pptchi2": "ppt_chi",
+        "pptχ²": "ppt_chi",
+        "pptrf": "ppt_relieff",
+        "none": "all",
+        "genetic": "ga",
+    },
+    "learner": {
+        "binaryrelevance": "br",
+        "classifierchain": "cc",
+        "classifierchains": "cc",
+        "llsf": "llsf_br",
+        "mddm": "mddm_br",
+        "ecc": "ensemble_chains",
+        "naivebayes": "mlnb",
+    },
+    "discretizer": {},
+}
+
+
+def normalize_name(name: str) -> str:
+    """The comparison form of a method name: lower case, without ``-``, ``_``, ``+``,
+    ``.`` and spaces, so that ``"ReliefF-ML"``, ``"relieff_ml"`` and ``"RELIEFF ML"``
+    (and ``"ML-kNN"``, ``"mlknn"``) are one name."""
+    return re.sub(r"[\s_+.\-]", "", name).lower()
+
+
+def canonical_name(kind: str, name: str) -> str | None:
+    """The registered name of ``kind`` that ``name`` spells (any case, with or without
+    hyphens, underscores or ``+``; or an :data:`ALIASES` spelling), or ``None``."""
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {', '.join(_KINDS)}; got {kind!r}.")
+    key = normalize_name(name)
+    registry = _KINDS[kind]
+    for registered in registry:
+        if normalize_name(registered) == key:
+            return registered
+    alias = ALIASES.get(kind, {}).get(key)
+    return alias if alias in registry else None
+
 
 def resolve(kind: str, name: str) -> Any:
     """Return the class registered as ``name`` for ``kind``, or import ``"module:Class"``.
@@ -78,7 +203,9 @@ def resolve(kind: str, name: str) -> Any:
     ----------
     kind : {"selector", "learner", "discretizer"}
     name : str
-        A registered short name (case-insensitive) or a ``"package.module:Class"`` path.
+        A registered short name in any spelling :func:`canonical_name` accepts
+        (``"relieff-ml"``, ``"ReliefF_ML"``, ``"ML-kNN"``) or a ``"package.module:Class"``
+        path.
 
     Raises
     ------
@@ -89,12 +216,21 @@ def resolve(kind: str, name: str) -> Any:
     registry = _KINDS[kind]
     if not isinstance(name, str) or not name:
         raise ValueError(f"a {kind} must be named by a string; got {name!r}.")
-    target = registry.get(name.lower())
+    canonical = None if ":" in name else canonical_name(kind, name)
+    target = None if canonical is None else registry[canonical]
     if target is None:
         if ":" not in name:
+            close = difflib.get_close_matches(
+                normalize_name(name), [normalize_name(r) for r in registry], n=1
+            )
+            hint = ""
+            if close:
+                hint = next(f" (did you mean {r!r}?)" for r in registry
+                            if normalize_name(r) == close[0])
             raise ValueError(
-                f"unknown {kind} {name!r}; registered: {', '.join(sorted(registry))} "
-                "(or give a 'package.module:Class' path)."
+                f"unknown {kind} {name!r}{hint}; registered: {', '.join(sorted(registry))} "
+                "(any case, '-' or '_'; `mlfs methods` describes them), or give a "
+                "'package.module:Class' path."
             )
         target = name
     module, _, attr = target.partition(":")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import math
 import numbers
 import os
 import re
@@ -22,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import budget_count, parse_budget
 from ._protocols import Split, holdout_splits, kfold_splits, mat_splits, train_test_split_of
 from ._registry import resolve
 
@@ -74,14 +74,10 @@ def canonical_json(obj: Any) -> str:
 
 
 # --------------------------------------------------------------------------- n_features
-_NUM = r"(\d+(?:\.\d+)?)"
-_RANGE = re.compile(rf"^{_NUM}(%?)\s*\.\.\s*{_NUM}(%?)(?:\s*:\s*{_NUM}(%?))?$")
-_PERCENT = re.compile(rf"^{_NUM}%$")
-
-
 def parse_n_features(value: Any, key: str = "n_features") -> tuple[tuple, ...]:
     """Parse a feature-budget specification into terms ``("ceil_sqrt",)``, ``("count", k)``
-    or ``("percent", p)``.
+    or ``("percent", p)``: :func:`skmlfs._validation.parse_budget`, the one budget parser
+    of the library, with its errors raised as :class:`SpecError`.
 
     Accepted forms (and lists of them, whose budgets are united):
 
@@ -98,83 +94,15 @@ def parse_n_features(value: Any, key: str = "n_features") -> tuple[tuple, ...]:
     SpecError
         Naming ``key`` and the accepted forms.
     """
-    forms = (
-        "expected 'ceil_sqrt', 'round_sqrt', 'all', an int >= 1, a fraction in (0, 1], "
-        "'P%', 'A..B[:S]', 'A%..B%[:S%]', or a list of these"
-    )
-    if isinstance(value, (list, tuple)):
-        if not value:
-            raise SpecError(f"{key}: empty list; {forms}.")
-        terms: list[tuple] = []
-        for i, v in enumerate(value):
-            terms.extend(parse_n_features(v, f"{key}[{i}]"))
-        return tuple(dict.fromkeys(terms))
-    if isinstance(value, bool):
-        raise SpecError(f"{key}: got {value!r}; {forms}.")
-    if isinstance(value, numbers.Integral):
-        if value < 1:
-            raise SpecError(f"{key}: a feature count must be >= 1; got {value}.")
-        return (("count", int(value)),)
-    if isinstance(value, numbers.Real):
-        f = float(value)
-        if not 0.0 < f <= 1.0:
-            raise SpecError(
-                f"{key}: a float is a fraction of the features and must lie in (0, 1]; got {f} "
-                "(write an int for a count, or 'P%')."
-            )
-        return (("percent", f * 100.0),)
-    if not isinstance(value, str):
-        raise SpecError(f"{key}: got {type(value).__name__}; {forms}.")
-    s = value.strip().lower()
-    if s in ("ceil_sqrt", "sqrt"):
-        return (("ceil_sqrt",),)
-    if s == "round_sqrt":
-        return (("round_sqrt",),)
-    if s == "all":
-        return (("percent", 100.0),)
-    if s.isdigit():
-        return parse_n_features(int(s), key)
-    m = _PERCENT.match(s)
-    if m:
-        p = float(m.group(1))
-        if not 0.0 < p <= 100.0:
-            raise SpecError(f"{key}: a percentage must lie in (0, 100]; got {value!r}.")
-        return (("percent", p),)
-    m = _RANGE.match(s)
-    if m:
-        a, pa, b, pb, step, ps = m.groups()
-        pct = pa == "%"
-        if (pb == "%") != pct or (step is not None and (ps == "%") != pct):
-            raise SpecError(f"{key}: mix of counts and percentages in range {value!r}.")
-        a_, b_, s_ = float(a), float(b), float(step) if step is not None else 1.0
-        if s_ <= 0 or b_ < a_ or a_ <= 0:
-            raise SpecError(f"{key}: range {value!r} must have 0 < A <= B and a step > 0.")
-        n_steps = int(math.floor((b_ - a_) / s_ + 1e-9))
-        vals = [a_ + i * s_ for i in range(n_steps + 1)]
-        if pct:
-            if b_ > 100:
-                raise SpecError(f"{key}: percentages above 100 in {value!r}.")
-            return tuple(("percent", round(v, 9)) for v in vals)
-        if any(v != int(v) for v in vals):
-            raise SpecError(f"{key}: a count range needs integer bounds and step; got {value!r}.")
-        return tuple(("count", int(v)) for v in vals)
-    raise SpecError(f"{key}: cannot read {value!r}; {forms}.")
+    try:
+        return parse_budget(value, key)
+    except ValueError as exc:
+        raise SpecError(str(exc)) from None
 
 
 def resolve_n_features_grid(terms: Sequence[tuple], n_samples: int, n_features: int) -> list[int]:
     """Turn parsed budget terms into sorted distinct feature counts, capped at ``n_features``."""
-    ks = set()
-    for t in terms:
-        if t[0] == "ceil_sqrt":
-            k = math.ceil(math.sqrt(n_samples))
-        elif t[0] == "round_sqrt":
-            k = int(np.round(math.sqrt(n_samples)))
-        elif t[0] == "count":
-            k = t[1]
-        else:  # percent; the epsilon keeps 7 % of 100 at 7, not 8 (float round-off)
-            k = max(1, math.ceil(t[1] * n_features / 100.0 - 1e-9))
-        ks.add(max(1, min(int(k), n_features)))
-    return sorted(ks)
+    return sorted({budget_count(t, n_samples, n_features) for t in terms})
 
 
 # --------------------------------------------------------------------------- pieces

@@ -80,7 +80,8 @@ class LLSF(SelectorMixin, BaseEstimator):
     ranking_ : ndarray of int
         Features by decreasing row norm (ties: lower index).
     scores_ : ndarray of shape (n_features,)
-        Row norms ``‖W_i·‖₂``.
+        Row norms ``‖W_i·‖₂`` in the order of ``ranking_`` (the project's convention:
+        ``scores_[r]`` is the score of feature ``ranking_[r]``).
     n_iter_ : int
     """
 
@@ -135,8 +136,9 @@ class LLSF(SelectorMixin, BaseEstimator):
             old = loss
         self.n_iter_ = it
         self.coef_ = W
-        self.scores_ = np.linalg.norm(W, axis=1)
-        self.ranking_ = np.lexsort((np.arange(d), -self.scores_)).astype(np.intp)
+        norms = np.linalg.norm(W, axis=1)
+        self.ranking_ = np.lexsort((np.arange(d), -norms)).astype(np.intp)
+        self.scores_ = norms[self.ranking_]
         feats = []
         for j in range(W.shape[1]):
             nz = np.flatnonzero(W[:, j])
@@ -152,7 +154,7 @@ class LLSF(SelectorMixin, BaseEstimator):
         d = self.coef_.shape[0]
         mask = np.zeros(d, dtype=bool)
         if self.n_features_to_select is None:
-            mask[self.scores_ > 0] = True
+            mask[self.ranking_[self.scores_ > 0]] = True
             return mask
         from ._mlfs import resolve_count
 

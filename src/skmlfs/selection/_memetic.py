@@ -38,7 +38,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from .._validation import _quiet_empty_labels, check_labels
+from .._validation import _quiet_empty_labels, check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache
 from ._base import discretize_features, is_discrete
 from ._info_filters import gics_select
@@ -443,28 +443,20 @@ def _weighted_sample(candidates: np.ndarray, weights: np.ndarray, n: int, rng) -
 class _EvolutionarySelector(SelectorMixin, BaseEstimator):
     """Shared machinery: validation, fitness, Algorithm 1's loop and survivor selection."""
 
-    def _check_common(self, n_features: int) -> int:
+    def _check_common(self, n_features: int, n_samples: int) -> int:
         for name in ("population_size", "max_evaluations", "n_crossovers"):
             v = getattr(self, name)
             if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 1:
                 raise ValueError(f"{name} must be a positive int; got {v!r}.")
-        k = self.n_features_to_select
-        if isinstance(k, numbers.Integral) and not isinstance(k, bool) and k >= 1:
-            n_max = int(k)
-        elif isinstance(k, numbers.Real) and not isinstance(k, bool) and 0 < k <= 1:
-            n_max = max(1, int(np.ceil(k * n_features)))
-        else:
-            raise ValueError(
-                "n_features_to_select (n_max) must be a positive int or a fraction in (0, 1]; "
-                f"got {k!r}."
-            )
+        # n_max: the library's one budget parser (None = ⌈√n⌉, as for every selector)
+        n_max = resolve_n_features(self.n_features_to_select, n_samples, n_features)
         if not 0 < self.holdout < 1:
             raise ValueError(f"holdout must lie in (0, 1); got {self.holdout!r}.")
         if self.inner_split not in ("resample", "fixed"):
             raise ValueError(
                 f"inner_split must be 'resample' or 'fixed'; got {self.inner_split!r}."
             )
-        return min(n_max, n_features)
+        return n_max
 
     def _discretize(self, X, Y):
         return discretize_features(self.discretizer, X, Y)
@@ -501,7 +493,7 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
         Y = check_labels(Y, X.shape[0], warn_empty=True)
         if X.shape[0] < 2:
             raise ValueError("at least 2 samples are needed for the inner holdout.")
-        n_max = self._check_common(X.shape[1])
+        n_max = self._check_common(X.shape[1], X.shape[0])
         self._check_params()
         rng = check_random_state(self.random_state)
         Xd = self._discretize(X, Y)
@@ -706,9 +698,11 @@ class MemeticSelector(_EvolutionarySelector):
 
     Parameters
     ----------
-    n_features_to_select : int or float, default=50
+    n_features_to_select : int, float, str or None, default=50
         ``n_max``, the size of every subset (a float in (0, 1] is a fraction of the
-        features). The paper uses 50 (and 25 in an ablation).
+        features; ``None`` or ``"sqrt"`` is ⌈√n_samples⌉, as for the filters; any form of
+        :func:`~skmlfs._validation.parse_budget`). The paper uses 50 (and 25 in an
+        ablation).
     population_size : int, default=50
         ``m``.
     max_evaluations : int, default=300
