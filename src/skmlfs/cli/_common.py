@@ -158,6 +158,27 @@ def seeded(cls: Any, params: dict, seed: int | None) -> Any:
     return cls(**params)
 
 
+def one_budget(value: str | None, command: str) -> tuple:
+    """The single budget term of ``-k`` for commands that select once (select, transform)."""
+    terms = parse_k(value)
+    if len(terms) != 1:
+        raise ValueError(
+            f"-k {value}: mlfs {command} takes one budget (several are for mlfs evaluate)"
+        )
+    return terms[0]
+
+
+def make_selector(method: str, term: tuple, ds: Any, seed: int | None) -> Any:
+    """The registered selector ``method`` with the budget ``term`` as a count for ``ds``
+    (every method the same way; each has its own default otherwise), seeded if stochastic."""
+    from .._validation import budget_count
+    from ..experiments._registry import resolve
+
+    n, d = ds.X.shape
+    k = budget_count(term, n, d, cap=False)
+    return seeded(resolve("selector", method), {"n_features_to_select": k}, seed)
+
+
 def selector_input(selector: Any, ds: Any) -> Any:
     """The features to fit ``selector`` on, with the dataset's nominal columns kept as they are.
 

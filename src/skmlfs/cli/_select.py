@@ -11,9 +11,9 @@ from ._common import (
     check_output_path,
     data_options,
     load_dataset,
-    parse_k,
+    make_selector,
+    one_budget,
     require_complete,
-    seeded,
     selector_input,
     write_table,
 )
@@ -48,24 +48,16 @@ def run(args) -> int:
     import numpy as np
     import pandas as pd
 
-    from .._validation import budget_count
-    from ..experiments._registry import canonical_name, resolve
+    from ..experiments._registry import canonical_name
 
     check_output_options(args)
     check_output_path(args.out)  # before the work, not after it
-    terms = parse_k(args.k)
-    if len(terms) != 1:
-        raise ValueError(
-            f"-k {args.k}: mlfs select takes one budget (several are for mlfs evaluate)"
-        )
+    term = one_budget(args.k, "select")
     ds = load_dataset(args.dataset, args.labels, **data_options(args))
     require_complete(ds, "select")
     n, d = ds.X.shape
-    cls = resolve("selector", args.method)
-    name = canonical_name("selector", args.method) or cls.__name__
-    # the budget as a count for every method (each has its own default otherwise)
-    k = budget_count(terms[0], n, d, cap=False)
-    selector = seeded(cls, {"n_features_to_select": k}, args.seed)
+    selector = make_selector(args.method, term, ds, args.seed)
+    name = canonical_name("selector", args.method) or type(selector).__name__
     t0 = time.perf_counter()
     selector.fit(selector_input(selector, ds), ds.Y)
     elapsed = time.perf_counter() - t0

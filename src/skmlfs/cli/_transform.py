@@ -12,7 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from ._common import add_labels_option, load_dataset, parse_k, require_complete, selector_input
+from ._common import (
+    add_data_options,
+    budget_arg,
+    data_options,
+    load_dataset,
+    make_selector,
+    one_budget,
+    require_complete,
+    selector_input,
+)
 
 _FORMAT = "skmlfs-selector"
 _OUT_HELP = (
@@ -33,13 +42,18 @@ def register(parser) -> None:
     )
     parser.add_argument("--method", "-m", default=None, help="selection method (default: scls)")
     parser.add_argument(
-        "-k", "--n-features", dest="k", default=None,
-        help="how many features (count, fraction, percentage, or 'sqrt', the default)",
+        "-k", "--n-features", dest="k", default=None, type=budget_arg,
+        help="how many features: a count (20), a fraction (0.1), a percentage (10%%), "
+        "'all', or 'sqrt' for ceil(sqrt(#patterns)) (default)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0,
+        help="random seed of stochastic methods (those marked * by `mlfs methods`; 0)",
     )
     parser.add_argument(
         "--save", metavar="MODEL", help="also store the fitted selector (joblib) for later use"
     )
-    add_labels_option(parser)
+    add_data_options(parser)
 
 
 def add_output_options(parser) -> None:
@@ -177,22 +191,21 @@ def write_outputs(args, selector: Any, ds: Any, method: str) -> None:
 
 
 def run(args) -> int:
-    from ..experiments import resolve
-
     _check_out(args.out)
     if args.model and (args.method or args.k or args.save):
         raise ValueError("--model applies a saved selector; do not combine it with "
                          "--method, -k or --save")
     if args.model:
         model = load_model(args.model)  # before loading data: a bad model fails fast
-        ds = load_dataset(args.dataset, args.labels)
+        ds = load_dataset(args.dataset, args.labels, **data_options(args))
         check_compatible(model, ds, args.model)
         write_reduced(ds, model["support"], args.out)
         return 0
     method = args.method or "scls"
-    ds = load_dataset(args.dataset, args.labels)
+    term = one_budget(args.k, "transform")
+    ds = load_dataset(args.dataset, args.labels, **data_options(args))
     require_complete(ds, "transform")
-    selector = resolve("selector", method)(n_features_to_select=parse_k(args.k))
+    selector = make_selector(method, term, ds, args.seed)
     selector.fit(selector_input(selector, ds), ds.Y)
     if args.save:
         save_model(args.save, selector, ds, method)
