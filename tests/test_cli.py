@@ -672,9 +672,9 @@ def test_experiment_files_accept_the_same_names(tmp_path):
 
 
 def test_docs_methods_table_is_the_registry(capsys):
-    """docs/methods.md is `mlfs methods --markdown`: regenerate it when the registry changes
+    """docs/method_names.md is `mlfs methods --markdown`: regenerate it when the registry changes
     (the command is in the file's header)."""
     code, md, _ = run(capsys, "methods", "--markdown")
     assert code == 0
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "methods.md").read_text("utf-8")
-    assert doc.endswith(md), "docs/methods.md is out of date: mlfs methods --markdown"
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "method_names.md").read_text("utf-8")
+    assert doc.endswith(md), "docs/method_names.md is out of date: mlfs methods --markdown"

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         if out:
             out.append("")
         if args.markdown:
-            out += [f"### {_KINDS[kind]}", ""] + _markdown_table(rows)
+            out += [f"## {_KINDS[kind]}", ""] + _markdown_table(rows)
         else:
             out += [f"{_KINDS[kind]}:"] + _text_table(rows)
     if not args.markdown:
