@@ -213,6 +213,8 @@ def _parse_attribute(line: str, start: int, where: _Where) -> Attribute:
         # Bare names are taken verbatim, backslashes included: Mulan's XML files spell
         # such names the same way (delicious has the bare name TAG_m\'usica).
         m = _NAME_BARE.match(line, i)
+        if m is None:  # "@attribute {0,1}": the value list where the name should be
+            raise where("@attribute without a name")
         name, i = m.group(0), m.end()
     i = _skip_ws(line, i)
     if i >= len(line) or line[i] == "%":
@@ -318,9 +320,17 @@ def _convert(att: Attribute, val: str, quoted: bool, where: _Where) -> float:
             raise where(f"empty value for attribute {att.name!r}")
     if att.kind == NUMERIC:
         try:
-            return float(val)
+            x = float(val)
         except ValueError:
             raise where(f"non-numeric value {val!r} for numeric attribute {att.name!r}") from None
+        if np.isinf(x):
+            # "inf", "-Infinity" or an overflowing "1e999": no estimator can use it, and
+            # loading it silently would hide a broken file; "?" marks a missing value.
+            raise where(
+                f"infinite value {val!r} for numeric attribute {att.name!r} (values must be "
+                "finite numbers; write ? for a missing value)"
+            )
+        return x
     code = att.index.get(val)
     if code is None and att.float_values is not None:
         # Same leniency as the fast path, which compares numeric-looking nominal values as
@@ -360,7 +370,8 @@ def _parse_sparse_row(
                 fidx = float(tok)
             except ValueError:
                 fidx = np.nan
-            if not (fidx >= 0 and fidx == int(fidx)):
+            # inf / 1e999 are floats but not indices (int(inf) raises OverflowError)
+            if not (np.isfinite(fidx) and fidx >= 0 and fidx == int(fidx)):
                 raise where(f"bad sparse index {tok!r} (must be a non-negative integer)")
             j = int(fidx)
             if j >= n_att:
@@ -546,8 +557,8 @@ def _scan_numbers(text: str, per_field: int) -> np.ndarray:
         out = np.fromstring(text.replace(",", " ").replace("?", "nan"), sep=" ")
     except ValueError:
         raise _Fallback from None
-    if out.size != s_pos.size:
-        raise _Fallback
+    if out.size != s_pos.size or np.isinf(out).any():
+        raise _Fallback  # an overflowing token ("1e999"): the careful reader names it
     return out
 
 
