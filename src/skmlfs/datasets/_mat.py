@@ -116,7 +116,8 @@ def load_mat(
         ``categories[j] = ["0", "1", ..., str(max_j)]`` so that ``X`` holds indices
         into the category list as for ARFF nominal features (a column whose codes
         exceed 255 is typed ``"numeric"`` instead, so that no category list is built
-        from a value read from the file); float ``data`` is ``"numeric"``.  ``split_masks`` (bool) comes from ``sim_seq`` and
+        from a value read from the file); float ``data`` is ``"numeric"``.
+        ``split_masks`` (bool) comes from ``sim_seq`` and
         ``X_discrete`` from ``data_dis`` (dtype as stored), ``None`` when absent.
 
     Raises
