@@ -203,6 +203,14 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         :class:`~skmlfs.discretize.LAIMDiscretizer` fitted on the training data (the
         supervised method the SCLS and memetic papers use). ``None``: values are used as
         symbols as they are. A transformer is cloned and fitted with ``fit(X, Y)``.
+
+    Degenerate data
+    ---------------
+    When no feature varies on the training data (all columns constant, or one sample),
+    nothing is selected and a ``UserWarning`` says so — the rule of every selector of
+    the package (:func:`degenerate_selection`). Otherwise zero-entropy (constant)
+    features are never selected, and fewer than k features come back with a warning
+    when fewer carry information.
     """
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto"):
