@@ -238,3 +238,109 @@ def test_clean_data_baseline_is_fitted(results):
     _, clean = results
     for name, ((status, msg), _) in clean.items():
         assert status == "fitted" and msg.split("|")[0] != "[]", (name, status, msg)
+
+
+# --------------------------------------------------------------------------- unit checks
+
+
+def test_liblinear_guard_on_emotions_returns_within_the_deadline(dataset_path):
+    from skmlfs.datasets import load
+
+    ds = load(dataset_path("mulan/emotions/emotions.arff"))
+    X, Y = ds.X[:200] * 1e300, ds.Y[:200]
+    ests = [L.BinaryRelevance(), L.ClassifierChain(), L.BayesianClassifierChain(),
+            L.KDependentChain(), L.EnsembleOfChains(n_estimators=2, random_state=0)]
+
+    def fit(est):
+        try:
+            est.fit(X, Y)
+        except ValueError as exc:
+            return str(exc)
+        return "fitted"
+
+    out = run_with_deadline(fit, ests, 60.0)
+    for est, (msg, secs) in zip(ests, out, strict=True):
+        assert secs < 10 and "LIBLINEAR" in msg and "1e+30" in msg, (est, msg, secs)
+    # below the bound nothing changes: the same fit as on the unscaled data
+    a = L.BinaryRelevance(random_state=0).fit(ds.X[:200] * 1e20, Y).predict(ds.X[:50] * 1e20)
+    assert a.shape == (50, Y.shape[1])
+
+
+def _reference_codes(col: np.ndarray) -> np.ndarray:
+    """Partition of the rows by value (straightforward): rows i, j equal iff same value."""
+    return np.unique(col, return_inverse=True)[1].ravel()
+
+
+@pytest.mark.parametrize(
+    "X",
+    [
+        np.array([[1e300, 0.0], [2e300, 1.0], [1e300, 2.0**64], [3e300, -(2.0**70)]]),
+        np.array([[np.iinfo(np.int64).min, 0], [np.iinfo(np.int64).max, 1], [0, 1], [5, 0]]),
+        np.array([[2**64 - 1], [0], [2**63], [2**64 - 1]], dtype=np.uint64),
+        np.array([[2.0**60], [2.0**60 + 256], [2.0**60], [-(2.0**60)]]),
+    ],
+)
+def test_codes_of_extreme_values_partition_the_rows_like_the_values(X):
+    from skmlfs.info import DiscreteData, entropy
+
+    D = DiscreteData.from_array(X)
+    codes = D.codes()
+    for j in range(X.shape[1]):
+        ref = _reference_codes(X[:, j])
+        # same partition of the rows (codes are relabelled most-frequent-first)
+        same = codes[:, j][:, None] == codes[:, j][None, :]
+        assert np.array_equal(same, ref[:, None] == ref[None, :]), (j, codes[:, j], ref)
+        assert D.arity[j] == np.unique(X[:, j]).size
+        p = np.bincount(ref) / X.shape[0]
+        assert entropy(D.take([j]))[0] == pytest.approx(-(p * np.log2(p)).sum())
+        assert np.array_equal(np.sort(D.values[j]), np.unique(X[:, j]))
+
+
+def test_is_discrete_does_not_take_huge_floats_for_codes():
+    from skmlfs.selection._base import is_discrete
+
+    assert is_discrete(np.array([[0.0, 3.0], [2.0**53, 1.0]]))
+    assert not is_discrete(np.array([[0.0, 3.0], [1e300, 1.0]]))
+    assert is_discrete(np.array([[np.iinfo(np.int64).max]]))  # integer dtype: codes
+
+
+def test_meanstd_states_are_scale_invariant_up_to_the_float_limit():
+    from skmlfs.discretize import MeanStdDiscretizer
+
+    X = X0[:, :4].copy()
+    a = MeanStdDiscretizer(factor=0.5).fit_transform(X)
+    b = MeanStdDiscretizer(factor=0.5).fit_transform(X * 2.0**1019)
+    # edges are rounded to 3 decimals on X (MATLAB round), which only matters at ties
+    assert np.array_equal(a, b)
+
+
+def test_heom_fit_validates_and_survives_the_full_float_range():
+    from skmlfs.learners import HEOM, heom_distances
+
+    X = X0[:6, :3].copy()
+    with pytest.raises(ValueError, match="infinity"):
+        HEOM().fit(np.where(X > 1, np.inf, X))
+    big = X / np.abs(X).max() * 1.7e308  # max - min overflows to inf
+    h = HEOM().fit(big)
+    assert np.all(np.isfinite(h.inv_range_)) and np.all(h.inv_range_ > 0)
+    D = heom_distances(big)
+    assert np.all(np.isfinite(D))
+    np.testing.assert_allclose(D, heom_distances(X), rtol=1e-12, atol=1e-12)
+
+
+def test_degenerate_selection_is_one_rule():
+    from skmlfs.selection._base import degenerate_selection
+
+    class Dummy:
+        pass
+
+    est = Dummy()
+    with pytest.warns(UserWarning, match=r"Dummy: no feature varies.*all 3 features"):
+        assert degenerate_selection(est, np.ones((5, 3)))
+    assert est.ranking_.size == 0 and est.n_features_to_select_ == 0
+    with pytest.warns(UserWarning, match="a single training sample"):
+        assert degenerate_selection(Dummy(), np.array([[1.0, 2.0]]))
+    import scipy.sparse as sp
+
+    assert not degenerate_selection(Dummy(), sp.csr_matrix(np.eye(3)))  # varies (sparse)
+    assert not degenerate_selection(Dummy(), np.array([[1.0, np.nan], [2.0, 1.0]]))

@@ -204,7 +204,8 @@ class HEOM:
                 lo = np.nanmin(X, axis=0)
                 hi = np.nanmax(X, axis=0)
         lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
-        rng = hi - lo
+        with np.errstate(over="ignore"):  # handled below (inf range of huge columns)
+            rng = hi - lo
         rng = np.where(np.isnan(rng), 0.0, rng)  # all-NaN column: no range
         self.range_ = rng
         if self.normalize:

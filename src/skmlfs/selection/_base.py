@@ -208,9 +208,9 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
     ---------------
     When no feature varies on the training data (all columns constant, or one sample),
     nothing is selected and a ``UserWarning`` says so — the rule of every selector of
-    the package (:func:`degenerate_selection`). Otherwise zero-entropy (constant)
-    features are never selected, and fewer than k features come back with a warning
-    when fewer carry information.
+    the package (:func:`degenerate_selection`). Otherwise SCLS, AMI, MDMR, GICS and
+    LRFS never select a zero-entropy (constant) feature, and return fewer than k
+    features with a warning when fewer carry information.
     """
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto"):
