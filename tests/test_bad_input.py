@@ -344,3 +344,12 @@ def test_degenerate_selection_is_one_rule():
 
     assert not degenerate_selection(Dummy(), sp.csr_matrix(np.eye(3)))  # varies (sparse)
     assert not degenerate_selection(Dummy(), np.array([[1.0, np.nan], [2.0, 1.0]]))
+
+
+def test_fit_settings_follows_the_degenerate_rule():
+    from skmlfs.selection._sparse_learning import fit_settings
+
+    X, Y = np.ones((10, 4)), Y0[:10]
+    with pytest.warns(UserWarning, match="no feature varies"):
+        fitted = list(fit_settings(S.MIFS(2, random_state=0), X, Y, [{"alpha": 1.0}]))
+    assert fitted[0].ranking_.size == 0 and not fitted[0].get_support().any()

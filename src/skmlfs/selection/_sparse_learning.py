@@ -198,6 +198,9 @@ def fit_settings(estimator: Any, X: Any, Y: Any, settings: Any):
         if names is None:
             yield est.fit(X, Y)
             continue
+        if est._degenerate(X, Y):  # the same as est.fit(X, Y) on degenerate data
+            yield est
+            continue
         params = est.get_params(deep=False)
         key = tuple(
             params[n] if n != "random_state" or _is_seed(params[n]) else id(params[n])
