@@ -160,7 +160,13 @@ def _read_value(s: str, i: int, braced: bool, where: _Where) -> tuple[str, bool,
             raise where(f"unterminated quote {s[i]} starting at column {i + 1}")
         return _unescape(m.group(1)), True, _skip_ws(s, m.end())
     m = (_UNQUOTED_FIELD_BRACED if braced else _UNQUOTED_FIELD).match(s, i)
-    return m.group(0).strip(_WS), False, m.end()
+    val = m.group(0).strip(_WS)
+    for q in "'\"":
+        if q in val:
+            # a stray quote (0"1) is a damaged value, not part of one
+            raise where(f"unexpected {q} inside the unquoted value {val[:20]!r} (column "
+                        f"{i + 1 + m.group(0).index(q)})")
+    return val, False, m.end()
 
 
 def _split_fields(
@@ -197,7 +203,7 @@ def _rest_is_blank(s: str, i: int) -> bool:
 # --------------------------------------------------------------------------- header
 
 _KEYWORD = re.compile(r"@([A-Za-z]+)")
-_NAME_BARE = re.compile(r"[^\s{]+")
+_NAME_BARE = re.compile(r"[^\s{%]+")  # "%" starts a comment (as in Weka)
 
 
 def _parse_attribute(line: str, start: int, where: _Where) -> Attribute:
@@ -213,6 +219,8 @@ def _parse_attribute(line: str, start: int, where: _Where) -> Attribute:
         # Bare names are taken verbatim, backslashes included: Mulan's XML files spell
         # such names the same way (delicious has the bare name TAG_m\'usica).
         m = _NAME_BARE.match(line, i)
+        if m is None:  # "@attribute {0,1}": the value list where the name should be
+            raise where("@attribute without a name")
         name, i = m.group(0), m.end()
     i = _skip_ws(line, i)
     if i >= len(line) or line[i] == "%":
@@ -227,6 +235,12 @@ def _parse_attribute(line: str, start: int, where: _Where) -> Attribute:
         for v, quoted in fields:
             if v == "" and not quoted:
                 raise where(f"empty value in the value list of nominal attribute {name!r}")
+            if "{" in v and not quoted:
+                # "@attribute a{sle {0,1}" (a damaged name) would declare the value "sle {0"
+                raise where(
+                    f"unquoted '{{' in the value list of nominal attribute {name!r} "
+                    "(quote a value that contains braces)"
+                )
         seen: set[str] = set()
         for v in values:
             if v in seen:
@@ -280,6 +294,9 @@ def _parse_header(lines: list[str], path: Path) -> tuple[str, int | None, list[A
         if m is None:
             raise where(f"expected @relation, @attribute or @data, found {s[:40]!r}")
         kw = m.group(1).lower()
+        if m.end() < len(s) and s[m.end()] not in _WS + "%":
+            # "@attribute2x" or "@attribute,x" is not the keyword followed by a name
+            raise where(f"unknown declaration {s.split(maxsplit=1)[0][:40]!r}")
         if kw == "attribute":
             att = _parse_attribute_simple(s, k + 1) or _parse_attribute(s, m.end(), where)
             if att.name in names:
@@ -289,6 +306,12 @@ def _parse_header(lines: list[str], path: Path) -> tuple[str, int | None, list[A
             names[att.name] = att.line
             attributes.append(att)
         elif kw == "relation":
+            # A second or late @relation is a damaged header (e.g. a line pasted over an
+            # @attribute, which would shift every column after it)
+            if relation_line is not None:
+                raise where(f"@relation declared twice (first on line {relation_line})")
+            if attributes:
+                raise where("@relation after @attribute declarations; it must come first")
             i = _skip_ws(s, m.end())
             if i < len(s) and s[i] in _QUOTED:
                 val, _, _ = _read_value(s, i, False, where)
@@ -318,9 +341,17 @@ def _convert(att: Attribute, val: str, quoted: bool, where: _Where) -> float:
             raise where(f"empty value for attribute {att.name!r}")
     if att.kind == NUMERIC:
         try:
-            return float(val)
+            x = float(val)
         except ValueError:
             raise where(f"non-numeric value {val!r} for numeric attribute {att.name!r}") from None
+        if np.isinf(x):
+            # "inf", "-Infinity" or an overflowing "1e999": no estimator can use it, and
+            # loading it silently would hide a broken file; "?" marks a missing value.
+            raise where(
+                f"infinite value {val!r} for numeric attribute {att.name!r} (values must be "
+                "finite numbers; write ? for a missing value)"
+            )
+        return x
     code = att.index.get(val)
     if code is None and att.float_values is not None:
         # Same leniency as the fast path, which compares numeric-looking nominal values as
@@ -360,7 +391,8 @@ def _parse_sparse_row(
                 fidx = float(tok)
             except ValueError:
                 fidx = np.nan
-            if not (fidx >= 0 and fidx == int(fidx)):
+            # inf / 1e999 are floats but not indices (int(inf) raises OverflowError)
+            if not (np.isfinite(fidx) and fidx >= 0 and fidx == int(fidx)):
                 raise where(f"bad sparse index {tok!r} (must be a non-negative integer)")
             j = int(fidx)
             if j >= n_att:
@@ -546,8 +578,8 @@ def _scan_numbers(text: str, per_field: int) -> np.ndarray:
         out = np.fromstring(text.replace(",", " ").replace("?", "nan"), sep=" ")
     except ValueError:
         raise _Fallback from None
-    if out.size != s_pos.size:
-        raise _Fallback
+    if out.size != s_pos.size or np.isinf(out).any():
+        raise _Fallback  # an overflowing token ("1e999"): the careful reader names it
     return out
 
 

@@ -55,6 +55,12 @@ def read_label_xml(path: PathLike) -> list[str]:
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:
         raise ARFFError(f"malformed XML label file: {exc}", path, exc.position[0]) from None
+    except (LookupError, ValueError) as exc:
+        # An unknown encoding="..." raises LookupError; one expat cannot decode
+        # (UTF-32, shift_jis, utf-7) a ValueError that names no file.
+        raise ARFFError(f"cannot decode XML label file: {exc}", path, 1) from None
+    except OSError as exc:
+        raise ARFFError(f"cannot read label file: {exc.strerror or exc}", path) from None
     names = [
         el.get("name")
         for el in root.iter()
@@ -138,7 +144,19 @@ def _resolve_labels(parsed: ParsedARFF, labels: LabelSpec) -> list[int]:
                     "pass labels= (an XML file, a list of label names or a MEKA count)",
                     path,
                 )
-            return _meka_indices(c, n_att, path, parsed.relation_line)
+            idx = _meka_indices(c, n_att, path, parsed.relation_line)
+            # Mulan files can carry a stale "-C n" (medical.arff says -C 45 with its labels
+            # last): without the XML file this is a guess, so it is never a silent one.
+            which = f"first {c}" if c > 0 else f"last {-c}"
+            warnings.warn(
+                f"{path}: no XML label file beside it (tried {', '.join(tried)}), so the "
+                f"labels are the {which} attributes, as the MEKA option '-C {c}' in "
+                f"@relation (line {parsed.relation_line}) says; pass labels= (the XML "
+                f"file, the label names, or labels={c} to confirm) to silence this",
+                UserWarning,
+                stacklevel=4,
+            )
+            return idx
     elif isinstance(labels, bool):
         raise TypeError("labels must be an XML path, a list of names or an int; got a bool")
     elif isinstance(labels, _LabelPrefix):

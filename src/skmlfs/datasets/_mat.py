@@ -15,6 +15,10 @@ from ._dataset import DatasetError, MultiLabelDataset
 __all__ = ["LabelCopiesWarning", "load_mat"]
 
 
+# Largest integer code of a .mat feature typed nominal (the uint8 range of PLCFS files).
+_MAX_MAT_CODE = 255
+
+
 class LabelCopiesWarning(UserWarning):
     """The feature matrix of a ``.mat`` file ends with an exact copy of the label matrix."""
 
@@ -110,15 +114,18 @@ def load_mat(
         ``X`` as float64 (dense, or CSR when ``data`` is sparse).  Integer-typed
         ``data`` holds category codes: its features are typed ``"nominal"`` with
         ``categories[j] = ["0", "1", ..., str(max_j)]`` so that ``X`` holds indices
-        into the category list as for ARFF nominal features; float ``data`` is
-        ``"numeric"``.  ``split_masks`` (bool) comes from ``sim_seq`` and
+        into the category list as for ARFF nominal features (a column whose codes
+        exceed 255 is typed ``"numeric"`` instead, so that no category list is built
+        from a value read from the file); float ``data`` is ``"numeric"``.
+        ``split_masks`` (bool) comes from ``sim_seq`` and
         ``X_discrete`` from ``data_dis`` (dtype as stored), ``None`` when absent.
 
     Raises
     ------
     DatasetError
         (a ``ValueError``, naming the file) Missing ``data`` / ``answer``, inconsistent
-        or ambiguous shapes, labels not 0/1, splits not 0/1, unreadable file.
+        or ambiguous shapes, no pattern or no feature, infinite feature values, labels
+        not 0/1, splits not 0/1, unreadable or damaged file.
     """
     from scipy.io import loadmat
     from scipy.io.matlab import MatReadError
@@ -136,6 +143,13 @@ def load_mat(
         ) from None
     except (OSError, ValueError, TypeError, MatReadError) as exc:
         raise DatasetError(f"cannot read MATLAB file: {exc}", path) from exc
+    except Exception as exc:  # noqa: BLE001
+        # A damaged file makes scipy's reader fail from deep inside (zlib.error for a
+        # flipped byte in a compressed variable, IndexError / struct.error for a
+        # truncated header, MemoryError for an absurd declared size): all name the file.
+        raise DatasetError(
+            f"cannot read MATLAB file (damaged?): {type(exc).__name__}: {exc}", path
+        ) from exc
     for key in ("data", "answer"):
         if key not in m:
             found = sorted(k for k in m if not k.startswith("__"))
@@ -144,6 +158,13 @@ def load_mat(
         _as_2d(m["data"], "data", path), _as_2d(m["answer"], "answer", path), path
     )
     n = data.shape[0]
+    if n == 0 or data.shape[1] == 0:
+        # the ARFF reader rejects the same cases (no data rows / no feature left)
+        raise DatasetError(
+            f"'data' has shape {data.shape}: a data set needs at least one pattern and "
+            "one feature",
+            path,
+        )
     try:
         Y = check_labels(answer, n, name="answer")
     except ValueError as exc:
@@ -154,7 +175,21 @@ def load_mat(
         X = sp.csr_matrix(data, dtype=np.float64)
     else:
         X = np.ascontiguousarray(data, dtype=np.float64)
-    if integer and (X.data if sp.issparse(X) else X).size and (X.min() < 0):
+    values = X.data if sp.issparse(X) else X
+    if np.isinf(values).any():
+        if sp.issparse(X):
+            coo = X.tocoo()
+            first = np.flatnonzero(np.isinf(coo.data))[0]
+            r, c = int(coo.row[first]) + 1, int(coo.col[first]) + 1
+        else:
+            r, c = (np.argwhere(np.isinf(X))[0] + 1).tolist()
+        raise DatasetError(
+            f"'data' holds {int(np.isinf(values).sum())} infinite value(s), the first in "
+            f"row {r}, column {c} (1-based); features must be finite (NaN marks a missing "
+            "value)",
+            path,
+        )
+    if integer and values.size and (X.min() < 0):
         integer = False  # negative codes cannot index a category list
 
     X_discrete = None
@@ -192,11 +227,16 @@ def load_mat(
                     stacklevel=2,
                 )
     if integer:
-        maxes = (X.max(axis=0).toarray().ravel() if sp.issparse(X) else X.max(axis=0)) if n else []
-        types = ["nominal"] * d
-        categories = [[str(v) for v in range(int(mx) + 1)] for mx in maxes]
-        if not n:
-            categories = [["0"] for _ in range(d)]
+        maxes = X.max(axis=0).toarray().ravel() if sp.issparse(X) else X.max(axis=0)
+        # The category list of a code column is "0".."max": never build one whose length
+        # is a value read from the file (2**31 - 1 would exhaust memory). Columns with
+        # codes above _MAX_MAT_CODE are counts or identifiers, kept as numeric features.
+        nominal = maxes <= _MAX_MAT_CODE
+        types = ["nominal" if nom else "numeric" for nom in nominal]
+        categories = [
+            [str(v) for v in range(int(mx) + 1)] if nom else None
+            for mx, nom in zip(maxes, nominal, strict=True)
+        ]
     else:
         types = ["numeric"] * d
         categories = [None] * d

@@ -28,7 +28,9 @@ def is_discrete(X: Any) -> bool:
     data = X.data if sp.issparse(X) else np.asarray(X)
     if data.dtype.kind in "biu":
         return True
-    return bool(np.all(data == np.floor(data)))
+    # Every float beyond 2**53 is a whole number, so "integer-valued" says nothing there:
+    # X * 1e300 is continuous data, not codes (taken as codes, it skipped discretization).
+    return bool(np.all(data == np.floor(data)) and np.all(np.abs(data) <= 2.0**53))
 
 
 def fit_discretizer(

@@ -200,5 +200,10 @@ class LAIMDiscretizer(_BaseDiscretizer):
             )
             t = np.asarray(cuts, dtype=np.int64)
             bounds = (vals[t - 1] + vals[t]) / 2.0
+            # the sum overflows for values beyond ±9e307; halves first there (only there,
+            # so that ordinary boundaries stay bit for bit what they were)
+            over = np.isinf(bounds)
+            if over.any():
+                bounds[over] = vals[t - 1][over] / 2.0 + vals[t][over] / 2.0
             edges.append(np.r_[vals[0], bounds, vals[-1]])
         return edges

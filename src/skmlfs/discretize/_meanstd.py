@@ -14,8 +14,35 @@ __all__ = ["MeanStdDiscretizer"]
 
 
 def _round3_half_away(e: np.ndarray) -> np.ndarray:
-    """MATLAB ``round(e, 3)``: 3 decimals, halves away from zero (numpy rounds half to even)."""
-    return np.sign(e) * np.floor(np.abs(e) * 1000.0 + 0.5) / 1000.0
+    """MATLAB ``round(e, 3)``: 3 decimals, halves away from zero (numpy rounds half to even).
+
+    Values so large that ``1000·|e|`` overflows (beyond ~1.8e305) have no decimals and
+    are returned as they are.
+    """
+    with np.errstate(over="ignore"):
+        scaled = np.abs(e) * 1000.0
+    return np.where(np.isinf(scaled), e, np.sign(e) * np.floor(scaled + 0.5) / 1000.0)
+
+
+def _mean_std(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Column mean and sample std (ddof = 1; 0 for one pattern), for any finite values.
+
+    Columns whose values are so large that sums or squares overflow (x 1e300) are scaled
+    by a power of two first, which is exact, so their states are those of the unscaled
+    data; other columns are computed directly (bit for bit as before).
+    """
+    n, d = X.shape
+    with np.errstate(over="ignore", invalid="ignore"):  # recomputed below where it matters
+        mu = X.mean(axis=0) if n else np.zeros(d)
+        sd = X.std(axis=0, ddof=1) if n > 1 else np.zeros(d)
+    big = np.flatnonzero(np.abs(X).max(axis=0) > 1e150) if n else np.zeros(0, int)
+    if big.size:
+        top = np.abs(X[:, big]).max(axis=0)
+        c = np.exp2(np.floor(np.log2(top)))  # a power of two: scaling is exact
+        Z = X[:, big] / c
+        mu[big] = Z.mean(axis=0) * c
+        sd[big] = (Z.std(axis=0, ddof=1) if n > 1 else 0.0) * c
+    return mu, sd
 
 
 def _mydisc_skip(X: Any) -> np.ndarray:
@@ -109,9 +136,7 @@ class MeanStdDiscretizer(_BaseDiscretizer):
         return _mydisc_skip(X)
 
     def _fit_edges(self, X: np.ndarray, Y: Any) -> list[np.ndarray]:
-        n = X.shape[0]
-        mu = X.mean(axis=0)
-        sd = X.std(axis=0, ddof=1) if n > 1 else np.zeros(X.shape[1])
+        mu, sd = _mean_std(X)
         s = self.factor * sd
         mult = np.array([-1.0, 1.0]) if self.n_states == 3 else np.array([-2.0, -1.0, 1.0, 2.0])
         inner = _round3_half_away(mu[:, None] + mult[None, :] * s[:, None])

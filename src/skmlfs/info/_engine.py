@@ -336,18 +336,26 @@ def _codes_by_offset(X: np.ndarray):
     """Vectorised coding of integer-valued columns with a small value range."""
     if X.size == 0:
         return np.zeros(X.shape, dtype=np.int64), [np.zeros(1)] * X.shape[1]
-    if X.dtype.kind in "iu":
-        Xi = X.astype(np.int64, copy=False)
-    elif X.dtype.kind == "f":
-        if not np.all(np.isfinite(X)) or not np.array_equal(X, np.rint(X)):
-            return None, None
-        Xi = X.astype(np.int64)
-    else:
+    if X.dtype.kind not in "iuf":
         return None, None
+    if X.dtype.kind == "f" and (
+        not np.all(np.isfinite(X)) or not np.array_equal(X, np.rint(X))
+    ):
+        return None, None
+    # The value range decides, computed in float: an int64 cast of floats beyond 2**63
+    # (x 1e300) wraps around, and so does max - min of extreme int64 / uint64 codes; the
+    # codes then collapse or go negative. Wide ranges go to the np.unique path instead.
+    lo_f = X.min(axis=0).astype(np.float64)
+    hi_f = X.max(axis=0).astype(np.float64)
+    if (
+        float((hi_f - lo_f).max()) + 1 > _MAX_OFFSET_RANGE
+        or lo_f.min() < -(2.0**62)
+        or hi_f.max() > 2.0**62
+    ):
+        return None, None
+    Xi = X.astype(np.int64, copy=False)
     lo = Xi.min(axis=0)
     span = Xi.max(axis=0) - lo + 1
-    if span.max() > _MAX_OFFSET_RANGE:
-        return None, None
     off = Xi - lo
     n, p = X.shape
     width = int(span.max())

@@ -180,8 +180,15 @@ class HEOM:
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any) -> HEOM:
         """Learn the nominal mask, the numeric ranges and the weights from ``X``."""
+        from sklearn.utils.validation import check_array
+
         if self.p not in (1, 2):
             raise ValueError(f"p must be 1 or 2; got {self.p!r}.")
+        # Validated here as well as by the estimators: an infinite value made every
+        # distance involving its feature NaN (inf - inf), and neighbours arbitrary.
+        X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite="allow-nan")
+        if np.isinf(X.data if sp.issparse(X) else X).any():
+            raise ValueError("X contains infinity; HEOM accepts NaN (missing values) only.")
         d = X.shape[1]
         self.nominal_ = categorical_mask(self.categorical_features, d)
         self.weights_ = _check_weights(self.feature_weights, d)
@@ -196,11 +203,18 @@ class HEOM:
                 warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN column → NaN range
                 lo = np.nanmin(X, axis=0)
                 hi = np.nanmax(X, axis=0)
-        rng = np.asarray(hi, dtype=float) - np.asarray(lo, dtype=float)
-        rng = np.where(np.isfinite(rng), rng, 0.0)
+        lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+        with np.errstate(over="ignore"):  # handled below (inf range of huge columns)
+            rng = hi - lo
+        rng = np.where(np.isnan(rng), 0.0, rng)  # all-NaN column: no range
         self.range_ = rng
         if self.normalize:
-            inv = np.divide(1.0, rng, out=np.zeros_like(rng), where=rng > 0)
+            # hi - lo overflows to inf for finite values beyond ±9e307: 1/range is then
+            # taken as 0.5 / (hi/2 - lo/2), which does not overflow
+            half = hi / 2 - lo / 2
+            inv = np.divide(1.0, rng, out=np.zeros_like(rng), where=np.isfinite(rng) & (rng > 0))
+            big = np.isinf(rng)
+            inv[big] = 0.5 / half[big]
         else:
             inv = np.ones_like(rng)
         inv[self.nominal_] = 0.0

@@ -7,6 +7,7 @@ from abc import abstractmethod
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -16,7 +17,15 @@ from ..discretize._auto import discretize_features as discretize_features
 from ..discretize._auto import is_discrete as is_discrete
 from ..info import DiscreteData, InfoCache
 
-__all__ = ["BaseInfoSelector", "argmax_tol", "discretize_features", "is_discrete"]
+__all__ = [
+    "BaseInfoSelector",
+    "argmax_tol",
+    "check_magnitude",
+    "degenerate_selection",
+    "discretize_features",
+    "is_discrete",
+    "scale_huge_columns",
+]
 
 # Scores that are equal in exact arithmetic (e.g. I(y;a) + I(y;b|a) = I(y;b) + I(y;a|b),
 # or the criterion of two features with the same count table) come out of different count
@@ -40,6 +49,103 @@ def argmax_tol(score: np.ndarray, axis: int = -1, *, rtol: float = 0.0) -> np.nd
     return np.argmax(score >= top - tol, axis=axis)
 
 
+def _any_feature_varies(X: Any) -> bool:
+    """True when some column of ``X`` takes two distinct values (NaN ignored)."""
+    if X.shape[0] < 2 or X.shape[1] == 0:
+        return False
+    if sp.issparse(X):
+        from sklearn.utils.sparsefuncs import min_max_axis
+
+        lo, hi = min_max_axis(sp.csc_matrix(X), axis=0, ignore_nan=True)
+    else:
+        X = np.asarray(X)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column
+            lo, hi = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
+    return bool(np.any(np.asarray(hi) > np.asarray(lo)))
+
+
+def degenerate_selection(estimator: Any, X: Any) -> bool:
+    """The one treatment of degenerate training data, shared by every selector.
+
+    When no feature of ``X`` takes two distinct values — every column constant, or a
+    single training sample — the data carry no information to rank features by, and any
+    k features returned would be arbitrary. The selector then selects **nothing**: a
+    ``UserWarning`` says so, and ``ranking_`` and ``scores_`` are empty,
+    ``n_features_to_select_`` is 0 and ``get_support()`` is all False (``transform``
+    gives zero columns). Returns True in that case (the caller's ``fit`` returns at
+    once), False otherwise. ``n_features_in_`` is set, as by ``validate_data``.
+    """
+    if _any_feature_varies(X):
+        return False
+    n, d = X.shape
+    why = "a single training sample" if n < 2 else f"all {d} features are constant"
+    warnings.warn(
+        f"{type(estimator).__name__}: no feature varies on the training data ({why}), so "
+        "there is nothing to rank features by; no feature is selected.",
+        UserWarning,
+        stacklevel=3,
+    )
+    estimator.n_features_in_ = d
+    estimator.ranking_ = np.zeros(0, dtype=np.intp)
+    estimator.scores_ = np.zeros(0)
+    estimator.n_features_to_select_ = 0
+    return True
+
+
+# Methods that form products of X (XᵀX, kernels, Gram matrices) overflow float64 long
+# before the values themselves do; beyond this magnitude they refuse X with a reason.
+MAX_ABS_LINEAR = 1e100
+
+
+def check_magnitude(X: Any, method: str, why: str) -> None:
+    """Refuse finite ``X`` whose values are too large for ``method``'s linear algebra.
+
+    Raises a ``ValueError`` naming the method, ``why`` (what it computes that overflows:
+    "forms the Gram matrix XᵀX") and the largest magnitude, instead of numpy's "array
+    must not contain infs or NaNs" from deep inside, or NaN weights.
+    """
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    top = float(np.max(np.abs(data))) if data.size else 0.0
+    if top > MAX_ABS_LINEAR:
+        raise ValueError(
+            f"{method} {why}, which overflow float64 for values beyond {MAX_ABS_LINEAR:g}; "
+            f"X holds values up to {top:.3g} in magnitude. Rescale X (e.g. with "
+            "sklearn.preprocessing.StandardScaler or MaxAbsScaler)."
+        )
+
+
+def scale_huge_columns(X: Any) -> Any:
+    """``X`` with every column whose magnitude exceeds 1e100 divided by a power of two.
+
+    For scale-invariant computations (correlations, standardised features, range-normalised
+    HEOM differences; NaN is left as it is): dividing by
+    a power of two is exact, so they give what they give on the unscaled data, without
+    the overflow of sums of squares (x 1e300). Other columns, and ``X`` itself when no
+    column is that large, are returned untouched.
+    """
+    if sp.issparse(X):
+        from sklearn.utils.sparsefuncs import min_max_axis
+
+        Xc = sp.csc_matrix(X, dtype=np.float64)
+        lo, hi = min_max_axis(Xc, axis=0, ignore_nan=True) if Xc.shape[0] else (0.0, 0.0)
+        top = np.maximum(np.abs(lo), np.abs(hi))
+    else:
+        Xc = np.asarray(X, dtype=np.float64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN (missing) column
+            top = np.nanmax(np.abs(Xc), axis=0) if Xc.shape[0] else np.zeros(Xc.shape[1])
+    top = np.nan_to_num(np.asarray(top, dtype=np.float64), nan=0.0)
+    big = top > MAX_ABS_LINEAR
+    if not big.any():
+        return X
+    c = np.ones(Xc.shape[1])
+    c[big] = np.exp2(np.floor(np.log2(top[big])))
+    if sp.issparse(Xc):
+        return sp.csr_matrix(Xc @ sp.diags(1.0 / c))
+    return Xc / c
+
+
 class BaseInfoSelector(SelectorMixin, BaseEstimator):
     """Base class: validation, discretization and the support mask.
 
@@ -56,6 +162,14 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         :class:`~skmlfs.discretize.LAIMDiscretizer` fitted on the training data (the
         supervised method the SCLS and memetic papers use). ``None``: values are used as
         symbols as they are. A transformer is cloned and fitted with ``fit(X, Y)``.
+
+    Degenerate data
+    ---------------
+    When no feature varies on the training data (all columns constant, or one sample),
+    nothing is selected and a ``UserWarning`` says so — the rule of every selector of
+    the package (:func:`degenerate_selection`). Otherwise SCLS, AMI, MDMR, GICS and
+    LRFS never select a zero-entropy (constant) feature, and return fewer than k
+    features with a warning when fewer carry information.
     """
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto"):
@@ -77,6 +191,9 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         )
         Y = check_target(Y, X.shape[0], accept_sparse=True)  # sparse labels stay sparse
         self._check_params()
+        if degenerate_selection(self, X):
+            self.entropies_ = np.zeros(X.shape[1])
+            return self
         Xd = self._discretize(X, Y)
         cache = InfoCache(DiscreteData.from_array(Xd), DiscreteData.from_array(Y))
         k = resolve_n_features(self.n_features_to_select, X.shape[0], X.shape[1])

@@ -28,6 +28,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_labels
+from ._base import check_magnitude, degenerate_selection
 
 __all__ = ["LLSF", "MDDM"]
 
@@ -98,6 +99,13 @@ class LLSF(SelectorMixin, BaseEstimator):
         X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype=np.float64,
                           ensure_all_finite=True)
         Yv = check_labels(Y, X.shape[0], warn_empty=True).astype(np.float64)
+        check_magnitude(X, "LLSF", "forms the Gram matrix XᵀX in its least-squares steps")
+        if degenerate_selection(self, X):
+            self.coef_ = np.zeros((X.shape[1], Yv.shape[1]))
+            self.scores_ = np.zeros(X.shape[1])  # LLSF's scores_ are per feature
+            self.label_features_ = [np.zeros(0, dtype=np.intp)] * Yv.shape[1]
+            self.n_iter_ = 0
+            return self
         alpha = _check_nonneg("alpha", self.alpha)
         beta = _check_nonneg("beta", self.beta)
         gamma = _check_nonneg("gamma", self.gamma)
@@ -212,6 +220,7 @@ class MDDM(TransformerMixin, BaseEstimator):
         X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype=np.float64,
                           ensure_all_finite=True)
         Yv = check_labels(Y, X.shape[0], warn_empty=True).astype(np.float64)
+        check_magnitude(X, "MDDM", "forms the dependence matrix XᵀYYᵀX and the covariance XᵀX")
         if self.variant not in ("proj", "uncorrelated"):
             raise ValueError(f"variant must be 'proj' or 'uncorrelated'; got {self.variant!r}.")
         mu = _check_nonneg("mu", self.mu)

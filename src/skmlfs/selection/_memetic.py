@@ -40,7 +40,7 @@ from threadpoolctl import threadpool_limits
 
 from .._validation import _quiet_empty_labels, check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache
-from ._base import discretize_features, is_discrete
+from ._base import degenerate_selection, discretize_features, is_discrete
 from ._info_filters import gics_select
 
 __all__ = ["GeneticSelector", "MemeticSelector"]
@@ -491,6 +491,8 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
         Y = check_labels(Y, X.shape[0], warn_empty=True)
+        if degenerate_selection(self, X):
+            return self
         if X.shape[0] < 2:
             raise ValueError("at least 2 samples are needed for the inner holdout.")
         n_max = self._check_common(X.shape[1], X.shape[0])

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
 from .._validation import check_labels, resolve_n_features
-from ._base import BaseInfoSelector
+from ._base import BaseInfoSelector, degenerate_selection, scale_huge_columns
 
 __all__ = ["MLCFS"]
 
@@ -87,7 +87,11 @@ class MLCFS(BaseInfoSelector):
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
         Y = check_labels(Y, X.shape[0], warn_empty=True)
-        Xd = self._discretize(X, Y)
+        if degenerate_selection(self, X):
+            self.label_correlation_ = np.zeros(X.shape[1])
+            return self
+        # correlations are scale-invariant; huge columns are scaled down exactly first
+        Xd = scale_huge_columns(self._discretize(X, Y))
         Xd = (
             sp.csc_matrix(Xd, dtype=np.float64)
             if sp.issparse(Xd)

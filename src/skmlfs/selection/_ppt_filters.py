@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from .._validation import check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache, mutual_info
-from ._base import BaseInfoSelector, greedy_select
+from ._base import BaseInfoSelector, degenerate_selection, greedy_select
 from ._ppt import pruned_problem_transformation
 
 __all__ = ["PPTCHI", "PPTMI", "chi2_scores"]
@@ -100,6 +100,8 @@ class _PPTFilter(BaseInfoSelector):
         if self.strategy not in ("discard", "reintroduce"):
             raise ValueError(f"strategy must be 'discard' or 'reintroduce'; got {self.strategy!r}.")
         self._check_params()
+        if degenerate_selection(self, X):
+            return self
         Xd = self._discretize(X, Y)
         rows, classes = pruned_problem_transformation(Y, int(self.min_support), self.strategy)
         Xp = Xd[rows] if not sp.issparse(Xd) else sp.csr_matrix(Xd)[rows]

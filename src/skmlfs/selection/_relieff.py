@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import check_labels, resolve_n_features
 from ..learners._heom import HEOM, _check_int, check_heom_X, stable_smallest
 from ..learners._lazy import _check_smoothing
+from ._base import degenerate_selection, scale_huge_columns
 from ._ppt import pruned_problem_transformation
 
 __all__ = ["PPTReliefF", "ReliefFML", "relieff_ml_sample_size"]
@@ -227,6 +228,12 @@ class ReliefFML(_ReliefBase):
         """Estimate the feature weights from ``X`` (dense/sparse, NaN = missing) and ``Y``."""
         X = check_heom_X(self, X, reset=True)
         Y = check_labels(Y, X.shape[0], warn_empty=True)
+        # HEOM differences are range-normalised, so scaling a column is exact and changes
+        # nothing, except that max - min of huge columns no longer overflows
+        if degenerate_selection(self, X):
+            self.weights_ = np.zeros(X.shape[1])
+            return self
+        Xh = scale_huge_columns(X)
         n, q = Y.shape
         k = _check_int(self.k, "k", 1)
         m = relieff_ml_sample_size(n) if self.m is None else _check_int(self.m, "m", 1)
@@ -240,7 +247,7 @@ class ReliefFML(_ReliefBase):
         P = (C + s) / (n + 2.0 * s)  # Eq. (1)
         Yf = Y.astype(np.float64)
         card = Yf.sum(axis=1)
-        heom = HEOM(self.categorical_features).fit(X)
+        heom = HEOM(self.categorical_features).fit(Xh)
         groups = [np.flatnonzero(Y[:, l]) for l in range(q)]
         cache: dict[str, Any] = {}
 
@@ -264,7 +271,7 @@ class ReliefFML(_ReliefBase):
             c = np.where(rel, hit, miss) / (m * kk)
             return np.where(k_used > 0, c, 0.0)
 
-        W = _relief_weights(heom, X, samples, groups, k, coefficients)
+        W = _relief_weights(heom, Xh, samples, groups, k, coefficients)
         lo, hi = W.min(), W.max()
         scaled = (W - lo) / (hi - lo) if hi > lo else np.zeros_like(W)
         self.raw_weights_ = W
@@ -341,10 +348,16 @@ class PPTReliefF(_ReliefBase):
         """Transform ``Y`` by PPT and run ReliefF on ``X``."""
         X = check_heom_X(self, X, reset=True)
         Y = check_labels(Y, X.shape[0], warn_empty=True)
+        # HEOM differences are range-normalised, so scaling a column is exact and changes
+        # nothing, except that max - min of huge columns no longer overflows
+        if degenerate_selection(self, X):
+            self.weights_ = np.zeros(X.shape[1])
+            return self
+        Xh = scale_huge_columns(X)
         k = _check_int(self.k, "k", 1)
         min_support = _check_int(self.min_support, "min_support", 1)
         rows, classes = pruned_problem_transformation(Y, min_support, self.strategy)
-        Xr = X[rows]
+        Xr = Xh[rows]
         nr = rows.size
         if self.m is None:
             samples = np.arange(nr)

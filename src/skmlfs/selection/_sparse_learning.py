@@ -31,9 +31,11 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
-from skmlfs._validation import check_X_Y, resolve_n_features
+from skmlfs._validation import check_labels, check_X_Y, resolve_n_features
+
+from ._base import check_magnitude, degenerate_selection, scale_huge_columns
 
 __all__ = ["MIFS", "RALMFS", "RLEFS", "fit_settings"]
 
@@ -197,6 +199,9 @@ def fit_settings(estimator: Any, X: Any, Y: Any, settings: Any):
         if names is None:
             yield est.fit(X, Y)
             continue
+        if est._degenerate(X, Y):  # the same as est.fit(X, Y) on degenerate data
+            yield est
+            continue
         params = est.get_params(deep=False)
         key = tuple(
             params[n] if n != "random_state" or _is_seed(params[n]) else id(params[n])
@@ -251,6 +256,16 @@ def _quadratic(f0: float, b1: float, c2: float):
 
 class _RowNormSelector(SelectorMixin, BaseEstimator):
     """Common tail of the embedded selectors: rank by row norms of ``W``, keep the top k."""
+
+    def _degenerate(self, X: Any, Y: Any) -> bool:
+        """:func:`degenerate_selection` on validated ``X`` (``Y`` checked as by a fit)."""
+        Xv = check_array(X, accept_sparse=["csr", "csc"], dtype="numeric",
+                         ensure_all_finite=True, input_name="X")
+        if not degenerate_selection(self, Xv):
+            return False
+        check_labels(Y, Xv.shape[0], warn_empty=True)
+        self.feature_importances_ = np.zeros(Xv.shape[1])
+        return True
 
     def _finish(self, importances: np.ndarray, n_samples: int) -> None:
         d = importances.size
@@ -396,6 +411,8 @@ class RLEFS(_RowNormSelector):
 
     def fit(self, X: Any, Y: Any) -> RLEFS:
         """Learn ``W`` on ``(X, Y)`` and rank the features."""
+        if self._degenerate(X, Y):
+            return self
         return self._fit_prepared(self._prepare(X, Y))
 
     def _prepare(self, X: Any, Y: Any) -> dict:
@@ -413,8 +430,11 @@ class RLEFS(_RowNormSelector):
         n, d = X.shape
 
         if self.scale:
-            Xs = _minmax_scale(X)
+            # min-max scaling is scale-invariant: huge columns are first brought down by a
+            # power of two (exact), so that max - min cannot overflow
+            Xs = _minmax_scale(scale_huge_columns(X))
         else:
+            check_magnitude(X, "RLEFS(scale=False)", "forms the products XᵀX and XW")
             Xs = X.astype(np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
             neg = (Xs.data < 0).any() if sp.issparse(Xs) else (Xs < 0).any()
             if neg:
@@ -597,6 +617,8 @@ class MIFS(_RowNormSelector):
 
     def fit(self, X: Any, Y: Any) -> MIFS:
         """Learn ``W`` on ``(X, Y)`` and rank the features."""
+        if self._degenerate(X, Y):
+            return self
         return self._fit_prepared(self._prepare(X, Y))
 
     def _prepare(self, X: Any, Y: Any) -> dict:
@@ -607,6 +629,7 @@ class MIFS(_RowNormSelector):
         :meth:`_fit_prepared` (see :func:`fit_settings`).
         """
         X, Yv = check_X_Y(X, Y)
+        check_magnitude(X, "MIFS", "forms squared distances (its instance graph) and XᵀX")
         sigma = _check_real("sigma", self.sigma, strict=True)
         p = _check_int("n_neighbors", self.n_neighbors)
         n, d = X.shape
@@ -779,6 +802,10 @@ class RALMFS(_RowNormSelector):
     def fit(self, X: Any, Y: Any) -> RALMFS:
         """Run the ALM solver for ``k = n_features_to_select`` features."""
         X, Yv = check_X_Y(X, Y)
+        if degenerate_selection(self, X):
+            self.feature_importances_ = np.zeros(X.shape[1])
+            return self
+        check_magnitude(X, "RALM-FS", "forms the products XᵀX and XW of its augmented Lagrangian")
         mu = _check_real("mu0", self.mu0, strict=True)
         rho = _check_real("rho", self.rho, low=1.0)
         max_iter = _check_int("max_iter", self.max_iter, low=1)
