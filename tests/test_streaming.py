@@ -149,20 +149,44 @@ def test_cache_switches_to_label_blocks_above_threshold():
 
 
 # ------------------------------------------------------------------ real data
-_BINARY_SETS = ["medical", "enron", "bibtex", "genbase", "delicious"]
-_NUMERIC_SETS = ["emotions", "yeast"]
+# every shared data set (binary features: compared with extended precision as well)
+_PATHS = {
+    "medical": "mulan/medical/medical.arff",
+    "enron": "mulan/enron/enron.arff",
+    "bibtex": "mulan/bibtex/bibtex.arff",
+    "genbase": "mulan/genbase/genbase.arff",
+    "delicious": "mulan/delicious/delicious.arff",
+    "corel5k": "mulan/corel5k/Corel5k-sparse.arff",
+    "corel16k": "mulan/corel16k/Corel16k001-test.arff",
+    "tmc2007": "mulan/tmc2007/tmc2007-500.arff",
+    "emotions": "mulan/emotions/emotions.arff",
+    "yeast": "mulan/yeast/yeast.arff",
+    "scene": "mulan/scene/scene-train.arff",
+    "cal500": "mulan/cal500/cal500.arff",
+    "flags": "mulan/flags/flags.arff",
+    "foodtruck": "mulan/foodtruck/foodtruck.arff",
+    "birds": "mulan/birds/birds-train.arff",
+    "plcfs-enron": "plcfs/enron.mat",
+    "plcfs-genbase": "plcfs/genbase.mat",
+    "plcfs-medical": "plcfs/medical.mat",
+    "plcfs-emotions": "plcfs/emotions.mat",
+    "plcfs-yeast": "plcfs/yeast.mat",
+}
+_BINARY_SETS = ["medical", "enron", "bibtex", "genbase", "delicious", "corel5k", "corel16k",
+                "tmc2007", "plcfs-enron", "plcfs-medical"]
+_SELECTION_SETS = ["medical", "enron", "bibtex", "genbase", "delicious", "emotions", "yeast",
+                   "cal500"]
 
 
 def _load_discrete(dataset_path, name):
-    path = {"genbase": "mulan/genbase/genbase.arff"}.get(name, f"mulan/{name}/{name}.arff")
-    ds = load(dataset_path(path))
+    ds = load(dataset_path(_PATHS[name]))
     X = ds.X
     if not is_discrete(X):
         X = EqualWidthDiscretizer().fit_transform(X.toarray() if sp.issparse(X) else X)
     return X, ds.Y
 
 
-@pytest.mark.parametrize("name", _BINARY_SETS + _NUMERIC_SETS)
+@pytest.mark.parametrize("name", list(_PATHS))
 def test_real_label_sums_match_engine(dataset_path, name):
     X, Y = _load_discrete(dataset_path, name)
     A, B = DiscreteData.from_array(X), DiscreteData.from_array(Y)
@@ -170,8 +194,9 @@ def test_real_label_sums_match_engine(dataset_path, name):
     blocks = InfoCache(A, B, full_block_pairs=0)
     r0, r1 = full.relevance, blocks.relevance
     assert "h_xy" not in blocks.__dict__
-    # both are rounded sums of q terms; they agree within 2e-12 of the largest relevance
-    assert np.abs(r1 - r0).max() <= min(2e-12 * np.abs(r0).max(), _tol(*Y.shape))
+    # both are rounded sums of q terms: they agree to their rounding scale (at most
+    # 1e-11 of the largest relevance; the full block itself is that far from exact sums)
+    assert np.abs(r1 - r0).max() <= min(1e-11 * np.abs(r0).max(), _tol(*Y.shape))
     assert np.abs(blocks.sum_h_xy - full.sum_h_xy).max() <= 1e-13 * full.sum_h_xy.max()
     if name in _BINARY_SETS:
         Xb = sp.csr_matrix(X, dtype=np.float64)
@@ -181,11 +206,11 @@ def test_real_label_sums_match_engine(dataset_path, name):
         ex = _relevance_longdouble(Xb, Yb).astype(float)
         # no less accurate than the full block (checked against extended precision)
         assert np.abs(r1 - ex).max() <= 1.5 * np.abs(r0 - ex).max() + 1e-15
-    else:
+    elif B.is_dense:
         np.testing.assert_array_equal(r1, r0)  # dense label blocks: the same sums
 
 
-@pytest.mark.parametrize("name", _BINARY_SETS + _NUMERIC_SETS)
+@pytest.mark.parametrize("name", _SELECTION_SETS)
 def test_real_selection_same_from_label_blocks_and_row_blocks(dataset_path, name, monkeypatch):
     X, Y = _load_discrete(dataset_path, name)
     ref = SCLS().fit(X, Y)
