@@ -39,6 +39,8 @@ __all__ = ["label_sums", "pair_corrections", "zero_pair_sums"]
 # Entries of one label block's sparse product (its count matrix and the temporaries of
 # its reduction, ~10 float64 arrays of this length: ~640 MiB at 2**23).
 DEFAULT_BLOCK_ENTRIES = 2**23
+# Entries of the correction pass handled at once (temporaries stay in cache).
+_CHUNK = 1 << 16
 # Cells of one dense label block (dense indicators: BLAS product of a label block).
 DEFAULT_BLOCK_CELLS = 2**24
 
@@ -106,20 +108,33 @@ def pair_corrections(
 
     which is 0 for a zero pair; the same correction applies to ``Σ t`` and to ``n·I``.
     """
-    a_ptr, cnt_a, nz_a = A_layout
-    b_ptr, cnt_b, nz_b = B_layout
+    a_ptr, cnt_a, nz_a = A_layout[:3]
+    b_ptr, cnt_b, nz_b = B_layout[:3]
     p_a = a_ptr.size - 1
     if v.size == 0:
         return np.zeros(p_a)
-    vi = _var_of_col(a_ptr)[ia]
-    v = v.astype(np.int64, copy=False)
+    # variable of each A column (passed precomputed by callers that reduce many blocks)
+    a_var = A_layout[3] if len(A_layout) > 3 else _var_of_col(a_ptr)
+    vi = a_var[ia]
     if np.all(np.diff(a_ptr) <= 1) and np.all(np.diff(b_ptr) <= 1):
-        # binary variables: every pair has one inner cell, so all groupings are the entry
-        a, b = cnt_a[ia], cnt_b[jb]
-        base = n - a - b + n  # index of t(n − a − b) in ext
-        corr = ext[n + v] + ext[n + a - v] - ext[n + a] + ext[n + b - v] - ext[n + b]
-        corr += ext[base + v] - ext[base]
+        # binary variables: every pair has one inner cell, so all groupings are the entry.
+        # Chunks of _CHUNK entries keep the gathers' temporaries in cache.
+        corr = np.empty(v.size)
+        for s0 in range(0, v.size, _CHUNK):
+            vv = v[s0 : s0 + _CHUNK].astype(np.int64) + n  # index of t(v) in ext
+            a = cnt_a[ia[s0 : s0 + _CHUNK]]
+            b = cnt_b[jb[s0 : s0 + _CHUNK]]
+            c = ext[vv]
+            c += ext[a - vv + 2 * n]  # t(a − v)
+            c -= ext[a + n]
+            c += ext[b - vv + 2 * n]  # t(b − v)
+            c -= ext[b + n]
+            ab = 2 * n - a - b  # index of t(n − a − b)
+            c += ext[ab + vv - n]
+            c -= ext[ab]
+            corr[s0 : s0 + _CHUNK] = c
         return np.bincount(vi, weights=corr, minlength=p_a)
+    v = v.astype(np.int64, copy=False)
     vj = _var_of_col(b_ptr)[jb]
     p_b, m_b = b_ptr.size - 1, cnt_b.size
     out = np.bincount(vi, weights=ext[n + v], minlength=p_a)  # inner cells
@@ -217,7 +232,7 @@ def label_sums(
             sh += h_xy.sum(axis=1)
         return rel, sh
     ext = _ext_table(n)
-    A_layout, B_layout = _layout(X), _layout(Y)
+    A_layout, B_layout = (*_layout(X), _var_of_col(X.ptr)), _layout(Y)
     corr = np.zeros(p_a)
     xr = X.row_major  # CSR (n, m_A): the right operand, rows of X's codes
     if n >= _F32_EXACT:

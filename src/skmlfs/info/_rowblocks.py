@@ -38,6 +38,7 @@ from ._labelsum import (
     _ext_table,
     _label_blocks,
     _marginal_xlogx,
+    _var_of_col,
     pair_corrections,
     zero_pair_sums,
 )
@@ -57,7 +58,7 @@ DEFAULT_BLOCK_ROWS = 65_536
 # Cells of a dense summed count block (feature codes × label codes of one label block).
 DEFAULT_DENSE_CELLS = 2**25
 # Selected-feature columns counted per pass over the rows in the greedy search.
-DEFAULT_PREFETCH = 32
+DEFAULT_PREFETCH = 64
 
 
 def is_dask_array(X: Any) -> bool:
@@ -302,6 +303,7 @@ class _Coding:
     colmap: np.ndarray  # indicator column of each key (-1: constant column, no indicator)
     m: int  # number of indicator columns
     float64: bool  # indicator dtype (float32 products are exact below 2**24 rows)
+    col2ind: np.ndarray | None = None  # binary fast path, built on first use
 
     @classmethod
     def from_pairs(cls, P: _Pairs, n: int, p: int) -> tuple[_Coding, DiscreteData]:
@@ -321,6 +323,21 @@ class _Coding:
 
     def encode(self, M: Any) -> sp.csr_matrix:
         """The indicator matrix (CSR, one column per non-zero code) of a row block."""
+        dtype = np.float64 if self.float64 else np.float32
+        if sp.issparse(M) and self.values.size == 1 and self.keys.size == self.m:
+            # binary data without constant columns: the indicators are M's own pattern
+            M = sp.csr_matrix(M)
+            M.eliminate_zeros()
+            if np.all(M.data == self.values[0]):
+                if self.col2ind is None:  # column → indicator column (-1: never non-zero)
+                    self.col2ind = np.full(self.n_cols, -1, dtype=np.int32)
+                    self.col2ind[self.keys] = np.arange(self.keys.size, dtype=np.int32)
+                ind = self.col2ind[M.indices]
+                if ind.size == 0 or ind.min() >= 0:
+                    return sp.csr_matrix(
+                        (np.ones(ind.size, dtype=dtype), ind, M.indptr),
+                        shape=(M.shape[0], self.m),
+                    )
         r, c, v, n_b = _nonzeros(M)
         nv = max(1, self.values.size)
         vid = np.searchsorted(self.values, v)
@@ -335,7 +352,6 @@ class _Coding:
                              "source must deliver the same rows on every pass.")
         col = self.colmap[pos_c] if v.size else np.zeros(0, np.int64)
         keep = col >= 0
-        dtype = np.float64 if self.float64 else np.float32
         return sp.csr_matrix(
             (np.ones(int(keep.sum()), dtype=dtype), (r[keep], col[keep])), shape=(n_b, self.m)
         )
@@ -346,20 +362,22 @@ def _label_counts(xb, yb, cx: _Coding, cy: _Coding, c0: int, c1: int, dense: boo
     """Counts ``Y_b[:, c0:c1]ᵀ X_b`` of one row block, shape (c1 − c0, m_X)."""
     xi = cx.encode(xb)
     yt = cy.encode(yb)[:, c0:c1].T.tocsr()
-    P = yt @ xi
+    P = (yt @ xi).tocsr()
+    # sums of 0/1 products: exact integers (float64 indicators from 2**24 rows on)
+    P.data = np.rint(P.data).astype(np.int64 if cx.float64 else np.int32)
     if dense:
         # int32 halves the summed block; counts reach 2**31 only with that many rows
-        return np.rint(P.toarray()).astype(np.int64 if cx.float64 else np.int32)
-    P = P.tocsr()
-    P.data = np.rint(P.data)
+        return P.toarray()
     return P
 
 
 def _self_counts(xb, yb, cx: _Coding, cols: np.ndarray):
     """Counts ``X_bᵀ X_b[:, cols]`` of one row block, shape (m_X, len(cols))."""
-    xi = cx.encode(xb)
-    sel = xi[:, cols].toarray()
-    return np.rint(xi.T @ sel).astype(np.int64)
+    xi = cx.encode(xb).tocsc()
+    # sparse × sparse: costs the rows where a selected column is non-zero only
+    P = (xi.T @ xi[:, cols]).tocsr()
+    P.data = np.rint(P.data).astype(np.int64)
+    return P.toarray()
 
 
 # ---------------------------------------------------------------------- cache
@@ -445,7 +463,7 @@ class StreamInfoCache:
             weights = Y.counts * (X.counts.sum() / n)
             budget = float(self.block_entries)
         ext = _ext_table(n)
-        A_layout = (X.ptr, X.counts, n - X.zero_counts())
+        A_layout = (X.ptr, X.counts, n - X.zero_counts(), _var_of_col(X.ptr))
         nz_y = n - Y.zero_counts()
         corr = np.zeros(X.n_vars)
         for v0, v1 in _label_blocks(weights, Y.ptr, budget):
@@ -501,8 +519,13 @@ class StreamInfoCache:
 
     # -- per selected feature ------------------------------------------------------
     def prefetch(self, s: int, scores: np.ndarray | None = None) -> None:
-        """Count ``s`` and the best uncounted candidates by ``scores`` in one pass."""
-        want = [s] if s not in self._h_ff else []
+        """Count ``s`` and the best uncounted candidates by ``scores`` in one pass.
+
+        Nothing happens when ``s`` is counted already (an earlier batch guessed it).
+        """
+        if s in self._h_ff:
+            return
+        want = [s]
         if scores is not None and self.prefetch_size > 1:
             order = np.argsort(-np.where(np.isfinite(scores), scores, -np.inf),
                                kind="stable")
