@@ -1,6 +1,7 @@
 """Extreme label sets and data larger than memory (issue #17).
 
 Run:  python benchmarks/bench_extreme.py [--only NAME ...] [--scale-factor F]
+      MLFS_DATASETS=... python benchmarks/bench_extreme.py --compare-src OTHER/src
 
 Problems (each in its own process, so the peak RSS printed is that problem's):
 
@@ -20,6 +21,11 @@ Problems (each in its own process, so the peak RSS printed is that problem's):
   and a PNG in ``docs/results/benchmarks/``.
 
 ``--scale-factor`` shrinks the rows of every problem (for a quick try).
+
+``--compare-src`` times the engine side of the README speed table (SCLS on medical, enron,
+bibtex; the delicious MI matrix; the sparse 200,000 × 20,000 × 1,000 relevance; SCLS on
+the dense 50,000 × 5,000 × 1,000 problem) with this tree and another checkout of the
+package, alternating in one run, and prints the ratios (no regression: ≤ 1.10).
 """
 
 from __future__ import annotations
@@ -275,7 +281,7 @@ def run_scaling(f: float) -> dict:
     from skmlfs.info import DiscreteData, InfoCache
     from skmlfs.selection import SCLS
 
-    base = dict(n=int(100_000 * f), d=200_000, q=50_000, fx=100, fy=20)
+    base = dict(n=int(40_000 * f), d=100_000, q=20_000, fx=100, fy=20)
     grid = {"n": [0.25, 0.5, 1, 2], "d": [0.25, 0.5, 1, 2], "q": [0.25, 0.5, 1, 2]}
     out = {}
     for var, mults in grid.items():
@@ -325,6 +331,80 @@ def _plot_scaling(out, base):
     fig.savefig(OUT / "bench_extreme_scaling.png", dpi=120)
 
 
+# ---------------------------------------------------------------------- regression
+def _speed_item(name: str) -> float:
+    """Best-of-3 seconds of one figure of the README speed table (engine side)."""
+    import scipy.io as sio
+
+    from skmlfs.datasets import load
+    from skmlfs.info import DiscreteData, InfoCache, mutual_info
+    from skmlfs.selection import SCLS
+
+    root = Path(os.environ["MLFS_DATASETS"])
+    if name in ("scls_medical", "scls_enron"):
+        m = sio.loadmat(root / "plcfs" / f"{name[5:]}.mat")
+        X, Y = m["data"], m["answer"]
+        k = math.ceil(math.sqrt(X.shape[0]))
+
+        def fn():
+            return SCLS(k).fit(X, Y)
+    elif name == "scls_bibtex":
+        ds = load(root / "mulan/bibtex/bibtex.arff")
+
+        def fn():
+            return SCLS(86).fit(ds.X, ds.Y)
+    elif name == "mi_delicious":
+        ds = load(root / "mulan/delicious/delicious.arff")
+
+        def fn():
+            return mutual_info(DiscreteData.from_array(ds.X), DiscreteData.from_array(ds.Y))
+    elif name == "sparse_200k_relevance":
+        rng = np.random.default_rng(0)
+        X, Y = uniform_csr(rng, 200_000, 20_000, 0.01), uniform_csr(rng, 200_000, 1_000, 0.01)
+
+        def fn():
+            return InfoCache(DiscreteData.from_array(X), DiscreteData.from_array(Y)).relevance
+    elif name == "dense_50k_scls":
+        rng = np.random.default_rng(0)
+        n, d, q = 50_000, 5_000, 1_000
+        Y = (rng.random((n, q), dtype=np.float32) < 0.02).astype(np.uint8)
+        X = (rng.random((n, d), dtype=np.float32) < 0.1).astype(np.uint8)
+        X[:, :q] |= Y[:, :q] & (rng.random((n, q), dtype=np.float32) < 0.8)
+
+        def fn():
+            return SCLS(224).fit(X, Y)
+    else:
+        raise ValueError(name)
+    best = np.inf
+    for _ in range(1 if name == "dense_50k_scls" else 3):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+SPEED_ITEMS = ["scls_medical", "scls_enron", "scls_bibtex", "mi_delicious",
+               "sparse_200k_relevance", "dense_50k_scls"]
+
+
+def run_regression(other_src: str) -> None:
+    """README speed-table figures: this tree vs ``other_src`` alternately, in one run."""
+    here = str(Path(__file__).resolve().parent.parent / "src")
+    print(f"{'item':24s} {'this tree s':>12s} {'other s':>10s} {'this/other':>10s}")
+    for item in SPEED_ITEMS:
+        times = {here: [], other_src: []}
+        for _rep in range(2):
+            for src in (here, other_src):
+                env = dict(os.environ, PYTHONPATH=src)
+                out = subprocess.run([sys.executable, __file__, "--speed-item", item],
+                                     capture_output=True, text=True, env=env)
+                if out.returncode:
+                    sys.exit(out.stderr)
+                times[src].append(float(out.stdout.strip().splitlines()[-1]))
+        a, b = min(times[here]), min(times[other_src])
+        print(f"{item:24s} {a:12.4f} {b:10.4f} {a / b:10.3f}", flush=True)
+
+
 RUNNERS = {
     "delicious200k": run_delicious200k,
     "eurlex": lambda f: run_xmlc("eurlex", f),
@@ -339,8 +419,17 @@ def main() -> None:
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--only", nargs="*", choices=list(RUNNERS), default=list(RUNNERS))
     ap.add_argument("--scale-factor", type=float, default=1.0)
+    ap.add_argument("--compare-src", help="README speed table: this tree vs another "
+                    "source tree (its src/ folder), alternating, ratios printed")
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--speed-item", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.speed_item:
+        print(_speed_item(args.speed_item))
+        return
+    if args.compare_src:
+        run_regression(args.compare_src)
+        return
     if args.child:
         t0 = time.perf_counter()
         res = RUNNERS[args.child](args.scale_factor)
