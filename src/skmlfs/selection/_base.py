@@ -98,6 +98,10 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         symbols as they are. A transformer is cloned and fitted with ``fit(X, Y)``.
     """
 
+    # Criteria computed from per-feature label sums and I(f; s) only can count over row
+    # blocks (StreamInfoCache); subclasses that can set this to True.
+    _row_blocks_ok = False
+
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto"):
         self.n_features_to_select = n_features_to_select
         self.discretizer = discretizer
@@ -153,6 +157,12 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         """Counts over row blocks (Dask array, memmap, RowBlocks source), see fit."""
         from ..info._rowblocks import StreamInfoCache, as_row_blocks
 
+        if not self._row_blocks_ok:
+            raise NotImplementedError(
+                f"{type(self).__name__} needs the full feature × label tables: pass "
+                "in-memory data (row blocks, Dask arrays and memmaps work with SCLS, AMI "
+                "and GICS)."
+            )
         if not (self.discretizer is None or self.discretizer == "auto"):
             raise ValueError(
                 "row-block input (a dask array, memmap or RowBlocks source) is used as "

@@ -55,6 +55,8 @@ class SCLS(BaseInfoSelector):
     (500, 5)
     """
 
+    _row_blocks_ok = True
+
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
         h = cache.h_x
@@ -82,6 +84,8 @@ class AMI(BaseInfoSelector):
     summed over the selected features, without normalisation. Zero-entropy features are
     never selected; ties go to the lowest index. Attributes as in :class:`SCLS`.
     """
+
+    _row_blocks_ok = True
 
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
@@ -179,6 +183,8 @@ class GICS(BaseInfoSelector):
     ``gics.m``'s own rules.
     Attributes as in :class:`SCLS` (``scores_`` holds the raw GICS scores above).
     """
+
+    _row_blocks_ok = True
 
     def _select(self, cache: InfoCache, k: int):
         labels = np.arange(cache.Y.n_vars)
