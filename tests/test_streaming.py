@@ -388,3 +388,22 @@ def test_dask_cluster_two_worker_processes(tmp_path):
                 p.wait(timeout=max(1, deadline - time.time()))
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+def test_group_sum_gather_path_equals_reduceat():
+    """Groups of one column or none (binary and constant variables): gather = reduceat."""
+    from skmlfs.info._engine import _group_sum
+
+    rng = np.random.default_rng(9)
+    sizes = (rng.random(300) > 0.1).astype(int)
+    ptr = np.concatenate([[0], np.cumsum(sizes)])
+    for axis in (0, 1):
+        a = rng.random((ptr[-1], 7)) if axis == 0 else rng.random((7, ptr[-1]))
+        got = _group_sum(a, ptr, axis=axis)
+        ref = np.zeros((300, 7) if axis == 0 else (7, 300))
+        red = np.add.reduceat(a, ptr[:-1][sizes > 0], axis=axis)
+        if axis == 0:
+            ref[sizes > 0] = red
+        else:
+            ref[:, sizes > 0] = red
+        np.testing.assert_array_equal(got, ref)
