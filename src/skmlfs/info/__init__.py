@@ -28,3 +28,7 @@ __all__ = [
 from ._cache import InfoCache  # noqa: E402
 
 __all__ += ["InfoCache"]
+
+from ._rowblocks import ArrayBlocks, DaskBlocks, IterableBlocks, RowBlocks  # noqa: E402
+
+__all__ += ["ArrayBlocks", "DaskBlocks", "IterableBlocks", "RowBlocks"]

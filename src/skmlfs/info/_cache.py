@@ -8,8 +8,14 @@ from typing import Any
 import numpy as np
 
 from ._engine import DiscreteData, entropy, joint_entropy, joint_entropy_one
+from ._labelsum import label_sums
 
 __all__ = ["InfoCache"]
+
+# Above this many feature × label pairs, the per-feature sums over the labels (relevance,
+# Σ_l H(f, l)) are computed over label blocks (skmlfs.info._labelsum) without the d × q
+# block; at or below, from the full block as before (bit-identical results).
+FULL_BLOCK_PAIRS = 2**26
 
 
 class InfoCache:
@@ -24,9 +30,20 @@ class InfoCache:
     X, Y : DiscreteData or array-like
         Discrete features ``(n, d)`` and labels ``(n, q)``.
     base : float, default=2
+    full_block_pairs : int, optional
+        Largest ``d·q`` for which :attr:`relevance` and :attr:`sum_h_xy` come from the full
+        feature × label block (default :data:`FULL_BLOCK_PAIRS`); above it they are summed
+        over label blocks, never holding ``d × q``.
     """
 
-    def __init__(self, X: DiscreteData | Any, Y: DiscreteData | Any, base: float = 2.0):
+    def __init__(
+        self,
+        X: DiscreteData | Any,
+        Y: DiscreteData | Any,
+        base: float = 2.0,
+        *,
+        full_block_pairs: int | None = None,
+    ):
         self.X = X if isinstance(X, DiscreteData) else DiscreteData.from_array(X)
         self.Y = Y if isinstance(Y, DiscreteData) else DiscreteData.from_array(Y)
         if self.X.n_samples != self.Y.n_samples:
@@ -35,6 +52,7 @@ class InfoCache:
                 f"{self.Y.n_samples}."
             )
         self.base = base
+        self.full_block_pairs = FULL_BLOCK_PAIRS if full_block_pairs is None else full_block_pairs
         self._h_ff: dict[int, np.ndarray] = {}
         self._h_fyz: dict[int, np.ndarray] = {}
 
@@ -59,10 +77,40 @@ class InfoCache:
         """``I(f; l)``, shape (d, q)."""
         return self.h_x[:, None] + self.h_y[None, :] - self.h_xy
 
+    def _use_full_block(self) -> bool:
+        return (
+            "h_xy" in self.__dict__
+            or self.X.n_vars * self.Y.n_vars <= self.full_block_pairs
+        )
+
+    @cached_property
+    def _label_sums(self) -> tuple[np.ndarray, np.ndarray]:
+        return label_sums(self.X, self.Y, h_x=self.h_x, h_y=self.h_y, base=self.base)
+
     @cached_property
     def relevance(self) -> np.ndarray:
         """``Σ_l I(f; l)`` (SCLS Eq. 9), shape (d,)."""
-        return self.mi_xy.sum(axis=1)
+        if self._use_full_block():
+            return self.mi_xy.sum(axis=1)
+        return self._label_sums[0]
+
+    @cached_property
+    def sum_h_xy(self) -> np.ndarray:
+        """``Σ_l H(f, l)`` for every feature, shape (d,)."""
+        if self._use_full_block():
+            return self.h_xy.sum(axis=1)
+        return self._label_sums[1]
+
+    def sum_h_xy_over(self, candidates: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """``Σ_{l ∈ labels} H(f, l)`` for the features ``candidates``, shape (len,)."""
+        if self._use_full_block():
+            return self.h_xy[np.ix_(candidates, labels)].sum(axis=1)
+        if labels.size == self.Y.n_vars and np.array_equal(labels, np.arange(labels.size)):
+            return self.sum_h_xy[candidates]
+        Yl = self.Y.take(labels)
+        return label_sums(self.X, Yl, h_x=self.h_x, h_y=self.h_y[labels], base=self.base)[1][
+            candidates
+        ]
 
     # -- per selected feature s -------------------------------------------------
     def h_xx(self, s: int) -> np.ndarray:

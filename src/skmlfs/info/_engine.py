@@ -411,6 +411,13 @@ def _group_sum(a: np.ndarray, ptr: np.ndarray, axis: int = 0) -> np.ndarray:
     shape = list(a.shape)
     shape[axis] = n_groups
     out = np.zeros(shape, dtype=a.dtype)
+    if n_groups and sizes.max() == 1:
+        # binary variables and constants (groups of one column or none): a gather, the
+        # same values as reduceat without its per-group overhead
+        idx = [slice(None)] * a.ndim
+        idx[axis] = nonempty
+        out[tuple(idx)] = a
+        return out
     if nonempty.any():
         red = np.add.reduceat(a, ptr[:-1][nonempty], axis=axis)
         idx = [slice(None)] * a.ndim

@@ -172,6 +172,10 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
     features with a warning when fewer carry information.
     """
 
+    # Criteria computed from per-feature label sums and I(f; s) only can count over row
+    # blocks (StreamInfoCache); subclasses that can set this to True.
+    _row_blocks_ok = False
+
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto"):
         self.n_features_to_select = n_features_to_select
         self.discretizer = discretizer
@@ -183,20 +187,31 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            Data larger than memory may come in row blocks (SCLS, AMI, GICS): a
+            ``dask.array`` (dense or scipy.sparse chunks; with a ``distributed.Client``
+            the counting runs on its workers), a ``numpy.memmap``, or a
+            :class:`skmlfs.info.RowBlocks` source (then ``Y=None``). Row blocks are used
+            as discrete symbols (no discretizer) and give the in-memory selection.
         Y : array-like or sparse matrix of shape (n_samples, n_labels), 0/1
             A 1-D ``y`` is accepted as one discrete target (single-label problem).
         """
-        X = validate_data(
-            self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
-        )
-        Y = check_target(Y, X.shape[0], accept_sparse=True)  # sparse labels stay sparse
-        self._check_params()
-        if degenerate_selection(self, X):
-            self.entropies_ = np.zeros(X.shape[1])
-            return self
-        Xd = self._discretize(X, Y)
-        cache = InfoCache(DiscreteData.from_array(Xd), DiscreteData.from_array(Y))
-        k = resolve_n_features(self.n_features_to_select, X.shape[0], X.shape[1])
+        if _is_row_block_input(X):
+            self._check_params()
+            cache = self._stream_cache(X, Y)
+            n_rows, n_cols = cache.n_samples, cache.source.n_features
+        else:
+            X = validate_data(
+                self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
+            )
+            Y = check_target(Y, X.shape[0], accept_sparse=True)  # sparse labels stay sparse
+            self._check_params()
+            if degenerate_selection(self, X):
+                self.entropies_ = np.zeros(X.shape[1])
+                return self
+            Xd = self._discretize(X, Y)
+            cache = InfoCache(DiscreteData.from_array(Xd), DiscreteData.from_array(Y))
+            n_rows, n_cols = X.shape
+        k = resolve_n_features(self.n_features_to_select, n_rows, n_cols)
         ranking, scores = self._select(cache, k)
         if ranking.size < k:
             warnings.warn(
@@ -214,6 +229,26 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
 
     def _check_params(self) -> None:
         """Hook for subclasses to validate their own parameters at fit."""
+
+    def _stream_cache(self, X: Any, Y: Any) -> Any:
+        """Counts over row blocks (Dask array, memmap, RowBlocks source), see fit."""
+        from ..info._rowblocks import StreamInfoCache, as_row_blocks
+
+        if not self._row_blocks_ok:
+            raise NotImplementedError(
+                f"{type(self).__name__} needs the full feature × label tables: pass "
+                "in-memory data (row blocks, Dask arrays and memmaps work with SCLS, AMI "
+                "and GICS)."
+            )
+        if not (self.discretizer is None or self.discretizer == "auto"):
+            raise ValueError(
+                "row-block input (a dask array, memmap or RowBlocks source) is used as "
+                "discrete symbols: discretize it before fit and pass discretizer='auto' "
+                f"or None; got discretizer={self.discretizer!r}."
+            )
+        source = as_row_blocks(X, Y)
+        self.n_features_in_ = int(source.n_features)
+        return StreamInfoCache(source, discrete_only=self.discretizer == "auto")
 
     def _discretize(self, X, Y):
         return discretize_features(self.discretizer, X, Y)
@@ -237,6 +272,13 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         return tags
 
 
+def _is_row_block_input(X: Any) -> bool:
+    """Data counted over row blocks: a dask array, a numpy memmap or a RowBlocks source."""
+    from ..info._rowblocks import RowBlocks, is_dask_array
+
+    return isinstance(X, (RowBlocks, np.memmap)) or is_dask_array(X)
+
+
 def greedy_select(
     first: np.ndarray,
     update: Any,
@@ -245,6 +287,7 @@ def greedy_select(
     k: int,
     *,
     rtol: float | None = TIE_RTOL,
+    prefetch: Any = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Run the common greedy forward search (``docs/methods/info.md#greedy-search``).
 
@@ -265,6 +308,10 @@ def greedy_select(
         ``TIE_TOL + rtol·|max|`` of the best are tied (:func:`argmax_tol`), so values that
         are equal in exact arithmetic but differ by rounding do not pick a higher index.
         ``None`` uses the exact float maximum (``np.argmax``, first maximum).
+    prefetch : callable(s, J) or None
+        Called before ``update(s)`` with the criterion ``J`` of the step (``-inf`` for
+        unavailable candidates): a row-block cache counts ``s`` together with the best
+        other candidates in one pass over the rows.
 
     Stops early when no valid candidate is left.
     """
@@ -283,5 +330,7 @@ def greedy_select(
         scores.append(float(J[f]))
         available[f] = False
         if step + 1 < k:
+            if prefetch is not None:
+                prefetch(f, np.where(available, J, -np.inf))
             update(f)
     return np.asarray(ranking, dtype=np.intp), np.asarray(scores)

@@ -55,6 +55,8 @@ class SCLS(BaseInfoSelector):
     (500, 5)
     """
 
+    _row_blocks_ok = True
+
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
         h = cache.h_x
@@ -67,7 +69,10 @@ class SCLS(BaseInfoSelector):
 
         # No threadpool limit: each step is a row-restricted count (no BLAS), and
         # benchmarks/bench_scls.py measures one BLAS thread as no faster (ratio ~0.93).
-        ranking, scores = greedy_select(rel, update, lambda: rel - ratio * rel, valid, k)
+        ranking, scores = greedy_select(
+            rel, update, lambda: rel - ratio * rel, valid, k,
+            prefetch=getattr(cache, "prefetch", None),
+        )
         self.relevance_ = rel
         return ranking, scores
 
@@ -80,6 +85,8 @@ class AMI(BaseInfoSelector):
     never selected; ties go to the lowest index. Attributes as in :class:`SCLS`.
     """
 
+    _row_blocks_ok = True
+
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
         red = np.zeros_like(rel)
@@ -87,7 +94,10 @@ class AMI(BaseInfoSelector):
         def update(s: int) -> None:
             red[:] += cache.mi_xx(s)
 
-        ranking, scores = greedy_select(rel, update, lambda: rel - red, cache.h_x > 0, k)
+        ranking, scores = greedy_select(
+            rel, update, lambda: rel - red, cache.h_x > 0, k,
+            prefetch=getattr(cache, "prefetch", None),
+        )
         self.relevance_ = rel
         return ranking, scores
 
@@ -174,6 +184,8 @@ class GICS(BaseInfoSelector):
     Attributes as in :class:`SCLS` (``scores_`` holds the raw GICS scores above).
     """
 
+    _row_blocks_ok = True
+
     def _select(self, cache: InfoCache, k: int):
         labels = np.arange(cache.Y.n_vars)
         # Zero-entropy features are never candidates. gics.m (and gics_select, which the
@@ -227,7 +239,7 @@ def gics_select(
     labels = np.asarray(labels, dtype=np.intp)
     nz = float(labels.size)
     h_c = cache.h_x[candidates]
-    sum_h_cl = cache.h_xy[np.ix_(candidates, labels)].sum(axis=1) if labels.size else 0.0
+    sum_h_cl = cache.sum_h_xy_over(candidates, labels) if labels.size else 0.0
     sum_h_cs = np.zeros(candidates.size)
     selected: list[int] = []
     scores: list[float] = []

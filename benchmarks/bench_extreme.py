@@ -1,0 +1,454 @@
+"""Extreme label sets and data larger than memory (issue #17).
+
+Run:  python benchmarks/bench_extreme.py [--only NAME ...] [--scale-factor F]
+      MLFS_DATASETS=... python benchmarks/bench_extreme.py --compare-src OTHER/src
+
+Problems (each in its own process, so the peak RSS printed is that problem's):
+
+* ``delicious200k``: synthetic sparse data of the Delicious-200K shape, 196,606 rows ×
+  782,585 features × 205,443 labels, ~300 features and ~75 labels per row with power-law
+  frequencies; relevance Σ_l I(f; l) over label blocks plus SCLS with 100 features. The
+  full feature × label block (what the engine built before) would need d·q·8 bytes
+  (1.3 TB) for one float64 table; the printed "straightforward" time is a bincount loop
+  per pair extrapolated from a sample of pairs.
+* ``eurlex`` / ``wiki10``: EURLex-4K (15,539 × 5,000 × 3,993) and Wiki10-31K
+  (14,146 × 101,938 × 30,938) shapes, SCLS with ⌈√n⌉ features; for EURLex the label-block
+  sums and the full block (both fit) are timed in the same run.
+* ``ooc``: 2,000,000 × 20,000 × 1,000 at 1 % written to disk as 20 row blocks and selected
+  from an :class:`~skmlfs.info.IterableBlocks` source (peak RSS of the process), plus the
+  same selection in memory and from the files on the first 200,000 rows.
+* ``scaling``: time of relevance + SCLS (20 features) versus n, d and q; log–log slopes
+  and a PNG in ``docs/results/benchmarks/``.
+
+``--scale-factor`` shrinks the rows of every problem (for a quick try).
+
+``--compare-src`` times the engine side of the README speed table (SCLS on medical, enron,
+bibtex; the delicious MI matrix; the sparse 200,000 × 20,000 × 1,000 relevance; SCLS on
+the dense 50,000 × 5,000 × 1,000 problem) with this tree and another checkout of the
+package, alternating in one run, and prints the ratios (no regression: ≤ 1.10).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+OUT = Path(__file__).resolve().parent.parent / "docs" / "results" / "benchmarks"
+
+
+def _rss_gib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def power_law_csr(rng, n, p, per_row, offset, dtype=np.float32):
+    """Binary CSR with ~per_row distinct columns per row, column j drawn ∝ 1/(j + offset).
+
+    Columns are shuffled so that frequent columns are not the first indices.
+    """
+    w = 1.0 / (np.arange(p) + offset)
+    cdf = np.cumsum(w)
+    cdf /= cdf[-1]
+    perm = rng.permutation(p).astype(np.int32)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    parts = []
+    step = max(1, 2**22 // per_row)
+    for r0 in range(0, n, step):
+        m = min(step, n - r0)
+        cols = perm[np.searchsorted(cdf, rng.random(m * per_row))]
+        M = sp.csr_matrix(
+            (np.ones(cols.size, dtype=dtype), cols,
+             np.arange(0, m * per_row + 1, per_row)), shape=(m, p))
+        M.sum_duplicates()
+        M.data[:] = 1
+        parts.append(M)
+        indptr[r0 + 1 : r0 + m + 1] = indptr[r0] + M.indptr[1:]
+    indices = np.concatenate([P.indices for P in parts])
+    del parts
+    return sp.csr_matrix((np.ones(indices.size, dtype=dtype), indices, indptr), shape=(n, p))
+
+
+def uniform_csr(rng, n, p, density, dtype=np.float32):
+    nnz = int(n * p * density)
+    M = sp.csr_matrix((np.ones(nnz, dtype=dtype), (rng.integers(0, n, nnz, dtype=np.int32),
+                                                    rng.integers(0, p, nnz, dtype=np.int32))),
+                      shape=(n, p))
+    M.data[:] = 1
+    return M
+
+
+def _pair_loop_seconds(X, Y, n_pairs=300, seed=0):
+    """Per-pair bincount MI (the straightforward implementation) on a sample of pairs."""
+    rng = np.random.default_rng(seed)
+    Xc, Yc = sp.csc_matrix(X), sp.csc_matrix(Y)
+    n = X.shape[0]
+    t0 = time.perf_counter()
+    for _ in range(n_pairs):
+        i, j = int(rng.integers(X.shape[1])), int(rng.integers(Y.shape[1]))
+        x = np.zeros(n, np.int64)
+        x[Xc.indices[Xc.indptr[i] : Xc.indptr[i + 1]]] = 1
+        y = np.zeros(n, np.int64)
+        y[Yc.indices[Yc.indptr[j] : Yc.indptr[j + 1]]] = 1
+        c = np.bincount(2 * x + y, minlength=4) / n
+        px, py = np.array([c[0] + c[1], c[2] + c[3]]), np.array([c[0] + c[2], c[1] + c[3]])
+        nz = c > 0
+        outer = np.outer(px, py).ravel()
+        _ = float(np.sum(c[nz] * np.log2(c[nz] / outer[nz])))
+    return (time.perf_counter() - t0) / n_pairs
+
+
+# ---------------------------------------------------------------------- problems
+def run_delicious200k(f: float) -> dict:
+    from skmlfs.info import DiscreteData, InfoCache
+    from skmlfs.selection import SCLS
+
+    rng = np.random.default_rng(0)
+    n, d, q = int(196_606 * f), 782_585, 205_443
+    t0 = time.perf_counter()
+    X = power_law_csr(rng, n, d, 300, 100)
+    Y = power_law_csr(rng, n, q, 75, 100)
+    res = {"problem": f"Delicious-200K shape {n}x{d}x{q}", "nnz_X": int(X.nnz),
+           "nnz_Y": int(Y.nnz), "generate_s": time.perf_counter() - t0}
+    t0 = time.perf_counter()
+    A, B = DiscreteData.from_array(X), DiscreteData.from_array(Y)
+    res["coding_s"] = time.perf_counter() - t0
+    del X
+    per_pair = _pair_loop_seconds(A.indicators, B.indicators)
+    cache = InfoCache(A, B)
+    t0 = time.perf_counter()
+    _ = cache.h_x, cache.h_y
+    res["entropies_s"] = time.perf_counter() - t0
+    from skmlfs.info import _labelsum
+
+    t0 = time.perf_counter()
+    prof = _profile_label_sums(_labelsum, A, B, cache)
+    res["relevance_s"] = time.perf_counter() - t0
+    res.update(prof)
+    sel = SCLS(100)
+    t0 = time.perf_counter()
+    ranking, _ = sel._select(cache, 100)
+    res["scls_greedy_100_s"] = time.perf_counter() - t0
+    res["relevance_plus_scls_s"] = res["relevance_s"] + res["entropies_s"] + res[
+        "scls_greedy_100_s"]
+    res["selected"] = int(ranking.size)
+    res["full_block_GiB_float64"] = d * q * 8 / 2**30
+    res["pair_loop_s_extrapolated"] = per_pair * d * q
+    res["ratio_vs_pair_loop"] = res["pair_loop_s_extrapolated"] / res["relevance_s"]
+    return res
+
+
+def _profile_label_sums(mod, A, B, cache) -> dict:
+    """Time the product and the reduction of every label block (wrapping the kernel)."""
+    timings = {"product_s": 0.0, "corrections_s": 0.0, "zero_pairs_s": 0.0, "blocks": 0,
+               "co_occurring_pairs": 0}
+    orig_corr, orig_zero = mod.pair_corrections, mod.zero_pair_sums
+    last = [time.perf_counter()]
+
+    def corr(ia, jb, v, *a, **k):
+        t0 = time.perf_counter()
+        timings["product_s"] += t0 - last[0]
+        out = orig_corr(ia, jb, v, *a, **k)
+        last[0] = time.perf_counter()
+        timings["corrections_s"] += last[0] - t0
+        timings["blocks"] += 1
+        timings["co_occurring_pairs"] += int(v.size)
+        return out
+
+    def zero(*a, **k):
+        t0 = time.perf_counter()
+        out = orig_zero(*a, **k)
+        timings["zero_pairs_s"] += time.perf_counter() - t0
+        return out
+
+    mod.pair_corrections, mod.zero_pair_sums = corr, zero
+    try:
+        last[0] = time.perf_counter()
+        _ = cache.relevance
+    finally:
+        mod.pair_corrections, mod.zero_pair_sums = orig_corr, orig_zero
+    return timings
+
+
+def run_xmlc(which: str, f: float) -> dict:
+    from skmlfs.info import DiscreteData, InfoCache
+    from skmlfs.selection import SCLS
+
+    # shape and average non-zero features / labels per row of the public data sets
+    shapes = {"eurlex": (15_539, 5_000, 3_993, 236, 5.3),
+              "wiki10": (14_146, 101_938, 30_938, 673, 18.6)}
+    n, d, q, fx, fy = shapes[which]
+    n = int(n * f)
+    rng = np.random.default_rng(1)
+    X = power_law_csr(rng, n, d, fx, 50)
+    Y = power_law_csr(rng, n, q, int(round(fy)), 20)
+    k = math.ceil(math.sqrt(n))
+    t0 = time.perf_counter()
+    sel = SCLS(k).fit(X, Y)
+    res = {"problem": f"{which} shape {n}x{d}x{q}", "k": k, "scls_s": time.perf_counter() - t0,
+           "selected": int(sel.ranking_.size)}
+    A, B = DiscreteData.from_array(X), DiscreteData.from_array(Y)
+    t0 = time.perf_counter()
+    rel_blocks = InfoCache(A, B, full_block_pairs=0).relevance
+    res["relevance_label_blocks_s"] = time.perf_counter() - t0
+    if d * q <= 2**26:
+        t0 = time.perf_counter()
+        rel_full = InfoCache(A, B, full_block_pairs=d * q).relevance
+        res["relevance_full_block_s"] = time.perf_counter() - t0
+        res["ratio_full_over_blocks"] = res["relevance_full_block_s"] / res[
+            "relevance_label_blocks_s"]
+        res["max_abs_diff"] = float(np.abs(rel_full - rel_blocks).max())
+    else:
+        res["full_block_GiB_float64"] = d * q * 8 / 2**30
+    return res
+
+
+def _write_ooc(path: Path, n, d, q, density, block_rows, seed=2):
+    rng = np.random.default_rng(seed)
+    files = []
+    for b, r0 in enumerate(range(0, n, block_rows)):
+        m = min(block_rows, n - r0)
+        Xb = uniform_csr(rng, m, d, density, dtype=np.int8)
+        # labels: 1 % density, half of them tied to a feature so that there is signal
+        Yb = uniform_csr(rng, m, q, density, dtype=np.int8)
+        lead = Xb[:, : q // 2].tocoo()
+        keep = rng.random(lead.nnz) < 0.5
+        extra = sp.csr_matrix((np.ones(int(keep.sum()), np.int8),
+                               (lead.row[keep], lead.col[keep])), shape=(m, q))
+        Yb = (Yb + extra).tocsr()
+        Yb.data[:] = 1
+        fx, fy = path / f"X{b:03d}.npz", path / f"Y{b:03d}.npz"
+        sp.save_npz(fx, Xb, compressed=False)
+        sp.save_npz(fy, Yb, compressed=False)
+        files.append((fx, fy))
+    return files
+
+
+def run_ooc(f: float) -> dict:
+    from skmlfs.info import IterableBlocks
+    from skmlfs.selection import SCLS
+
+    n, d, q, density = int(2_000_000 * f), 20_000, 1_000, 0.01
+    block_rows = max(1, int(100_000 * f))
+    k = 50
+    res = {"problem": f"out-of-core {n}x{d}x{q} @1%", "k": k}
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
+        t0 = time.perf_counter()
+        files = _write_ooc(Path(tmp), n, d, q, density, block_rows)
+        res["write_s"] = time.perf_counter() - t0
+        res["disk_GiB"] = sum(os.path.getsize(a) + os.path.getsize(b) for a, b in files) / 2**30
+        res["rss_before_fit_GiB"] = _rss_gib()
+
+        def blocks(fs=files):
+            for fx, fy in fs:
+                yield sp.load_npz(fx), sp.load_npz(fy)
+
+        t0 = time.perf_counter()
+        sel = SCLS(k).fit(IterableBlocks(blocks, d, q), None)
+        res["fit_s"] = time.perf_counter() - t0
+        res["peak_rss_after_fit_GiB"] = _rss_gib()
+        res["selected_first10"] = sel.ranking_[:10].tolist()
+        # the same on a subset held in memory: first two blocks
+        sub = files[:2]
+
+        def sub_blocks(fs=sub):
+            for fx, fy in fs:
+                yield sp.load_npz(fx), sp.load_npz(fy)
+
+        t0 = time.perf_counter()
+        on_disk = SCLS(k).fit(IterableBlocks(sub_blocks, d, q), None)
+        res["subset_rows"] = int(sum(sp.load_npz(a).shape[0] for a, _ in sub))
+        res["subset_from_disk_s"] = time.perf_counter() - t0
+        Xs = sp.vstack([sp.load_npz(a) for a, _ in sub]).tocsr()
+        Ys = sp.vstack([sp.load_npz(b) for _, b in sub]).tocsr()
+        t0 = time.perf_counter()
+        mem = SCLS(k).fit(Xs, Ys)
+        res["subset_in_memory_s"] = time.perf_counter() - t0
+        res["subset_same_selection"] = bool(np.array_equal(mem.ranking_, on_disk.ranking_))
+    return res
+
+
+def run_scaling(f: float) -> dict:
+    from skmlfs.info import DiscreteData, InfoCache
+    from skmlfs.selection import SCLS
+
+    base = dict(n=int(40_000 * f), d=100_000, q=20_000, fx=100, fy=20)
+    grid = {"n": [0.25, 0.5, 1, 2], "d": [0.25, 0.5, 1, 2], "q": [0.25, 0.5, 1, 2]}
+    out = {}
+    for var, mults in grid.items():
+        pts = []
+        for m in mults:
+            p = dict(base)
+            p[var] = int(p[var] * m)
+            if var == "d":  # keep the density per feature: non-zeros per row grow with d
+                p["fx"] = int(p["fx"] * m)
+            if var == "q":
+                p["fy"] = max(1, int(p["fy"] * m))
+            rng = np.random.default_rng(3)
+            X = power_law_csr(rng, p["n"], p["d"], p["fx"], 100)
+            Y = power_law_csr(rng, p["n"], p["q"], p["fy"], 100)
+            t0 = time.perf_counter()
+            cache = InfoCache(DiscreteData.from_array(X), DiscreteData.from_array(Y),
+                              full_block_pairs=0)
+            SCLS(20)._select(cache, 20)
+            pts.append((p[var], time.perf_counter() - t0))
+            print(var, p, pts[-1][1], flush=True)
+        x, y = np.log([a for a, _ in pts]), np.log([b for _, b in pts])
+        out[var] = {"points": pts, "slope": float(np.polyfit(x, y, 1)[0])}
+    _plot_scaling(out, base)
+    return {"problem": "scaling (relevance + SCLS 20)", "base": base,
+            **{f"slope_{k}": v["slope"] for k, v in out.items()},
+            "points": {k: v["points"] for k, v in out.items()}}
+
+
+def _plot_scaling(out, base):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
+    for ax, (var, v) in zip(axes, out.items(), strict=True):
+        x, y = zip(*v["points"], strict=True)
+        ax.loglog(x, y, "o-")
+        ax.set_xlabel(var)
+        ax.set_title(f"{var}: slope {v['slope']:.2f}")
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("seconds")
+    fig.suptitle("relevance over label blocks + SCLS (20 features), sparse power-law data; "
+                 f"base n={base['n']}, d={base['d']}, q={base['q']}", fontsize=9)
+    fig.tight_layout()
+    OUT.mkdir(parents=True, exist_ok=True)
+    fig.savefig(OUT / "bench_extreme_scaling.png", dpi=120)
+
+
+# ---------------------------------------------------------------------- regression
+def _speed_item(name: str) -> float:
+    """Best-of-3 seconds of one figure of the README speed table (engine side)."""
+    import scipy.io as sio
+
+    from skmlfs.datasets import load
+    from skmlfs.info import DiscreteData, InfoCache, mutual_info
+    from skmlfs.selection import SCLS
+
+    root = Path(os.environ["MLFS_DATASETS"])
+    if name in ("scls_medical", "scls_enron"):
+        m = sio.loadmat(root / "plcfs" / f"{name[5:]}.mat")
+        X, Y = m["data"], m["answer"]
+        k = math.ceil(math.sqrt(X.shape[0]))
+
+        def fn():
+            return SCLS(k).fit(X, Y)
+    elif name == "scls_bibtex":
+        ds = load(root / "mulan/bibtex/bibtex.arff")
+
+        def fn():
+            return SCLS(86).fit(ds.X, ds.Y)
+    elif name == "mi_delicious":
+        ds = load(root / "mulan/delicious/delicious.arff")
+
+        def fn():
+            return mutual_info(DiscreteData.from_array(ds.X), DiscreteData.from_array(ds.Y))
+    elif name == "sparse_200k_relevance":
+        rng = np.random.default_rng(0)
+        X, Y = uniform_csr(rng, 200_000, 20_000, 0.01), uniform_csr(rng, 200_000, 1_000, 0.01)
+
+        def fn():
+            return InfoCache(DiscreteData.from_array(X), DiscreteData.from_array(Y)).relevance
+    elif name == "dense_50k_scls":
+        rng = np.random.default_rng(0)
+        n, d, q = 50_000, 5_000, 1_000
+        Y = (rng.random((n, q), dtype=np.float32) < 0.02).astype(np.uint8)
+        X = (rng.random((n, d), dtype=np.float32) < 0.1).astype(np.uint8)
+        X[:, :q] |= Y[:, :q] & (rng.random((n, q), dtype=np.float32) < 0.8)
+
+        def fn():
+            return SCLS(224).fit(X, Y)
+    else:
+        raise ValueError(name)
+    best = np.inf
+    for _ in range(1 if name == "dense_50k_scls" else 3):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+SPEED_ITEMS = ["scls_medical", "scls_enron", "scls_bibtex", "mi_delicious",
+               "sparse_200k_relevance", "dense_50k_scls"]
+
+
+def run_regression(other_src: str) -> None:
+    """README speed-table figures: this tree vs ``other_src`` alternately, in one run."""
+    here = str(Path(__file__).resolve().parent.parent / "src")
+    print(f"{'item':24s} {'this tree s':>12s} {'other s':>10s} {'this/other':>10s}")
+    for item in SPEED_ITEMS:
+        times = {here: [], other_src: []}
+        for _rep in range(2):
+            for src in (here, other_src):
+                env = dict(os.environ, PYTHONPATH=src)
+                out = subprocess.run([sys.executable, __file__, "--speed-item", item],
+                                     capture_output=True, text=True, env=env)
+                if out.returncode:
+                    sys.exit(out.stderr)
+                times[src].append(float(out.stdout.strip().splitlines()[-1]))
+        a, b = min(times[here]), min(times[other_src])
+        print(f"{item:24s} {a:12.4f} {b:10.4f} {a / b:10.3f}", flush=True)
+
+
+RUNNERS = {
+    "delicious200k": run_delicious200k,
+    "eurlex": lambda f: run_xmlc("eurlex", f),
+    "wiki10": lambda f: run_xmlc("wiki10", f),
+    "ooc": run_ooc,
+    "scaling": run_scaling,
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--only", nargs="*", choices=list(RUNNERS), default=list(RUNNERS))
+    ap.add_argument("--scale-factor", type=float, default=1.0)
+    ap.add_argument("--compare-src", help="README speed table: this tree vs another "
+                    "source tree (its src/ folder), alternating, ratios printed")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--speed-item", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.speed_item:
+        print(_speed_item(args.speed_item))
+        return
+    if args.compare_src:
+        run_regression(args.compare_src)
+        return
+    if args.child:
+        t0 = time.perf_counter()
+        res = RUNNERS[args.child](args.scale_factor)
+        res["total_s"] = time.perf_counter() - t0
+        res["peak_rss_GiB"] = _rss_gib()
+        print(json.dumps(res, default=float))
+        return
+    for name in args.only:
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", name, "--scale-factor",
+             str(args.scale_factor)], capture_output=True, text=True)
+        if out.returncode:
+            print(json.dumps({"problem": name, "error": out.stderr.strip().splitlines()[-3:]}))
+            continue
+        lines = out.stdout.strip().splitlines()
+        for line in lines[:-1]:
+            print("  ", line)
+        print(lines[-1], flush=True)
+
+
+if __name__ == "__main__":
+    main()

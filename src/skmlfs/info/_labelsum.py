@@ -1,0 +1,266 @@
+"""Per-feature sums over a label set without the feature × label block.
+
+SCLS, AMI, MDMR and GICS need, per feature ``f``, only sums over the labels:
+``Σ_l I(f; l)`` (SCLS Eq. 9) and ``Σ_l H(f, l)``. With 782,585 features and 205,443 labels
+(Delicious-200K) the ``d × q`` block behind them has 1.6·10¹¹ cells and cannot be held,
+and most of its pairs never co-occur. This module computes the sums over blocks of labels
+and reduces each block at once, never holding ``d × q``:
+
+* every pair's ``Σ_cells c log c`` is split into the value it would have if no cell with
+  both codes ≥ 1 were populated (``C_uv = 0``, the *zero pair*), plus a correction that is
+  non-zero only for pairs with such a cell;
+* the zero-pair value depends on the two marginals only — for binary variables
+  ``n·I(f; l) = t(n−a−b) − t(n−a) − t(n−b) + t(n)`` with ``t(c) = c log c``, ``a = |f|``,
+  ``b = |l|`` — so it is summed in closed form over the *distinct* pairs of non-zero totals
+  ``(a, b)`` with their multiplicities, not by enumerating the zero pairs;
+* the corrections come from the sparse product ``Y_blockᵀ X`` (only pairs that co-occur),
+  one label block at a time, sized so that its entries stay below a budget.
+
+The counts of a block can also be accumulated over row blocks first
+(:mod:`skmlfs.info._rowblocks`): the reduction only needs the summed count matrix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._engine import (
+    _F32_EXACT,
+    DiscreteData,
+    _cross_counts,
+    _group_sum,
+    _sum_xlogx_tables,
+    _xlogx_table,
+)
+
+__all__ = ["label_sums", "pair_corrections", "zero_pair_sums"]
+
+# Entries of one label block's sparse product (its count matrix and the temporaries of
+# its reduction, ~10 float64 arrays of this length: ~640 MiB at 2**23).
+DEFAULT_BLOCK_ENTRIES = 2**23
+# Entries of the correction pass handled at once (temporaries stay in cache).
+_CHUNK = 1 << 16
+# Cells of one dense label block (dense indicators: BLAS product of a label block).
+DEFAULT_BLOCK_CELLS = 2**24
+
+
+def _ext_table(n: int) -> np.ndarray:
+    """``t(c) = c log c`` for ``c = −n .. n`` at index ``c + n`` (0 for ``c < 0``).
+
+    Negative arguments occur only in terms that are added once and subtracted once (the
+    zero-pair value of a pair that does co-occur, whose ``n − a − b`` may be negative):
+    their value is irrelevant as long as both use the same one, and 0 cancels exactly.
+    """
+    t = np.zeros(2 * n + 1)
+    t[n:] = _xlogx_table(n)
+    return t
+
+
+def _var_of_col(ptr: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+
+
+def _marginal_xlogx(D: DiscreteData, table: np.ndarray) -> np.ndarray:
+    """``Σ_codes t(count)`` of every variable (code 0 included), shape (p,)."""
+    return _group_sum(table[D.counts], D.ptr) + table[D.zero_counts()]
+
+
+def zero_pair_sums(nz_a: np.ndarray, nz_b: np.ndarray, n: int) -> np.ndarray:
+    """``Σ_j g(a_i, b_j)`` for every ``i``, grouped by distinct totals.
+
+    ``g(a, b) = t(n−a−b) − t(n−a) − t(n−b) + t(n)`` is ``n·I`` of a pair whose cells with
+    both codes ≥ 1 are all empty (``a``, ``b``: number of rows with a non-zero code).
+    Cost: (distinct ``a``) × (distinct ``b``) table look-ups.
+    """
+    ext = _ext_table(n)
+    ua, inv = np.unique(np.asarray(nz_a, dtype=np.int64), return_inverse=True)
+    ub, cnt = np.unique(np.asarray(nz_b, dtype=np.int64), return_counts=True)
+    cnt = cnt.astype(np.float64)
+    tb = ext[n + n - ub]  # t(n − b)
+    out = np.empty(ua.size)
+    step = max(1, (1 << 22) // max(1, ub.size))
+    for i0 in range(0, ua.size, step):
+        a = ua[i0 : i0 + step, None]
+        g = ext[n + n - a - ub[None, :]] - ext[n + n - a] - tb[None, :] + ext[2 * n]
+        out[i0 : i0 + step] = g @ cnt
+    return out[inv.ravel()]
+
+
+def pair_corrections(
+    ia: np.ndarray,
+    jb: np.ndarray,
+    v: np.ndarray,
+    A_layout: tuple[np.ndarray, np.ndarray, np.ndarray],
+    B_layout: tuple[np.ndarray, np.ndarray, np.ndarray],
+    n: int,
+    ext: np.ndarray,
+) -> np.ndarray:
+    """Per ``A`` variable, ``Σ_j [Σ_cells t(c) − zero-pair value]`` over co-occurring pairs.
+
+    ``(ia, jb, v)`` are the non-zero entries of the count matrix ``A_indᵀ B_ind`` (``ia``:
+    indicator column of ``A``, ``jb``: of ``B``); a layout is ``(ptr, counts, nz)`` —
+    variable → indicator columns, rows per non-zero code, rows with any non-zero code.
+    The correction of pair ``(i, j)`` is (cells as in ``_sum_xlogx_block``)::
+
+        Σ_uv t(C_uv) + Σ_u [t(a_u − Σ_v C_uv) − t(a_u)] + Σ_v [t(b_v − Σ_u C_uv) − t(b_v)]
+        + t(n − A_i − B_j + Σ_uv C_uv) − t(n − A_i − B_j)
+
+    which is 0 for a zero pair; the same correction applies to ``Σ t`` and to ``n·I``.
+    """
+    a_ptr, cnt_a, nz_a = A_layout[:3]
+    b_ptr, cnt_b, nz_b = B_layout[:3]
+    p_a = a_ptr.size - 1
+    if v.size == 0:
+        return np.zeros(p_a)
+    # variable of each A column (passed precomputed by callers that reduce many blocks)
+    a_var = A_layout[3] if len(A_layout) > 3 else _var_of_col(a_ptr)
+    vi = a_var[ia]
+    if np.all(np.diff(a_ptr) <= 1) and np.all(np.diff(b_ptr) <= 1):
+        # binary variables: every pair has one inner cell, so all groupings are the entry.
+        # Chunks of _CHUNK entries keep the gathers' temporaries in cache.
+        corr = np.empty(v.size)
+        for s0 in range(0, v.size, _CHUNK):
+            vv = v[s0 : s0 + _CHUNK].astype(np.int64) + n  # index of t(v) in ext
+            a = cnt_a[ia[s0 : s0 + _CHUNK]]
+            b = cnt_b[jb[s0 : s0 + _CHUNK]]
+            c = ext[vv]
+            c += ext[a - vv + 2 * n]  # t(a − v)
+            c -= ext[a + n]
+            c += ext[b - vv + 2 * n]  # t(b − v)
+            c -= ext[b + n]
+            ab = 2 * n - a - b  # index of t(n − a − b)
+            c += ext[ab + vv - n]
+            c -= ext[ab]
+            corr[s0 : s0 + _CHUNK] = c
+        return np.bincount(vi, weights=corr, minlength=p_a)
+    v = v.astype(np.int64, copy=False)
+    vj = _var_of_col(b_ptr)[jb]
+    p_b, m_b = b_ptr.size - 1, cnt_b.size
+    out = np.bincount(vi, weights=ext[n + v], minlength=p_a)  # inner cells
+    # left cells (u, 0): row u's entries within B_j's block
+    keys, inv = np.unique(ia.astype(np.int64) * p_b + vj, return_inverse=True)
+    rb = np.bincount(inv.ravel(), weights=v)
+    u = keys // p_b
+    t = ext[n + cnt_a[u] - rb.astype(np.int64)] - ext[n + cnt_a[u]]
+    out += np.bincount(vi_of(u, a_ptr), weights=t, minlength=p_a)
+    # top cells (0, v): column v's entries within A_i's block
+    keys, inv = np.unique(vi.astype(np.int64) * m_b + jb, return_inverse=True)
+    cb = np.bincount(inv.ravel(), weights=v).astype(np.int64)
+    i_g, c_g = keys // m_b, keys % m_b
+    t = ext[n + cnt_b[c_g] - cb] - ext[n + cnt_b[c_g]]
+    out += np.bincount(i_g, weights=t, minlength=p_a)
+    # corner cell (0, 0)
+    keys, inv = np.unique(vi.astype(np.int64) * p_b + vj, return_inverse=True)
+    tot = np.bincount(inv.ravel(), weights=v).astype(np.int64)
+    i_g, j_g = keys // p_b, keys % p_b
+    base = n - nz_a[i_g] - nz_b[j_g] + n
+    out += np.bincount(i_g, weights=ext[base + tot] - ext[base], minlength=p_a)
+    return out
+
+
+def vi_of(cols: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """Variable owning each indicator column."""
+    return np.searchsorted(ptr, cols, side="right") - 1
+
+
+def _layout(D: DiscreteData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return D.ptr, D.counts, D.n_samples - D.zero_counts()
+
+
+def _label_blocks(weights: np.ndarray, ptr: np.ndarray, budget: float) -> list[tuple[int, int]]:
+    """Split variables ``0..p-1`` into consecutive blocks of summed ``weights`` ≤ budget.
+
+    ``weights`` is per indicator column; a single variable above the budget is its own
+    block.
+    """
+    p = ptr.size - 1
+    w = np.concatenate([[0.0], np.cumsum(_group_sum(weights.astype(np.float64), ptr))])
+    blocks = []
+    v = 0
+    while v < p:
+        w_end = int(np.searchsorted(w, w[v] + budget, side="right")) - 1
+        w_end = min(max(w_end, v + 1), p)
+        blocks.append((v, w_end))
+        v = w_end
+    return blocks
+
+
+def label_sums(
+    X: DiscreteData,
+    Y: DiscreteData,
+    *,
+    h_x: np.ndarray,
+    h_y: np.ndarray,
+    base: float,
+    block_entries: int = DEFAULT_BLOCK_ENTRIES,
+    block_cells: int = DEFAULT_BLOCK_CELLS,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``Σ_l I(f; l)`` and ``Σ_l H(f, l)`` for every variable ``f`` of ``X``.
+
+    Parameters
+    ----------
+    X, Y : DiscreteData
+        Features ``(n, d)`` and labels ``(n, q)``.
+    h_x, h_y : ndarray
+        ``H(f)`` and ``H(l)`` in ``base`` (used by the dense path, as the full block does).
+    block_entries : int
+        Sparse path: budget of product entries per label block (bounds memory).
+    block_cells : int
+        Dense path (dense indicators): cells of one ``d × q_block`` count block.
+
+    Returns
+    -------
+    relevance, sum_joint : ndarray of shape (d,)
+        In ``base`` units. Equal to ``mutual_info(X, Y).sum(axis=1)`` and
+        ``joint_entropy(X, Y).sum(axis=1)`` up to the order of summation.
+    """
+    n = X.n_samples
+    p_a, p_b = X.n_vars, Y.n_vars
+    log_base = 1.0 if base == np.e else np.log(base)
+    if X.is_dense or Y.is_dense:
+        # Dense indicators: BLAS products of label blocks, reduced as the full block is.
+        rel, sh = np.zeros(p_a), np.zeros(p_a)
+        table = _xlogx_table(n)
+        width = max(1, block_cells // max(1, X.indicators.shape[1]))
+        for j0 in range(0, p_b, width):
+            Yb = Y.take(np.arange(j0, min(j0 + width, p_b)))
+            C = _cross_counts(X, Yb)
+            s = _sum_xlogx_tables(C, X.counts, Yb.counts, n, X, Yb, table)
+            h_xy = (np.log(n) - s / n) / log_base
+            rel += (h_x[:, None] + h_y[None, j0 : j0 + width] - h_xy).sum(axis=1)
+            sh += h_xy.sum(axis=1)
+        return rel, sh
+    ext = _ext_table(n)
+    A_layout, B_layout = (*_layout(X), _var_of_col(X.ptr)), _layout(Y)
+    corr = np.zeros(p_a)
+    xr = X.row_major  # CSR (n, m_A): the right operand, rows of X's codes
+    if n >= _F32_EXACT:
+        xr = xr.astype(np.float64)
+    row_nnz = np.diff(xr.indptr).astype(np.float64)
+    ycsc = sp.csc_matrix(Y.indicators)
+    # products per label column: Σ over its rows of that row's X entries
+    col_flops = np.zeros(ycsc.shape[1])
+    nz_cols = np.flatnonzero(np.diff(ycsc.indptr))
+    if nz_cols.size:
+        col_flops[nz_cols] = np.add.reduceat(row_nnz[ycsc.indices], ycsc.indptr[nz_cols])
+    for v0, v1 in _label_blocks(col_flops, Y.ptr, block_entries):
+        c0, c1 = int(Y.ptr[v0]), int(Y.ptr[v1])
+        if c1 == c0:
+            continue
+        yt = ycsc[:, c0:c1].T.tocsr()  # (m_Bb, n)
+        if n >= _F32_EXACT:
+            yt = yt.astype(np.float64)
+        P = (yt @ xr).tocoo()  # (m_Bb, m_A): the co-occurring pairs of this block only
+        v = np.rint(P.data).astype(np.int64)
+        bl = (Y.ptr[v0 : v1 + 1] - c0, B_layout[1][c0:c1], B_layout[2][v0:v1])
+        corr += pair_corrections(P.col, P.row, v, A_layout, bl, n, ext)
+        del P, v
+    zs = zero_pair_sums(A_layout[2], B_layout[2], n)
+    rel = (zs + corr) / n / log_base
+    # Σ_l Σ_cells t = q·M_f + Σ_l M_l − q·t(n) + Σ_l n·I(f; l)   (M: marginal Σ t)
+    table = _xlogx_table(n)
+    m_x, m_y = _marginal_xlogx(X, table), _marginal_xlogx(Y, table)
+    s = p_b * m_x + m_y.sum() - p_b * table[n] + zs + corr
+    sh = (p_b * np.log(n) - s / n) / log_base
+    return rel, sh
