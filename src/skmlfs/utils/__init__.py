@@ -1,0 +1,8 @@
+"""Utilities for users and developers of multi-label estimators."""
+
+from skmlfs.utils.estimator_checks import (
+    check_multilabel_estimator,
+    parametrize_with_multilabel_checks,
+)
+
+__all__ = ["check_multilabel_estimator", "parametrize_with_multilabel_checks"]
