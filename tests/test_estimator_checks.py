@@ -135,7 +135,7 @@ REPLACED_BY = {
     "check_methods_subset_invariance": "check_sample_order_invariance",
     "check_estimators_pickle": "check_pickle",
     "check_fit2d_1sample": "",
-    "check_fit_check_is_fitted": "check_clone",
+    "check_fit_check_is_fitted": "check_unfitted_raises",
     "check_fit_idempotent": "check_fit_idempotent",
     "check_n_features_in": "check_n_features_in",
     "check_estimators_nan_inf": "check_nan_inf_rejected",

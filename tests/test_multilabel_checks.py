@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 import skmlfs.discretize
 import skmlfs.learners
@@ -129,6 +129,7 @@ class _TopVariance(SelectorMixin, BaseEstimator):
         return self
 
     def _get_support_mask(self):
+        check_is_fitted(self, "ranking_")
         mask = np.zeros(self.n_features_in_, dtype=bool)
         mask[self.ranking_[: self.n_features_to_select]] = True
         return mask
@@ -175,10 +176,18 @@ def test_a_correct_toy_selector_passes_every_check():
     check_multilabel_estimator(_TopVariance())
 
 
+class _NoFitCheck(_TopVariance):
+    def _get_support_mask(self):  # the bug: no check_is_fitted, an AttributeError instead
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.ranking_[: self.n_features_to_select]] = True
+        return mask
+
+
 @pytest.mark.parametrize(
     "estimator, check, message",
     [
         (_MutatesX(), ec.check_inputs_not_mutated, "modified X"),
+        (_NoFitCheck(), ec.check_unfitted_raises, "did not raise NotFittedError"),
         (_NoNames(), ec.check_feature_names_in, "no feature_names_in_"),
         (_StatefulRefit(), ec.check_fit_idempotent, "fitted twice"),
         (_AcceptsNaN(), ec.check_nan_inf_rejected, "fit with nan: no error"),
@@ -198,4 +207,5 @@ def test_expected_failed_checks_are_skipped():
         "check_sample_order_invariance": "x", "check_sparse_dense": "x", "check_dtypes": "x",
         "check_nan_inf_rejected": "x", "check_fit_returns_self": "x",
         "check_selector_support": "x", "check_n_features_in": "x",
+        "check_unfitted_raises": "x",
     })

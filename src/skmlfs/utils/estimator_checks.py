@@ -192,6 +192,26 @@ def check_get_set_params(name: str, est: BaseEstimator) -> None:
         raise AssertionError(f"{name}.set_params accepted an unknown parameter")
 
 
+def check_unfitted_raises(name: str, est: BaseEstimator) -> None:
+    """``predict`` / ``transform`` before ``fit`` raise ``NotFittedError``."""
+    from sklearn.exceptions import NotFittedError
+
+    X, _ = multilabel_data()
+    c = clone(est)
+    for method in ("predict", "predict_proba", "transform", "get_support"):
+        if hasattr(c, method):
+            try:
+                getattr(c, method)() if method == "get_support" else getattr(c, method)(X)
+            except NotFittedError:
+                continue
+            except Exception as exc:  # noqa: BLE001 - any other error is the failure
+                raise AssertionError(
+                    f"{name}.{method} did not raise NotFittedError before fit but "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+            raise AssertionError(f"{name}.{method} did not raise NotFittedError before fit")
+
+
 def check_fit_returns_self(name: str, est: BaseEstimator) -> None:
     """``fit`` returns the estimator itself."""
     X, Y = multilabel_data()
@@ -449,6 +469,7 @@ def check_learner_outputs(name: str, est: BaseEstimator) -> None:
 _GENERAL = (
     check_clone,
     check_get_set_params,
+    check_unfitted_raises,
     check_fit_returns_self,
     check_pickle,
     check_fit_idempotent,
