@@ -92,6 +92,7 @@ API = [
     ("skmlfs.stats", "Statistical tests"),
     ("skmlfs.experiments", "Protocols, experiment files and the benchmark runner"),
     ("skmlfs.plots", "Figures"),
+    ("skmlfs.utils", "Tools for estimator authors: the multi-label estimator checks"),
 ]
 
 

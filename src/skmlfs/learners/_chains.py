@@ -440,13 +440,18 @@ class BinaryRelevance(_BaseChain):
         sel = self._make_selector()
         with _quiet_empty_labels():
             self.selector_ = None if sel is None else sel.fit(X0, Yv)
+        # the base fit re-validates an ndarray, which drops a DataFrame's column names
+        names = getattr(self, "feature_names_in_", None)
         if sel is not None and not hasattr(self.selector_, "label_features_"):
             self._transform = True
             n_in = self.n_features_in_
             super().fit(self.selector_.transform(X0), Yv)
             self.n_features_in_ = n_in
-            return self
-        return super().fit(X0, Yv)
+        else:
+            super().fit(X0, Yv)
+        if names is not None:
+            self.feature_names_in_ = names
+        return self
 
     def _structure(self, X, Y, rng):
         q = Y.shape[1]

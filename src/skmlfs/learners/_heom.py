@@ -69,6 +69,9 @@ def check_heom_X(estimator: Any, X: Any, *, reset: bool) -> Any:
         accept_sparse="csr",
         dtype=np.float64,
         ensure_all_finite="allow-nan",
+        # C order: the BLAS products of the expanded square round differently for an
+        # F-ordered X (e.g. from a DataFrame), which moved tied neighbours
+        order="C",
     )
     data = X.data if sp.issparse(X) else X
     if np.isinf(data).any():

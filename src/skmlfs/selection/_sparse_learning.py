@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from skmlfs._validation import check_labels, check_X_Y, resolve_n_features
 
@@ -424,6 +424,7 @@ class RLEFS(_RowNormSelector):
         :meth:`_fit_prepared`, so one preparation serves any number of settings of the four
         weights and gives bit-for-bit the fits of :meth:`fit`.
         """
+        validate_data(self, X, skip_check_array=True)  # feature_names_in_ of a DataFrame
         X, Yv = check_X_Y(X, Y)
         sigma = _check_real("sigma", self.sigma, strict=True)
         p = _check_int("n_neighbors", self.n_neighbors)
@@ -628,6 +629,7 @@ class MIFS(_RowNormSelector):
         when ``random_state`` is an integer — the initial ``W, V, B``; never modified by
         :meth:`_fit_prepared` (see :func:`fit_settings`).
         """
+        validate_data(self, X, skip_check_array=True)  # feature_names_in_ of a DataFrame
         X, Yv = check_X_Y(X, Y)
         check_magnitude(X, "MIFS", "forms squared distances (its instance graph) and XᵀX")
         sigma = _check_real("sigma", self.sigma, strict=True)
@@ -801,6 +803,7 @@ class RALMFS(_RowNormSelector):
 
     def fit(self, X: Any, Y: Any) -> RALMFS:
         """Run the ALM solver for ``k = n_features_to_select`` features."""
+        validate_data(self, X, skip_check_array=True)  # feature_names_in_ of a DataFrame
         X, Yv = check_X_Y(X, Y)
         if degenerate_selection(self, X):
             self.feature_importances_ = np.zeros(X.shape[1])
