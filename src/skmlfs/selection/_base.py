@@ -195,7 +195,9 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         Y : array-like or sparse matrix of shape (n_samples, n_labels), 0/1
             A 1-D ``y`` is accepted as one discrete target (single-label problem).
         """
-        if _is_row_block_input(X):
+        # a memmap is also an ordinary array: selectors that cannot count over row blocks
+        # read it whole, like any other array
+        if _is_row_block_input(X) and (self._row_blocks_ok or not isinstance(X, np.memmap)):
             self._check_params()
             cache = self._stream_cache(X, Y)
             n_rows, n_cols = cache.n_samples, cache.source.n_features
@@ -237,7 +239,7 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         if not self._row_blocks_ok:
             raise NotImplementedError(
                 f"{type(self).__name__} needs the full feature × label tables: pass "
-                "in-memory data (row blocks, Dask arrays and memmaps work with SCLS, AMI "
+                "in-memory data (row-block sources and Dask arrays work with SCLS, AMI "
                 "and GICS)."
             )
         if not (self.discretizer is None or self.discretizer == "auto"):
