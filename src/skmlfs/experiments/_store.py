@@ -188,7 +188,8 @@ def _check_existing(path: Path) -> None:
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as exc:
         raise StoreError(
-            f"{path}: not a readable SQLite database ({exc}); the file was left untouched."
+            f"{path}: corrupted or unreadable SQLite database ({exc}); the file was left "
+            "untouched."
         ) from None
     finally:
         con.close()
