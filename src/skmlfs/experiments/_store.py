@@ -174,8 +174,12 @@ def _check_existing(path: Path) -> None:
             f"{path}: truncated: {size} bytes but its header declares {n_pages} pages of "
             f"{page} bytes ({n_pages * page} bytes); the file was left untouched."
         )
+    # No -wal file: no writer is active and nothing is pending, so the file is read as
+    # immutable (SQLite then creates no -wal/-shm side files beside a file it may reject).
+    wal = path.with_name(path.name + "-wal")
+    flags = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)
+        con = sqlite3.connect(f"file:{path}?{flags}", uri=True, timeout=60)
     except sqlite3.Error as exc:
         raise StoreError(f"{path}: cannot be opened as an SQLite database ({exc}).") from None
     try:
