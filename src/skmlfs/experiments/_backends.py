@@ -33,6 +33,7 @@ import logging
 import os
 import signal
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -242,7 +243,33 @@ def _joblib(batches, n_jobs, catch) -> Iterator[tuple[Task, TaskResult]]:
 
 
 def _tagged(batch: Batch, catch: bool) -> tuple[int, list[TaskResult]]:
+    _exit_with_parent()
     return batch.batch_id, run_batch(batch, catch, single_thread=True)
+
+
+_WATCHED_PARENT: int | None = None
+
+
+def _exit_with_parent() -> None:
+    """In a joblib (loky) worker: exit as soon as the client process is gone.
+
+    Idle loky workers otherwise wait for their idle timeout (300 s) after the client is
+    killed with SIGKILL, holding their cached datasets. A daemon thread polls the parent
+    pid; when the worker is re-parented (its client died) it exits at once. Only for joblib
+    workers, whose parent is always the client (a Dask worker's parent is its nanny or a
+    shell, and Dask watches its own processes).
+    """
+    global _WATCHED_PARENT
+    if _WATCHED_PARENT is not None or os.name != "posix":
+        return
+    _WATCHED_PARENT = parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="mlfs-exit-with-parent", daemon=True).start()
 
 
 @contextlib.contextmanager
