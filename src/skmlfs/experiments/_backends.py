@@ -314,54 +314,76 @@ def import_distributed():
     return distributed
 
 
-def _dask(batches, address, n_workers, catch) -> Iterator[tuple[Task, TaskResult]]:
-    distributed = import_distributed()
-    Client, LocalCluster = distributed.Client, distributed.LocalCluster
+def _warm_imports() -> None:
+    """Import what a batch needs (2-3 s of CPU in a fresh worker process)."""
+    import threadpoolctl  # noqa: F401
 
+    from .. import discretize, learners, metrics, selection  # noqa: F401
+    from . import _cells  # noqa: F401
+
+
+@contextlib.contextmanager
+def dask_session(address: Any, n_workers: int):
+    """A connected ``distributed.Client`` for the whole run (started before planning).
+
+    ``address``: ``"local"`` (a ``LocalCluster`` of ``n_workers`` single-threaded worker
+    processes, closed at the end), a scheduler address, or a ``Client`` (used as it is).
+    The workers start importing the library at once, while the client plans the run.
+    """
+    distributed = import_distributed()
+    if isinstance(address, distributed.Client):
+        yield address
+        return
     cluster = client = None
-    own_client = True
     stopped = False
-    futures = []
     try:
-        if isinstance(address, Client):
-            client, own_client = address, False
-        else:
-            if address == "local":
-                with _sigint_ignored():
-                    cluster = LocalCluster(
-                        n_workers=n_workers,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=None,
-                        silence_logs=logging.ERROR,
-                    )
-                address = cluster
-            client = Client(address)
-        by_key = {}
-        for b in batches:
-            # no data travels with a batch and none is scattered: a batch is recomputable
-            # from its arguments alone, so the scheduler reruns it when a worker dies
-            fut = client.submit(run_batch, b, catch, True, pure=False,
-                                key=f"mlfs-batch-{b.batch_id}-{uuid.uuid4().hex}")
-            by_key[fut.key] = b
-            futures.append(fut)
-        for fut in distributed.as_completed(futures):
-            res = fut.result()
-            b = by_key[fut.key]
-            fut.release()
-            yield from zip(b.tasks, res, strict=True)
+        if address == "local":
+            with _sigint_ignored():
+                cluster = distributed.LocalCluster(
+                    n_workers=n_workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
+        client = distributed.Client(cluster if cluster is not None else address)
+        with contextlib.suppress(Exception):
+            client.run(_warm_imports, wait=False)  # overlaps with the client's planning
+        yield client
     except BaseException:  # Ctrl-C, or the caller stopped: shut down without log noise
         stopped = True
         raise
     finally:
         quiet = stopped and cluster is not None
         with _logs_silenced("distributed", "tornado") if quiet else contextlib.nullcontext():
-            if futures and client is not None:
-                client.cancel(futures)  # one call, not one round trip per future
-            if own_client and client is not None:
+            if client is not None:
                 client.close()
             if cluster is not None:
                 cluster.close()
+
+
+def _dask(batches, address, n_workers, catch) -> Iterator[tuple[Task, TaskResult]]:
+    distributed = import_distributed()
+    with dask_session(address, n_workers) as client:
+        futures = []
+        try:
+            by_key = {}
+            for b in batches:
+                # no data travels with a batch and none is scattered: a batch is recomputable
+                # from its arguments alone, so the scheduler reruns it when a worker dies
+                fut = client.submit(run_batch, b, catch, True, pure=False,
+                                    key=f"mlfs-batch-{b.batch_id}-{uuid.uuid4().hex}")
+                by_key[fut.key] = b
+                futures.append(fut)
+            for fut in distributed.as_completed(futures):
+                res = fut.result()
+                b = by_key[fut.key]
+                fut.release()
+                yield from zip(b.tasks, res, strict=True)
+        finally:
+            if futures:
+                with contextlib.suppress(Exception):
+                    client.cancel(futures)  # one call, not one round trip per future
 
 
 def results(

@@ -15,6 +15,7 @@ only).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -696,7 +697,7 @@ def run_experiment(
     store = db if isinstance(db, ResultStore) else ResultStore(db)
     own_store = store is not db
     try:
-        with store.writer_lock():
+        with store.writer_lock(), _backend_session(dask, n_jobs) as dask:
             store.set_meta(f"experiment:{spec.name}", spec.text or canonical_json(spec.source))
             store.set_meta("skmlfs_version", __version__)
             plan = plan_experiment(spec, store)
@@ -763,6 +764,20 @@ def run_experiment(
     finally:
         if own_store:
             store.close()
+
+
+@contextlib.contextmanager
+def _backend_session(dask: Any, n_jobs: int | None):
+    """Connect to (or start) the Dask cluster before planning, so that its workers import
+    the library while the client loads the data; other backends need no session."""
+    if dask is None:
+        yield None
+        return
+    from ._backends import dask_session
+
+    n = n_jobs if n_jobs and n_jobs > 1 else (os.cpu_count() or 2)
+    with dask_session(dask, n) as client:
+        yield client
 
 
 def _ds_by_name(spec: ExperimentSpec, name: str):
