@@ -64,7 +64,13 @@ def fingerprint(X: Any, Y: np.ndarray) -> str:
         parts = [np.ascontiguousarray(X)]
     h.update(repr((X.shape, str(X.dtype), Y.shape, str(Y.dtype))).encode())
     for a in (*parts, np.ascontiguousarray(Y)):
-        h.update(memoryview(np.ascontiguousarray(a)).cast("B"))
+        a = np.ascontiguousarray(a)
+        if a.dtype.hasobject:  # no buffer to hash: its pickle is as deterministic
+            import pickle
+
+            h.update(pickle.dumps(a, protocol=4))
+        else:
+            h.update(memoryview(a).cast("B"))
     return h.hexdigest()[:16]
 
 
