@@ -341,7 +341,6 @@ def dask_session(address: Any, n_workers: int):
         yield address
         return
     cluster = client = None
-    stopped = False
     try:
         if address == "local":
             with _sigint_ignored():
@@ -356,11 +355,10 @@ def dask_session(address: Any, n_workers: int):
         with contextlib.suppress(Exception):
             client.run(_warm_imports, wait=False)  # overlaps with the client's planning
         yield client
-    except BaseException:  # Ctrl-C, or the caller stopped: shut down without log noise
-        stopped = True
-        raise
     finally:
-        quiet = stopped and cluster is not None
+        # tearing down our own LocalCluster (after Ctrl-C too) logs every connection it
+        # finds closed: nothing the user can act on
+        quiet = cluster is not None
         with _logs_silenced("distributed", "tornado") if quiet else contextlib.nullcontext():
             if client is not None:
                 client.close()
