@@ -352,8 +352,11 @@ def dask_session(address: Any, n_workers: int):
                     silence_logs=logging.ERROR,
                 )
         client = distributed.Client(cluster if cluster is not None else address)
-        with contextlib.suppress(Exception):
-            client.run(_warm_imports, wait=False)  # overlaps with the client's planning
+        with contextlib.suppress(Exception):  # only a head start: never fatal
+            for w in client.scheduler_info().get("workers", {}):
+                # one import per worker, not waited for: overlaps with the client's planning
+                distributed.fire_and_forget(client.submit(
+                    _warm_imports, workers=[w], allow_other_workers=False, pure=False))
         yield client
     finally:
         # tearing down our own LocalCluster (after Ctrl-C too) logs every connection it
