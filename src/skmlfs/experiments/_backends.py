@@ -201,6 +201,33 @@ def make_batches(
     return out
 
 
+_MALLOC_TUNED = False
+
+
+def _undo_malloc_trim() -> None:
+    """Give back glibc's default allocation strategy in a Dask worker process.
+
+    A Dask nanny starts its worker with ``MALLOC_TRIM_THRESHOLD_=65536`` (so idle workers
+    return memory to the system). Setting it also switches off glibc's adaptive mmap
+    threshold: every temporary array above 128 KiB is then mapped and unmapped again, with
+    fresh zeroed pages each time. The count engine's block computations allocate many such
+    temporaries: measured on enron (3 splits, SCLS/AMI/MDMR/GICS), one batch took 3.6 s of
+    CPU in a Dask worker against 1.9 s in a plain process, and 1.85 s in the same worker
+    after this call. Thresholds as glibc's adaptive rule ends up with (mmap above 32 MiB,
+    trim above 64 MiB); a worker's memory stays bounded by the two datasets it caches.
+    """
+    global _MALLOC_TUNED
+    if _MALLOC_TUNED or "MALLOC_TRIM_THRESHOLD_" not in os.environ:
+        return
+    _MALLOC_TUNED = True
+    with contextlib.suppress(Exception):  # not glibc: nothing to undo
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 32 * 2**20)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 64 * 2**20)  # M_TRIM_THRESHOLD
+
+
 def run_batch(batch: Batch, catch: bool = True, single_thread: bool = False) -> list[TaskResult]:
     """Run every task of ``batch`` (in a worker or in-process); returns their results.
 
@@ -208,7 +235,8 @@ def run_batch(batch: Batch, catch: bool = True, single_thread: bool = False) -> 
     as failures by the runner and retried by the next run) unless ``catch`` is false.
     """
     limits = contextlib.nullcontext()
-    if single_thread:
+    if single_thread:  # a parallel worker
+        _undo_malloc_trim()
         from threadpoolctl import threadpool_limits
 
         limits = threadpool_limits(1)
