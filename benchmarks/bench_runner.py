@@ -83,6 +83,34 @@ def _cpu_seconds(pids) -> float:
     return total / tick
 
 
+class _CpuSampler:
+    """CPU seconds of a process tree, including processes that end before the measurement
+    does (the workers of the runner's own LocalCluster): polls every 0.2 s."""
+
+    def __init__(self, roots):
+        import threading
+
+        self.roots, self.last, self.stop = roots, {}, threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.start = {p: _cpu_seconds([p]) for p in set().union(*(_tree(r) for r in roots))}
+        self.thread.start()
+
+    def _sample(self):
+        for p in set().union(*(_tree(r) for r in self.roots)):
+            self.last[p] = _cpu_seconds([p])
+            self.start.setdefault(p, 0.0)
+
+    def _run(self):
+        while not self.stop.wait(0.2):
+            self._sample()
+
+    def total(self) -> float:
+        self.stop.set()
+        self.thread.join()
+        self._sample()
+        return sum(self.last.get(p, s) - s for p, s in self.start.items())
+
+
 def _tree(pid: int) -> set[int]:
     children: dict[int, list[int]] = {}
     for d in Path("/proc").iterdir():
@@ -195,8 +223,7 @@ def bench_runner(experiment: str, datasets: list[str], workers: int, backends: l
                 t0 = time.perf_counter()
                 cluster = _CliCluster(workers)
                 startup = time.perf_counter() - t0
-            pids = _tree(me) | (cluster.pids() if cluster else set())
-            cpu0 = _cpu_seconds(pids)
+            sampler = _CpuSampler([me, *(p.pid for p in cluster.procs)] if cluster else [me])
             t0 = time.perf_counter()
             if label == "dask-cluster-pertask":
                 s = _run_pertask(spec, db, cluster.address)
@@ -205,8 +232,7 @@ def bench_runner(experiment: str, datasets: list[str], workers: int, backends: l
                     kw = {"dask": cluster.address}
                 s = run_experiment(spec, db, progress=False, verbose=False, **kw)
             wall = time.perf_counter() - t0
-            pids |= _tree(me) | (cluster.pids() if cluster else set())
-            cpu = _cpu_seconds(pids) - cpu0
+            cpu = sampler.total()
             if cluster is not None:
                 cluster.close()
             with ResultStore(db, readonly=True) as st:
