@@ -1,9 +1,15 @@
-"""Benchmark of the experiment runner and its results store (issue #3 §5).
+"""Benchmark of the experiment runner and its results store (issues #3 §5, #14 §3).
 
-1. Wall time of an experiment (default ``experiments/scls_paper.toml``) run serially, with
-   joblib on 2 workers and on a 2-worker ``dask.distributed.LocalCluster`` (the serial run
-   is the straightforward implementation the others are compared with), with the ratios;
-   every run starts from an empty database and the three give identical cells.
+1. Wall time of an experiment (default ``experiments/scls_paper.toml``) run serially (the
+   straightforward implementation the others are compared with), with joblib on 2 workers,
+   on a 2-worker ``LocalCluster`` (``--dask local``), on a real cluster started with Dask's
+   own command-line tools (``dask scheduler`` + two ``dask worker --nworkers 1 --nthreads
+   1``, ``--dask tcp://...``), and, for the record, on that cluster the way the runner
+   worked before batching (one Dask task per (dataset, split, selector), the dataset
+   scattered from the client). Every run starts from an empty database; the cells of all
+   runs are compared with the serial ones. Printed per run: wall time, the ratio
+   serial / run, and the CPU seconds of all its processes (client + workers): on a loaded
+   machine the wall ratio is noise, the CPU total still shows the overhead.
 2. Overhead of the store per cell: ``ResultStore.add_cell`` (one transaction per cell,
    WAL, synchronous=NORMAL and FULL) against straightforward alternatives (appending JSON
    lines to a file; SQLite with its default rollback journal and synchronous=FULL).
@@ -15,7 +21,9 @@ Usage::
 
     MLFS_DATASETS=/path/to/datasets python benchmarks/bench_runner.py
     python benchmarks/bench_runner.py --skip-runner        # sections 2-3 only (no data)
-    python benchmarks/bench_runner.py --datasets enron,emotions   # a subset of the grid
+    # a quick subset: 2 datasets, 3 splits each, 4 selectors, runner only
+    python benchmarks/bench_runner.py --datasets enron,emotions --splits 3 \\
+        --selectors scls,ami,mdmr,gics --runner-only
 """
 
 from __future__ import annotations
@@ -23,67 +31,216 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
+BACKENDS = ("serial", "joblib", "dask-local", "dask-cluster", "dask-cluster-pertask")
 
 
 # --------------------------------------------------------------------------- 1. runner
-def _subset(spec, names):
-    from dataclasses import replace
+def _subset(spec, names, splits=None, selectors=None):
+    if names:
+        keep = tuple(d for d in spec.datasets if d.name in names)
+        missing = set(names) - {d.name for d in keep}
+        if missing:
+            raise SystemExit(f"unknown dataset(s) {sorted(missing)} in {spec.source}")
+        spec = replace(spec, datasets=keep)
+    if selectors:
+        sel = tuple(m for m in spec.selectors if m.name in selectors)
+        if len(sel) != len(selectors):
+            raise SystemExit(f"unknown selector(s) in {selectors}")
+        spec = replace(spec, selectors=sel)
+    if splits:
+        ds = []
+        for d in spec.datasets:
+            p = spec.protocol_of(d)
+            p = replace(p, repeats=min(p.repeats, splits), k=min(p.k, max(2, splits)),
+                        n_splits=min(p.n_splits or splits, splits))
+            ds.append(replace(d, protocol=p))
+        spec = replace(spec, datasets=tuple(ds))
+    return spec
 
-    if not names:
-        return spec
-    keep = tuple(d for d in spec.datasets if d.name in names)
-    missing = set(names) - {d.name for d in keep}
-    if missing:
-        raise SystemExit(f"unknown dataset(s) {sorted(missing)} in {spec.source}")
-    return replace(spec, datasets=keep)
+
+def _cpu_seconds(pids) -> float:
+    """utime + stime of these live processes (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(f[11]) + int(f[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / tick
 
 
-def bench_runner(experiment: str, datasets: list[str], workers: int) -> dict:
-    from distributed import LocalCluster
+class _CpuSampler:
+    """CPU seconds of a process tree, including processes that end before the measurement
+    does (the workers of the runner's own LocalCluster): polls every 0.2 s."""
 
+    def __init__(self, roots):
+        import threading
+
+        self.roots, self.last, self.stop = roots, {}, threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.start = {p: _cpu_seconds([p]) for p in set().union(*(_tree(r) for r in roots))}
+        self.thread.start()
+
+    def _sample(self):
+        for p in set().union(*(_tree(r) for r in self.roots)):
+            self.last[p] = _cpu_seconds([p])
+            self.start.setdefault(p, 0.0)
+
+    def _run(self):
+        while not self.stop.wait(0.2):
+            self._sample()
+
+    def total(self) -> float:
+        self.stop.set()
+        self.thread.join()
+        self._sample()
+        return sum(self.last.get(p, s) - s for p, s in self.start.items())
+
+
+def _tree(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(d.name))
+    out, todo = {pid}, [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.add(c)
+            todo.append(c)
+    return out
+
+
+class _CliCluster:
+    """``dask scheduler`` + ``workers`` x ``dask worker --nworkers 1 --nthreads 1``."""
+
+    def __init__(self, workers: int):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        self.address = f"tcp://127.0.0.1:{port}"
+        dask = [sys.executable, "-m", "dask"]
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
+                 "start_new_session": True}
+        self.procs = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port",
+                                        str(port), "--no-dashboard"], **quiet)]
+        for i in range(workers):
+            self.procs.append(subprocess.Popen(
+                [*dask, "worker", self.address, "--nworkers", "1", "--nthreads", "1",
+                 "--host", "127.0.0.1", "--no-dashboard", "--name", f"w{i}"], **quiet))
+        from distributed import Client
+
+        with Client(self.address, timeout=60) as c:
+            c.wait_for_workers(workers, timeout=120)
+
+    def pids(self) -> set[int]:
+        return set().union(*(_tree(p.pid) for p in self.procs))
+
+    def close(self):
+        for p in self.procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in self.procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+
+
+def _run_pertask(spec, db, address):
+    """The runner's Dask backend before batching (for the record): one task per
+    (dataset, split, selector), each dataset scattered once from the client."""
+    from distributed import Client, as_completed
+
+    from skmlfs.experiments import _backends, _runner
+    from skmlfs.experiments._cells import run_task
+
+    orig = _backends._dask
+
+    def per_task(batches, address_, n_workers, catch):
+        client = Client(address)
+        try:
+            remote = {}
+            for b in batches:
+                if b.source.token not in remote:
+                    X, Y = _backends._load(b.source)
+                    remote[b.source.token] = client.scatter([X, Y], hash=False)
+            tasks = [t for b in batches for t in b.tasks]
+            by_id = {t.task_id: t for t in tasks}
+            futs = [client.submit(run_task, t, *remote[t.data_token], catch=catch, pure=False)
+                    for t in tasks]
+            for f in as_completed(futs):
+                r = f.result()
+                yield by_id[r.task_id], r
+        finally:
+            client.close()
+
+    _backends._dask = per_task
+    try:
+        return _runner.run_experiment(spec, db, dask=address, progress=False, verbose=False)
+    finally:
+        _backends._dask = orig
+
+
+def bench_runner(experiment: str, datasets: list[str], workers: int, backends: list[str],
+                 splits: int | None = None, selectors: list[str] | None = None) -> dict:
     from skmlfs.experiments import ResultStore, load_experiment, run_experiment
 
-    spec = _subset(load_experiment(experiment), datasets)
+    spec = _subset(load_experiment(experiment), datasets, splits, selectors)
+    print(f"  datasets {[d.name for d in spec.datasets]}, selectors "
+          f"{[m.name for m in spec.selectors]}, {workers} workers", flush=True)
     out = {}
     frames = {}
+    me = os.getpid()
     with tempfile.TemporaryDirectory() as tmp:
-        for label, kw in (
-            ("serial", {}),
-            (f"joblib x{workers}", {"n_jobs": workers}),
-            (f"LocalCluster x{workers}", {"dask": "cluster"}),
-        ):
-            db = Path(tmp) / f"{label.split()[0]}.db"
+        for label in ["serial", *[b for b in backends if b != "serial"]]:
+            db = Path(tmp) / f"{label}.db"
             startup = 0.0
             cluster = None
-            if kw.get("dask") == "cluster":
+            kw: dict = {}
+            if label == "joblib":
+                kw = {"n_jobs": workers}
+            elif label == "dask-local":
+                kw = {"dask": "local", "n_jobs": workers}  # start-up included, as for users
+            elif label.startswith("dask-cluster"):
                 t0 = time.perf_counter()
-                cluster = LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                )
+                cluster = _CliCluster(workers)
                 startup = time.perf_counter() - t0
-                kw = {"dask": cluster.scheduler_address}
+            sampler = _CpuSampler([me, *(p.pid for p in cluster.procs)] if cluster else [me])
             t0 = time.perf_counter()
-            s = run_experiment(spec, db, progress=False, verbose=False, **kw)
+            if label == "dask-cluster-pertask":
+                s = _run_pertask(spec, db, cluster.address)
+            else:
+                if cluster is not None:
+                    kw = {"dask": cluster.address}
+                s = run_experiment(spec, db, progress=False, verbose=False, **kw)
             wall = time.perf_counter() - t0
+            cpu = sampler.total()
             if cluster is not None:
                 cluster.close()
             with ResultStore(db, readonly=True) as st:
                 frames[label] = st.to_frame()
-            out[label] = {"wall": wall, "startup": startup, "cells": s.n_computed}
+            out[label] = {"wall": wall, "startup": startup, "cells": s.n_computed,
+                          "cpu": cpu}
             print(
-                f"  {label:<18} {wall:8.1f} s  ({s.n_computed} cells"
+                f"  {label:<22} {wall:8.1f} s  CPU {cpu:7.1f} s  ({s.n_computed} cells"
                 + (f"; cluster start-up {startup:.1f} s not included" if startup else "")
                 + ")",
                 flush=True,
@@ -98,11 +255,12 @@ def bench_runner(experiment: str, datasets: list[str], workers: int) -> dict:
         )
         out[label]["identical_to_serial"] = bool(same)
     base = out["serial"]["wall"]
-    print(f"  {'':<18} {'wall':>8}   ratio serial/x   identical cells")
+    base_cpu = out["serial"]["cpu"]
+    print(f"  {'':<22} {'wall':>8}   ratio serial/x   CPU x/serial   identical cells")
     for label, r in out.items():
         print(
-            f"  {label:<18} {r['wall']:8.1f} s {base / r['wall']:8.2f}x        "
-            f"{r['identical_to_serial']}"
+            f"  {label:<22} {r['wall']:8.1f} s {base / r['wall']:8.2f}x      "
+            f"{r['cpu'] / base_cpu:8.2f}        {r['identical_to_serial']}"
         )
     return out
 
@@ -249,8 +407,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--experiment", default=str(REPO / "experiments" / "scls_paper.toml"))
     ap.add_argument("--datasets", default="", help="comma-separated subset of the datasets")
+    ap.add_argument("--selectors", default="", help="comma-separated subset of the selectors")
+    ap.add_argument("--splits", type=int, default=None,
+                    help="at most this many splits per dataset (a quick subset)")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--backends", default="serial,joblib,dask-local,dask-cluster",
+                    help=f"comma-separated among {', '.join(BACKENDS)} (serial always runs)")
     ap.add_argument("--skip-runner", action="store_true")
+    ap.add_argument("--runner-only", action="store_true", help="skip sections 2 and 3")
     ap.add_argument("--store-cells", type=int, default=2000)
     ap.add_argument(
         "--memory-repeats",
@@ -263,11 +427,18 @@ def main() -> None:
     if not args.skip_runner:
         print(f"1. runner wall time: {args.experiment}", flush=True)
         names = [s for s in args.datasets.split(",") if s]
-        results["runner"] = bench_runner(args.experiment, names, args.workers)
-    print(f"2. store overhead per cell ({args.store_cells} cells)", flush=True)
-    results["store_s_per_cell"] = bench_store(args.store_cells)
-    print("3. memory as the number of cells grows", flush=True)
-    results["memory"] = bench_memory([int(x) for x in args.memory_repeats.split(",")])
+        backends = [b for b in args.backends.split(",") if b]
+        unknown = set(backends) - set(BACKENDS)
+        if unknown:
+            raise SystemExit(f"unknown backend(s) {sorted(unknown)}; choose among {BACKENDS}")
+        sels = [s for s in args.selectors.split(",") if s] or None
+        results["runner"] = bench_runner(args.experiment, names, args.workers, backends,
+                                         args.splits, sels)
+    if not args.runner_only:
+        print(f"2. store overhead per cell ({args.store_cells} cells)", flush=True)
+        results["store_s_per_cell"] = bench_store(args.store_cells)
+        print("3. memory as the number of cells grows", flush=True)
+        results["memory"] = bench_memory([int(x) for x in args.memory_repeats.split(",")])
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
 

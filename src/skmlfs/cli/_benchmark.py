@@ -26,7 +26,9 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--dask", metavar="ADDRESS",
         help="run on a Dask cluster: a scheduler address (tcp://host:8786) or 'local' "
-        "(starts a LocalCluster on this machine)",
+        "(starts a LocalCluster on this machine). Workers read the dataset files "
+        "themselves at the paths this machine resolves (shared file system); only this "
+        'process writes the database. Needs pip install "scikit-mlfs[distributed]"',
     )
     p.add_argument(
         "--seed", type=int, default=None,
@@ -99,17 +101,38 @@ def _run_script(args: argparse.Namespace, script: Path) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..experiments import ResultStore, load_experiment, run_experiment
+    import sqlite3
+
+    from ..experiments import load_experiment
 
     script = _reproduction_script(args.experiment)
     if script is not None:
         return _run_script(args, script)
+    if args.dask:
+        from ..experiments._backends import import_distributed
+
+        try:
+            import_distributed()
+        except ImportError as exc:
+            print(f"mlfs benchmark: error: --dask: {exc}", file=sys.stderr)
+            return 2
     spec = load_experiment(args.experiment)
     if args.seed is not None:
         import dataclasses
 
         spec = dataclasses.replace(spec, seed=args.seed)
     db = Path(args.db) if args.db else Path("runs") / f"{spec.name}.db"
+    try:
+        return _run(args, spec, db)
+    except sqlite3.DatabaseError as exc:  # e.g. damaged while running: name the file
+        from ..experiments._store import StoreError
+
+        raise StoreError(f"{db}: {exc}") from None
+
+
+def _run(args: argparse.Namespace, spec, db: Path) -> int:
+    from ..experiments import ResultStore, run_experiment
+
     out = Path(args.out) if args.out else db.with_suffix("")
     verbose = not args.quiet
     with ResultStore(db, synchronous="FULL" if args.durable else "NORMAL") as store:

@@ -37,12 +37,23 @@ def register(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..experiments import ResultStore
-    from ..experiments._report import write_report
+    import sqlite3
+
+    from ..experiments._store import StoreError
 
     db = Path(args.db)
     if not db.exists():
         raise FileNotFoundError(f"results database {db} does not exist")
+    try:
+        return _run(args, db)
+    except sqlite3.DatabaseError as exc:  # anything the store's own checks did not catch
+        raise StoreError(f"{db}: {exc}") from None
+
+
+def _run(args: argparse.Namespace, db: Path) -> int:
+    from ..experiments import ResultStore
+    from ..experiments._report import write_report
+
     out = Path(args.out) if args.out else db.with_suffix("")
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
     files = write_report(

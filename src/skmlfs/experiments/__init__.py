@@ -33,7 +33,7 @@ from ._spec import (
     parse_n_features,
     resolve_n_features_grid,
 )
-from ._store import ResultStore
+from ._store import ResultStore, StoreBusyError, StoreError
 
 __all__ = [
     "DISCRETIZERS",
@@ -48,6 +48,8 @@ __all__ = [
     "ResultStore",
     "RunSummary",
     "SpecError",
+    "StoreBusyError",
+    "StoreError",
     "Split",
     "evaluate",
     "holdout_splits",

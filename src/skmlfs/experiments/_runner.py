@@ -3,22 +3,25 @@ Dask), and write each finished cell to the store.
 
 :func:`evaluate` (one dataset, in memory, returns a DataFrame) and
 :func:`run_experiment` (a whole grid, resumable, into SQLite) build the same
-:class:`~skmlfs.experiments._cells.Task` objects and run them with the same
-:func:`~skmlfs.experiments._cells.run_task`: one code path.
+:class:`~skmlfs.experiments._cells.Task` objects, group them into batches and run them with
+the same :func:`~skmlfs.experiments._backends.run_batch` (see
+:mod:`skmlfs.experiments._backends`): one code path.
+
+:func:`run_experiment` is three steps: :func:`plan_experiment` (what is left to compute,
+from the experiment and the store), :func:`~skmlfs.experiments._backends.results` (run
+the batches on a backend) and :func:`_record` (write each finished cell, in the client
+only).
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
-import signal
 import sys
-import threading
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_labels
+from ._backends import (
+    DataSource,
+    fingerprint,
+    make_batches,
+    n_workers_of,
+    portable,
+    remember,
+    results,
+)
 from ._cells import (
     CellSpec,
     RankingResult,
@@ -35,7 +47,6 @@ from ._cells import (
     compact,
     make_id,
     nominal_columns,
-    run_task,
 )
 from ._protocols import Split, holdout_splits
 from ._spec import (
@@ -49,12 +60,13 @@ from ._spec import (
 )
 from ._store import ResultStore
 
-__all__ = ["RunSummary", "evaluate", "run_experiment", "summarize"]
+__all__ = ["RunPlan", "RunSummary", "evaluate", "plan_experiment", "run_experiment",
+           "summarize"]
 
 _NON_METRIC = {
     "dataset", "split", "method", "k", "n_selected", "learner", "selection_time", "fit_time",
     "predict_time", "features", "cell_id", "protocol", "seed", "selector", "learner_spec",
-    "n_train", "n_test", "ranking_id", "ranking_reused", "versions", "created",
+    "n_train", "n_test", "ranking_id", "ranking_reused", "versions", "created", "extra",
 }
 
 
@@ -181,117 +193,6 @@ def _build_tasks(
                 )
             )
     return tasks, all_ids
-
-
-# --------------------------------------------------------------------------- backends
-def _serial(tasks, data, catch) -> Iterator[tuple[Task, TaskResult]]:
-    for t in tasks:
-        X, Y = data[t.data_token]
-        yield t, run_task(t, X, Y, catch=catch)
-
-
-def _joblib(tasks, data, n_jobs, catch) -> Iterator[tuple[Task, TaskResult]]:
-    from joblib import Parallel, delayed
-
-    by_id = {t.task_id: t for t in tasks}
-    gen = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-        delayed(run_task)(t, *data[t.data_token], catch=catch) for t in tasks
-    )
-    try:
-        for res in gen:
-            yield by_id[res.task_id], res
-    finally:
-        gen.close()
-
-
-@contextlib.contextmanager
-def _sigint_ignored():
-    """Ignore SIGINT while a LocalCluster starts its worker processes.
-
-    The workers inherit the ignored signal, so Ctrl-C (sent to the whole process group)
-    reaches only this process, which stops the run cleanly instead of every worker printing
-    a traceback. A Ctrl-C during these few seconds of start-up is ignored.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signal handlers can only be changed from the main thread
-        return
-    prev = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, signal.SIG_DFL if prev is None else prev)
-
-
-@contextlib.contextmanager
-def _logs_silenced(*names):
-    """Mute these loggers (the in-process scheduler of a LocalCluster being torn down after
-    Ctrl-C logs every connection it finds closed)."""
-    loggers = [logging.getLogger(n) for n in names]
-    levels = [lg.level for lg in loggers]
-    for lg in loggers:
-        lg.setLevel(logging.CRITICAL + 1)
-    try:
-        yield
-    finally:
-        for lg, lv in zip(loggers, levels, strict=True):
-            lg.setLevel(lv)
-
-
-def _dask(tasks, data, address, n_workers, catch) -> Iterator[tuple[Task, TaskResult]]:
-    from distributed import Client, LocalCluster, as_completed
-
-    cluster = client = None
-    own_client = True
-    stopped = False
-    futures = []
-    try:
-        if isinstance(address, Client):
-            client, own_client = address, False
-        else:
-            if address == "local":
-                with _sigint_ignored():
-                    cluster = LocalCluster(
-                        n_workers=n_workers,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=None,
-                        silence_logs=logging.ERROR,
-                    )
-                address = cluster
-            client = Client(address)
-        remote = {tok: client.scatter(list(xy), hash=False) for tok, xy in data.items()}
-        by_id = {t.task_id: t for t in tasks}
-        futures = [
-            client.submit(run_task, t, *remote[t.data_token], catch=catch, pure=False)
-            for t in tasks
-        ]
-        for fut in as_completed(futures):
-            res = fut.result()
-            fut.release()
-            yield by_id[res.task_id], res
-    except BaseException:  # Ctrl-C, or the caller stopped: shut down without log noise
-        stopped = True
-        raise
-    finally:
-        quiet = stopped and cluster is not None
-        with _logs_silenced("distributed", "tornado") if quiet else contextlib.nullcontext():
-            if futures:
-                client.cancel(futures)  # one call, not one round trip per future
-            if own_client and client is not None:
-                client.close()
-            if cluster is not None:
-                cluster.close()
-
-
-def _results(tasks, data, *, n_jobs=1, dask=None, catch=True):
-    if not tasks:
-        return iter(())
-    if dask is not None:
-        n_workers = n_jobs if n_jobs and n_jobs > 1 else (os.cpu_count() or 2)
-        return _dask(tasks, data, dask, n_workers, catch)
-    if n_jobs is None or n_jobs == 1:
-        return _serial(tasks, data, catch)
-    return _joblib(tasks, data, n_jobs, catch)
 
 
 def _progress(total: int, desc: str, enabled: bool | None):
@@ -480,8 +381,12 @@ def evaluate(
     rows: list[dict] = []
     seen_warnings: set[str] = set()
     bar = _progress(total, name, progress)
+    batches = make_batches(
+        tasks, {token: DataSource(token, "", arrays=(X, Y))},
+        n_workers=n_workers_of(n_jobs, None),
+    )
     try:
-        for task, res in _results(tasks, {token: (X, Y)}, n_jobs=n_jobs, catch=n_jobs != 1):
+        for task, res in results(batches, n_jobs=n_jobs, catch=n_jobs != 1):
             if res.error:
                 raise RuntimeError(
                     f"{task.selector.name} on split {task.split} failed:\n{res.error}"
@@ -574,6 +479,166 @@ def _log(verbose: bool, msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
 
+@dataclass
+class RunPlan:
+    """What is left to compute of an experiment, given its store (:func:`plan_experiment`).
+
+    ``tasks`` hold only the pending cells; ``sources`` say how a worker gets each dataset
+    (no arrays: workers load them themselves); ``meta`` are the store entries describing
+    the experiment (written by the client before anything runs).
+    """
+
+    spec: ExperimentSpec
+    tasks: list[Task]
+    sources: dict[str, DataSource]
+    costs: dict[str, float]
+    cell_ids: list[str]
+    meta: dict[str, str]
+    metric_keys: dict[str, str]
+    protocols: dict[str, str]
+
+    @property
+    def n_pending(self) -> int:
+        return sum(len(t.cells) for t in self.tasks)
+
+
+def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
+    """Expand ``spec`` into tasks of the cells not yet in ``store`` (reads the store only).
+
+    Each dataset is loaded once here (for its shape, splits and nominal columns) and
+    fingerprinted; workers load it again from the same recipe and check the fingerprint.
+    """
+    metric_keys = {m.name: m.key() for m in spec.metrics}
+    done = store.done_cells(metric_keys.values())
+    cached = store.rankings()
+    tasks: list[Task] = []
+    sources: dict[str, DataSource] = {}
+    costs: dict[str, float] = {}
+    all_ids: list[str] = []
+    meta: dict[str, str] = {}
+    protocols: dict[str, str] = {}
+    for ds in spec.datasets:
+        obj = ds.load()
+        X, Y = _arrays(obj, ds.use_discretized, ds.name)
+        n, d = X.shape
+        prot = spec.protocol_of(ds)
+        protocols[ds.name] = canonical_json(prot.identity())
+        splits = prot.splits(obj, n, spec.seed)
+        ks = resolve_n_features_grid(spec.n_features_of(ds), n, d)
+        token = make_id(ds.identity())
+        t, ids = _build_tasks(
+            dataset=ds.name,
+            dataset_identity=ds.identity(),
+            protocol_identity=prot.identity(),
+            splits=splits,
+            selectors=spec.selectors,
+            learners=spec.learners,
+            ks=ks,
+            n_features=d,
+            metrics=spec.metrics,
+            seed=spec.seed,
+            data_token=token,
+            discretizer=ds.discretizer,
+            done=done,
+            cached=cached,
+            categorical_features=nominal_columns(obj),
+        )
+        meta[f"dataset:{ds.name}"] = canonical_json(
+            {
+                "n_samples": n,
+                "n_features": d,
+                "n_labels": int(Y.shape[1]),
+                "protocol": prot.label(),
+                "n_splits": len(splits),
+                "budgets": ks,
+                "source": ds.identity()["source"],
+            }
+        )
+        all_ids.extend(ids)
+        tasks.extend(t)
+        if t:
+            recipe, root = portable(ds)
+            sources[token] = DataSource(token, fingerprint(X, Y), recipe, root)
+            costs[token] = float(n) * d * max(1, Y.shape[1])  # relative size, for ordering
+            remember(token, X, Y)  # an in-process (serial) run need not read it again
+        del obj, X, Y
+    meta[f"cells:{spec.name}"] = canonical_json(all_ids)
+    meta[f"order:{spec.name}"] = canonical_json(
+        {"datasets": [d.name for d in spec.datasets], "methods": [m.name for m in spec.selectors]}
+    )
+    if spec.description:
+        meta[f"description:{spec.name}"] = spec.description
+    if spec.report.get("control"):
+        meta[f"control:{spec.name}"] = str(spec.report["control"])
+    for m in spec.metrics:
+        meta[f"metric:{m.name}"] = canonical_json(
+            {
+                "metric": m.metric,
+                "params": dict(m.params),
+                "greater_is_better": m.spec().greater_is_better,
+            }
+        )
+    return RunPlan(spec, tasks, sources, costs, all_ids, meta, metric_keys, protocols)
+
+
+def _record(store: ResultStore, plan: RunPlan, task: Task, res: TaskResult,
+            summary: RunSummary) -> int:
+    """Write what one finished task produced (ranking, cells, failure); the client is the
+    only writer. Returns the number of cells it settles (computed or failed)."""
+    from ._cells import versions
+
+    spec = plan.spec
+    if res.ranking is not None and not res.ranking.reused:
+        store.add_ranking(
+            task.task_id,
+            dataset=task.dataset,
+            split=task.split,
+            method=task.selector.name,
+            selector=task.selector.identity(),
+            k_requested=res.ranking.k_requested,
+            ranking=res.ranking.ranking,
+            scores=res.ranking.scores,
+            selection_time=res.ranking.selection_time,
+            versions=res.versions,
+        )
+    for c in res.cells:
+        store.add_cell(
+            {
+                "cell_id": c.cell_id,
+                "dataset": task.dataset,
+                "split": task.split,
+                "protocol": plan.protocols[task.dataset],
+                "method": task.selector.name,
+                "selector": task.selector.identity(),
+                "k": c.k,
+                "n_selected": c.n_selected,
+                "learner": c.learner,
+                "learner_spec": _learner(spec, c.learner).identity(),
+                "seed": spec.seed,
+                "metrics": {plan.metric_keys[n]: v for n, v in c.metrics.items()},
+                "features": res.ranking.ranking[: c.k],
+                "selection_time": res.ranking.selection_time,
+                "fit_time": c.fit_time,
+                "predict_time": c.predict_time,
+                "n_train": res.n_train,
+                "n_test": res.n_test,
+                "ranking_id": task.task_id,
+                "ranking_reused": res.ranking.reused,
+                "versions": res.versions or versions(),
+                # optional per-cell data beyond the fixed columns (e.g. tuned parameters)
+                "extra": getattr(c, "extra", None),
+            }
+        )
+        summary.n_computed += 1
+    if res.error:
+        summary.n_failed_tasks += 1
+        store.add_failure(task.task_id, task.dataset, task.split, task.selector.name, res.error)
+        first = res.error.splitlines()[0]
+        summary.failures.append(f"{task.dataset} split {task.split} {task.selector.name}: {first}")
+        return len(task.cells)
+    return len(res.cells)
+
+
 def run_experiment(
     spec: ExperimentSpec | str | os.PathLike,
     db: ResultStore | str | os.PathLike,
@@ -591,11 +656,14 @@ def run_experiment(
     spec : ExperimentSpec or path to a TOML file
     db : ResultStore or path of the SQLite file
     n_jobs : int, default=1
-        joblib workers (``-1`` = all cores) across (dataset, split, selector) tasks; with
-        ``dask`` the number of workers of a ``"local"`` cluster.
+        joblib workers (``-1`` = all cores); with ``dask`` the number of workers of a
+        ``"local"`` cluster.
     dask : None, "local", a scheduler address or a ``distributed.Client``
-        Run the tasks on a Dask cluster instead (``"local"`` starts a ``LocalCluster`` with
-        one single-threaded worker process per core).
+        Run on a Dask cluster instead (``"local"`` starts a ``LocalCluster`` with one
+        single-threaded worker process per core). Workers load each dataset themselves
+        (file paths are resolved to absolute paths on this machine: on a real cluster the
+        workers must see the same files, e.g. on a shared file system); only this process
+        writes the store.
     progress : bool or None
         tqdm bar with ETA; ``None`` shows it only when stderr is a terminal.
     verbose : bool, default=True
@@ -610,187 +678,69 @@ def run_experiment(
     KeyboardInterrupt
         After a clean stop on Ctrl-C: workers are stopped, every cell finished so far is
         committed, and the same call resumes.
+    StoreBusyError
+        Another process is running on the same store (see
+        :meth:`ResultStore.writer_lock`).
     """
     from .. import __version__
-    from ._cells import clear_cache, versions
+    from ._backends import forget_data
+    from ._cells import clear_cache
     from ._spec import load_experiment
 
     t_start = time.perf_counter()
     if not isinstance(spec, ExperimentSpec):
         spec = load_experiment(spec)
+    if dask is not None:
+        from ._backends import import_distributed
+
+        import_distributed()  # before any work: say how to install it
     store = db if isinstance(db, ResultStore) else ResultStore(db)
     own_store = store is not db
     try:
-        store.set_meta(f"experiment:{spec.name}", spec.text or canonical_json(spec.source))
-        store.set_meta("skmlfs_version", __version__)
-        metric_keys = {m.name: m.key() for m in spec.metrics}
-        done = store.done_cells(metric_keys.values())
-        cached = store.rankings()
-        tasks: list[Task] = []
-        data: dict[str, tuple[Any, Any]] = {}
-        all_ids: list[str] = []
-        for ds in spec.datasets:
-            obj = ds.load()
-            X, Y = _arrays(obj, ds.use_discretized, ds.name)
-            n, d = X.shape
-            prot = spec.protocol_of(ds)
-            splits = prot.splits(obj, n, spec.seed)
-            ks = resolve_n_features_grid(spec.n_features_of(ds), n, d)
-            token = make_id(ds.identity())
-            t, ids = _build_tasks(
-                dataset=ds.name,
-                dataset_identity=ds.identity(),
-                protocol_identity=prot.identity(),
-                splits=splits,
-                selectors=spec.selectors,
-                learners=spec.learners,
-                ks=ks,
-                n_features=d,
-                metrics=spec.metrics,
-                seed=spec.seed,
-                data_token=token,
-                discretizer=ds.discretizer,
-                done=done,
-                cached=cached,
-                categorical_features=nominal_columns(obj),
+        with store.writer_lock(), _backend_session(dask, n_jobs) as dask:
+            store.set_meta(f"experiment:{spec.name}", spec.text or canonical_json(spec.source))
+            store.set_meta("skmlfs_version", __version__)
+            plan = plan_experiment(spec, store)
+            for key, value in plan.meta.items():
+                store.set_meta(key, value)
+            n_workers = n_workers_of(n_jobs, dask)
+            batches = make_batches(plan.tasks, plan.sources, n_workers=n_workers,
+                                   costs=plan.costs)
+            summary = RunSummary(
+                experiment=spec.name,
+                db=str(store.path),
+                n_cells=len(plan.cell_ids),
+                n_cached=len(plan.cell_ids) - plan.n_pending,
+                cell_ids=plan.cell_ids,
             )
-            store.set_meta(
-                f"dataset:{ds.name}",
-                canonical_json(
-                    {
-                        "n_samples": n,
-                        "n_features": d,
-                        "n_labels": int(Y.shape[1]),
-                        "protocol": prot.label(),
-                        "n_splits": len(splits),
-                        "budgets": ks,
-                        "source": ds.identity()["source"],
-                    }
-                ),
+            backend = (
+                "Dask" if dask is not None
+                else (f"joblib x{n_jobs}" if n_jobs not in (None, 1) else "serial")
             )
-            all_ids.extend(ids)
-            tasks.extend(t)
-            if t:
-                data[token] = (X, Y)
-            del obj
-        del cached
-        n_pending = sum(len(t.cells) for t in tasks)
-        summary = RunSummary(
-            experiment=spec.name,
-            db=str(store.path),
-            n_cells=len(all_ids),
-            n_cached=len(all_ids) - n_pending,
-            cell_ids=all_ids,
-        )
-        store.set_meta(f"cells:{spec.name}", canonical_json(all_ids))
-        store.set_meta(
-            f"order:{spec.name}",
-            canonical_json(
-                {
-                    "datasets": [d.name for d in spec.datasets],
-                    "methods": [m.name for m in spec.selectors],
-                }
-            ),
-        )
-        if spec.description:
-            store.set_meta(f"description:{spec.name}", spec.description)
-        if spec.report.get("control"):
-            store.set_meta(f"control:{spec.name}", str(spec.report["control"]))
-        for m in spec.metrics:
-            store.set_meta(
-                f"metric:{m.name}",
-                canonical_json(
-                    {
-                        "metric": m.metric,
-                        "params": dict(m.params),
-                        "greater_is_better": m.spec().greater_is_better,
-                    }
-                ),
+            _log(
+                verbose,
+                f"{spec.name}: {summary.n_cells} cells, {summary.n_cached} already in "
+                f"{store.path}, {plan.n_pending} to run in {len(plan.tasks)} tasks ({backend}), "
+                f"{len(batches)} batches.",
             )
-        backend = (
-            "Dask" if dask is not None else (f"joblib x{n_jobs}" if n_jobs not in (None, 1)
-                                             else "serial")
-        )
-        _log(
-            verbose,
-            f"{spec.name}: {summary.n_cells} cells, {summary.n_cached} already in "
-            f"{store.path}, {n_pending} to run in {len(tasks)} tasks ({backend}).",
-        )
-        remaining = {t.data_token: 0 for t in tasks}
-        for t in tasks:
-            remaining[t.data_token] += 1
-        bar = _progress(n_pending, spec.name, progress)
-        warns: set[str] = set()
-        gen = _results(tasks, data, n_jobs=n_jobs, dask=dask, catch=True)
-        try:
-            for task, res in gen:
-                if res.ranking is not None and not res.ranking.reused:
-                    store.add_ranking(
-                        task.task_id,
-                        dataset=task.dataset,
-                        split=task.split,
-                        method=task.selector.name,
-                        selector=task.selector.identity(),
-                        k_requested=res.ranking.k_requested,
-                        ranking=res.ranking.ranking,
-                        scores=res.ranking.scores,
-                        selection_time=res.ranking.selection_time,
-                        versions=res.versions,
-                    )
-                for c in res.cells:
-                    store.add_cell(
-                        {
-                            "cell_id": c.cell_id,
-                            "dataset": task.dataset,
-                            "split": task.split,
-                            "protocol": canonical_json(
-                                spec.protocol_of(_ds_by_name(spec, task.dataset)).identity()
-                            ),
-                            "method": task.selector.name,
-                            "selector": task.selector.identity(),
-                            "k": c.k,
-                            "n_selected": c.n_selected,
-                            "learner": c.learner,
-                            "learner_spec": _learner(spec, c.learner).identity(),
-                            "seed": spec.seed,
-                            "metrics": {metric_keys[n]: v for n, v in c.metrics.items()},
-                            "features": res.ranking.ranking[: c.k],
-                            "selection_time": res.ranking.selection_time,
-                            "fit_time": c.fit_time,
-                            "predict_time": c.predict_time,
-                            "n_train": res.n_train,
-                            "n_test": res.n_test,
-                            "ranking_id": task.task_id,
-                            "ranking_reused": res.ranking.reused,
-                            "versions": res.versions or versions(),
-                        }
-                    )
-                    summary.n_computed += 1
-                    bar.update(1)
-                if res.error:
-                    summary.n_failed_tasks += 1
-                    store.add_failure(
-                        task.task_id, task.dataset, task.split, task.selector.name, res.error
-                    )
-                    first = res.error.splitlines()[0]
-                    summary.failures.append(
-                        f"{task.dataset} split {task.split} {task.selector.name}: {first}"
-                    )
-                    bar.update(len(task.cells) - len(res.cells))
-                warns.update(res.warnings)
-                if on_result is not None:
-                    on_result(task, res)
-                remaining[task.data_token] -= 1
-                if remaining[task.data_token] == 0 and dask is None:
-                    data.pop(task.data_token, None)  # memory stays flat across datasets
-        except KeyboardInterrupt:
-            summary.interrupted = True
-        finally:
-            close = getattr(gen, "close", None)
-            if close is not None:
-                close()
-            bar.close()
-            clear_cache()
+            bar = _progress(plan.n_pending, spec.name, progress)
+            warns: set[str] = set()
+            gen = results(batches, n_jobs=n_jobs, dask=dask, catch=True)
+            try:
+                for task, res in gen:
+                    bar.update(_record(store, plan, task, res, summary))
+                    warns.update(res.warnings)
+                    if on_result is not None:
+                        on_result(task, res)
+            except KeyboardInterrupt:
+                summary.interrupted = True
+            finally:
+                close = getattr(gen, "close", None)
+                if close is not None:
+                    close()
+                bar.close()
+                clear_cache()
+                forget_data()
         summary.seconds = time.perf_counter() - t_start
         summary.warnings = sorted(warns)
         for w in summary.warnings:
@@ -814,6 +764,20 @@ def run_experiment(
     finally:
         if own_store:
             store.close()
+
+
+@contextlib.contextmanager
+def _backend_session(dask: Any, n_jobs: int | None):
+    """Connect to (or start) the Dask cluster before planning, so that its workers import
+    the library while the client loads the data; other backends need no session."""
+    if dask is None:
+        yield None
+        return
+    from ._backends import dask_session
+
+    n = n_jobs if n_jobs and n_jobs > 1 else (os.cpu_count() or 2)
+    with dask_session(dask, n) as client:
+        yield client
 
 
 def _ds_by_name(spec: ExperimentSpec, name: str):

@@ -18,10 +18,29 @@ Guarantees
   the process (it is in the WAL file); only an operating-system crash or power loss can
   drop the last commits (``synchronous="FULL"`` closes that gap at an fsync per cell).
   Readers (``mlfs report`` during a run) never block the writer.
+* **One writer.** :meth:`ResultStore.writer_lock` (taken by
+  :func:`~skmlfs.experiments.run_experiment` for the whole run) holds an exclusive OS lock
+  (``flock``) on the sidecar file ``<store>.lock``; a second run on the same store stops at
+  once with ``store busy: <path> is being written by pid N`` instead of computing every
+  missing cell a second time. The operating system releases the lock when its owner dies,
+  even by ``kill -9``, so a crashed run never leaves a stale lock behind. The lock file
+  itself stays (deleting it would let two processes lock two different files).
+* **A file that is not a store is never touched.** An existing file is first opened
+  read-only and checked (SQLite header, ``PRAGMA quick_check``, the ``cells`` table): a text
+  file, a truncated or corrupted database, or another program's SQLite file raises
+  :class:`StoreError` naming the file and the problem, and is left byte-for-byte as it was.
+  A 0-byte file is refused too (it is not a store: it may be the remains of a failed copy,
+  and taking it as a new store would hide that); a new store is created under a temporary
+  name and moved into place when its schema is written, so no run of ours ever leaves a
+  0-byte store behind.
+* **Extensible cells.** The optional ``extra`` column holds a JSON object of per-cell data
+  beyond the fixed columns (e.g. chosen hyper-parameters, a search history); stores written
+  before it existed gain the column when opened for writing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -33,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ResultStore"]
+__all__ = ["ResultStore", "StoreBusyError", "StoreError"]
 
 SCHEMA_VERSION = 1
 
@@ -64,7 +83,8 @@ CREATE TABLE IF NOT EXISTS cells (
     ranking_id     TEXT NOT NULL,
     ranking_reused INTEGER NOT NULL,
     versions       TEXT NOT NULL,
-    created        REAL NOT NULL
+    created        REAL NOT NULL,
+    extra          TEXT
 );
 CREATE TABLE IF NOT EXISTS rankings (
     ranking_id     TEXT PRIMARY KEY,
@@ -94,6 +114,7 @@ _CELL_COLUMNS = (
     "cell_id", "dataset", "split", "protocol", "method", "selector", "k", "n_selected",
     "learner", "learner_spec", "seed", "metrics", "features", "selection_time", "fit_time",
     "predict_time", "n_train", "n_test", "ranking_id", "ranking_reused", "versions", "created",
+    "extra",
 )
 _INSERT_CELL = (
     f"INSERT OR REPLACE INTO cells ({', '.join(_CELL_COLUMNS)}) "
@@ -106,6 +127,127 @@ _PARAMS_HASH = re.compile(r"@[0-9a-f]{12}$")  # see MetricRef.key
 
 def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), allow_nan=True)
+
+
+class StoreError(ValueError):
+    """The results store cannot be used: the message names the file and what is wrong."""
+
+
+class StoreBusyError(StoreError):
+    """Another live process is writing the same results store."""
+
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_existing(path: Path) -> None:
+    """Raise :class:`StoreError` unless ``path`` is a readable results store.
+
+    Reads only: the header bytes, then a read-only SQLite connection (``mode=ro``) running
+    ``PRAGMA quick_check`` (every page of every table and index) and looking for the
+    ``cells`` table. A file that fails is never opened for writing.
+    """
+    size = path.stat().st_size
+    if size == 0:
+        raise StoreError(
+            f"{path}: empty file (0 bytes), not a results store; delete it to start a new "
+            "store there, or choose another file."
+        )
+    with open(path, "rb") as fh:
+        head = fh.read(100)
+    if not head.startswith(_SQLITE_MAGIC):
+        if _SQLITE_MAGIC.startswith(head):
+            what = f"truncated to {size} bytes (an SQLite header needs 100)"
+        else:
+            what = f"not an SQLite database (it starts with {head[:16]!r})"
+        raise StoreError(f"{path}: {what}; the file was left untouched.")
+    if len(head) < 100:
+        raise StoreError(
+            f"{path}: truncated to {size} bytes (an SQLite header needs 100); the file was "
+            "left untouched."
+        )
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    n_pages = int.from_bytes(head[28:32], "big")
+    if page >= 512 and n_pages and size < page * n_pages and not _has_wal(path):
+        raise StoreError(
+            f"{path}: truncated: {size} bytes but its header declares {n_pages} pages of "
+            f"{page} bytes ({n_pages * page} bytes); the file was left untouched."
+        )
+    # No -wal file: no writer is active and nothing is pending, so the file is read as
+    # immutable (SQLite then creates no -wal/-shm side files beside a file it may reject).
+    wal = path.with_name(path.name + "-wal")
+    flags = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
+    try:
+        con = sqlite3.connect(f"file:{path}?{flags}", uri=True, timeout=60)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot be opened as an SQLite database ({exc}).") from None
+    try:
+        rows = [r[0] for r in con.execute("PRAGMA quick_check(5)")]
+        if rows != ["ok"]:
+            raise StoreError(
+                f"{path}: corrupted SQLite database ({'; '.join(map(str, rows))}); the file "
+                "was left untouched."
+            )
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(
+            f"{path}: corrupted or unreadable SQLite database ({exc}); the file was left "
+            "untouched."
+        ) from None
+    finally:
+        con.close()
+    if tables and not {"meta", "cells"} <= tables:
+        raise StoreError(
+            f"{path}: an SQLite database but not a scikit-mlfs results store (no "
+            f"'meta'/'cells' table; it has {sorted(tables)[:5]}); the file was left untouched."
+        )
+
+
+def _lock_file(fh) -> None:
+    """Exclusive, non-blocking OS lock on an open file (``OSError`` when held elsewhere)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        fh.seek(0)
+        msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+        return
+    fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _has_wal(path: Path) -> bool:
+    wal = path.with_name(path.name + "-wal")
+    return wal.exists() and wal.stat().st_size > 0
+
+
+def _create_new(path: Path) -> None:
+    """Create an empty store at ``path`` atomically: the schema is written to a temporary
+    file beside it, which is then linked into place (fails if ``path`` appeared meanwhile,
+    in which case that file is checked like any existing one)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.new")
+    try:
+        con = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            con.executescript(_SCHEMA)
+            con.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                (str(SCHEMA_VERSION),),
+            )
+        finally:
+            con.close()  # checkpoints and removes the temporary -wal/-shm files
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process created it first: used (and checked) as an existing store
+        except OSError:  # a file system without hard links: rename (may replace a racer's)
+            os.replace(tmp, path)
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{tmp}{suffix}")
 
 
 class ResultStore:
@@ -127,22 +269,38 @@ class ResultStore:
         self.path = Path(path)
         if synchronous.upper() not in ("NORMAL", "FULL"):
             raise ValueError(f"synchronous must be 'NORMAL' or 'FULL'; got {synchronous!r}.")
+        self._conn = None
+        self._lock_fh = None
+        self._lock_depth = 0
         if readonly:
             if not self.path.exists():
                 raise FileNotFoundError(f"results database {self.path} does not exist.")
+            _check_existing(self.path)
             self._conn = sqlite3.connect(
                 f"file:{self.path}?mode=ro", uri=True, timeout=60, isolation_level=None
             )
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.exists():
+                _check_existing(self.path)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                _create_new(self.path)
+                _check_existing(self.path)
             # Autocommit mode: transactions are opened explicitly (BEGIN IMMEDIATE) so each
             # cell is exactly one transaction.
             self._conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._conn.executescript(_SCHEMA)
+            cols = {r[1] for r in self._conn.execute("PRAGMA table_info(cells)")}
+            if "extra" not in cols:  # a store written before the column existed
+                self._conn.execute("ALTER TABLE cells ADD COLUMN extra TEXT")
             if self.get_meta("schema_version") is None:
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
+        self._cell_columns = tuple(
+            r[1] for r in self._conn.execute("PRAGMA table_info(cells)")
+            if r[1] in _CELL_COLUMNS
+        )
         v = self.get_meta("schema_version")
         if v is not None and int(v) != SCHEMA_VERSION:
             raise ValueError(
@@ -155,6 +313,60 @@ class ResultStore:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        self._release_lock(force=True)
+
+    # ------------------------------------------------------------------ one writer
+    @property
+    def lock_path(self) -> Path:
+        """The sidecar file ``<store>.lock`` holding the writer's OS lock."""
+        return self.path.with_name(self.path.name + ".lock")
+
+    @contextlib.contextmanager
+    def writer_lock(self):
+        """Hold the store's exclusive writer lock for the ``with`` block (re-entrant).
+
+        Raises
+        ------
+        StoreBusyError
+            Another live process holds it: ``store busy: <path> is being written by pid N``.
+        """
+        self._acquire_lock()
+        try:
+            yield self
+        finally:
+            self._release_lock()
+
+    def _acquire_lock(self) -> None:
+        if self._lock_depth:
+            self._lock_depth += 1
+            return
+        fh = open(self.lock_path, "a+")  # noqa: SIM115 — held until _release_lock
+        try:
+            _lock_file(fh)
+        except OSError:
+            fh.seek(0)
+            owner = fh.read().strip() or "?"
+            fh.close()
+            raise StoreBusyError(
+                f"store busy: {self.path} is being written by pid {owner} (wait for it to "
+                "finish, or stop it; its finished cells are kept)."
+            ) from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        self._lock_fh, self._lock_depth = fh, 1
+
+    def _release_lock(self, force: bool = False) -> None:
+        if not self._lock_depth:
+            return
+        self._lock_depth = 0 if force else self._lock_depth - 1
+        if self._lock_depth == 0 and self._lock_fh is not None:
+            with contextlib.suppress(OSError):
+                self._lock_fh.seek(0)
+                self._lock_fh.truncate()
+            self._lock_fh.close()  # closing the descriptor releases the OS lock
+            self._lock_fh = None
 
     def __enter__(self) -> ResultStore:
         return self
@@ -199,6 +411,8 @@ class ResultStore:
                 r[key] = _dumps(r[key])
         r.setdefault("created", time.time())
         r["ranking_reused"] = int(bool(r["ranking_reused"]))
+        extra = r.get("extra")
+        r["extra"] = None if not extra else extra if isinstance(extra, str) else _dumps(extra)
         self._tx(_INSERT_CELL, (r[c] for c in _CELL_COLUMNS))
 
     def done_cells(self, metrics: Iterable[str] | None = None) -> set[str]:
@@ -284,16 +498,21 @@ class ResultStore:
         Columns: ``dataset, split, method, k, n_selected, learner``, the metric columns,
         ``selection_time, fit_time, predict_time, features`` (list of int), then
         ``cell_id, protocol, seed, selector, learner_spec, n_train, n_test, ranking_id,
-        ranking_reused, versions, created``. Rows are sorted by dataset, method, k,
+        ranking_reused, versions, created, extra`` (``extra``: the cell's optional JSON
+        object as a dict, or ``None``). Rows are sorted by dataset, method, k,
         learner, split. ``cell_ids`` restricts to those cells.
         """
         import pandas as pd
 
-        rows = self._conn.execute(f"SELECT {', '.join(_CELL_COLUMNS)} FROM cells").fetchall()
+        cols = self._cell_columns  # a read-only store of an older version may lack "extra"
+        rows = self._conn.execute(f"SELECT {', '.join(cols)} FROM cells").fetchall()
         if cell_ids is not None:
             keep = set(cell_ids)
             rows = [r for r in rows if r[0] in keep]
-        df = pd.DataFrame(rows, columns=list(_CELL_COLUMNS))
+        df = pd.DataFrame(rows, columns=list(cols))
+        if "extra" not in df:
+            df["extra"] = None
+        df["extra"] = [None if e is None else json.loads(e) for e in df["extra"]]
         # a metric with parameters is stored as "name@<hash of its parameters>"
         metrics = [
             {_PARAMS_HASH.sub("", k): v for k, v in json.loads(m).items()} for m in df["metrics"]
@@ -325,6 +544,7 @@ class ResultStore:
         p = Path(path)
         fmt = (format or p.suffix.lstrip(".")).lower()
         df = self.to_frame()
+        df["extra"] = [None if e is None else _dumps(e) for e in df["extra"]]
         if fmt == "csv":
             df = df.assign(features=[_dumps(f) for f in df["features"]])
             p.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,160 @@
+"""A real Dask cluster started with Dask's own command-line tools (``dask scheduler``,
+``dask worker``), a dataset file the workers read themselves, and a worker killed with
+SIGKILL in the middle of the run: the run finishes and every cell equals the serial run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import skmlfs
+from skmlfs.datasets import load, make_multilabel_discrete
+from skmlfs.experiments import ResultStore, run_experiment
+
+distributed = pytest.importorskip("distributed")
+
+SRC = str(Path(skmlfs.__file__).resolve().parents[1])
+REPEATS = 16
+N_CELLS = REPEATS * 3 * 8  # splits x selectors x budgets (one learner)
+
+EXPERIMENT = f"""
+name = "cluster"
+seed = 11
+n_features = "1..8"
+metrics = ["hamming_loss", "ranking_loss", "normalized_coverage"]
+selectors = ["scls", "ami", "mdmr"]
+
+[protocol]
+kind = "holdout"
+repeats = {REPEATS}
+
+[[datasets]]
+name = "synth"
+path = "data/synth.arff"
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_meka_arff(path: Path, X: np.ndarray, Y: np.ndarray) -> None:
+    L = Y.shape[1]
+    lines = [f"@relation 'synth: -C {L}'"]
+    lines += [f"@attribute y{j} {{0,1}}" for j in range(L)]
+    lines += [f"@attribute f{j} numeric" for j in range(X.shape[1])]
+    lines.append("@data")
+    lines += [",".join(map(str, [*Y[i].tolist(), *X[i].tolist()])) for i in range(len(X))]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def count(db: Path) -> int:
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """``dask scheduler`` and two ``dask worker --nworkers 1 --nthreads 1`` processes on
+    127.0.0.1, each in its own process group and working directory."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("MLFS_DATASETS", None)  # workers find the file by the client's absolute path
+    procs = []
+    logs = []
+
+    def start(args, name):
+        d = tmp_path / name
+        d.mkdir()
+        log = open(d / "log.txt", "w")  # noqa: SIM115 — closed at teardown
+        logs.append(log)
+        p = subprocess.Popen([sys.executable, "-m", "dask", *args], cwd=d, env=env,
+                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        procs.append(p)
+        return p
+
+    start(["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+          "scheduler")
+    workers = [
+        start(["worker", address, "--nworkers", "1", "--nthreads", "1", "--host", "127.0.0.1",
+               "--no-dashboard", "--name", f"w{i}"], f"worker{i}")
+        for i in range(2)
+    ]
+    try:
+        with distributed.Client(address, timeout=60) as c:
+            c.wait_for_workers(2, timeout=90)
+        yield address, workers
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        for log in logs:
+            log.close()
+
+
+@pytest.mark.slow
+def test_real_cluster_with_a_killed_worker_matches_serial(tmp_path, cluster):
+    address, workers = cluster
+    ds = make_multilabel_discrete(n_samples=300, n_features=24, random_state=2)
+    write_meka_arff(tmp_path / "data" / "synth.arff", np.asarray(ds.X), np.asarray(ds.Y))
+    assert np.array_equal(load(tmp_path / "data" / "synth.arff").X, ds.X)
+    exp = tmp_path / "cluster.toml"
+    exp.write_text(EXPERIMENT)
+    run_experiment(exp, tmp_path / "serial.db", verbose=False, progress=False)
+
+    db = tmp_path / "cluster.db"
+    client = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from skmlfs.cli import main; sys.exit(main())",
+         "benchmark", str(exp), "--db", str(db), "--dask", address, "--no-report"],
+        cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", "")),
+    )
+    try:
+        t0 = time.time()
+        while count(db) == 0 and client.poll() is None and time.time() - t0 < 120:
+            time.sleep(0.02)
+        n_at_kill = count(db)
+        os.killpg(workers[0].pid, signal.SIGKILL)  # the worker and its nanny, at once
+        workers[0].wait()
+        _, err = client.communicate(timeout=180)
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+    assert 0 < n_at_kill < N_CELLS, "the worker must be killed in the middle of the run"
+    assert client.returncode == 0, err
+    assert "FAILED" not in err
+    with ResultStore(tmp_path / "serial.db", readonly=True) as st:
+        ref = st.to_frame()
+    with ResultStore(db, readonly=True) as st:
+        got = st.to_frame()
+    assert len(ref) == len(got) == N_CELLS and got.cell_id.is_unique
+    cols = ["cell_id", "dataset", "split", "method", "k", "n_selected", "hamming_loss",
+            "ranking_loss", "normalized_coverage"]
+    assert got[cols].equals(ref[cols])
+    assert got.features.tolist() == ref.features.tolist()
