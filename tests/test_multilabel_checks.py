@@ -49,16 +49,10 @@ _TIES = (
     "sparse and dense products round differently, so exactly tied neighbours (common on "
     "integer data with ranges other than 1) can be ordered differently; equal up to ties"
 )
-_INF_TRANSFORM = (
-    "NaN/inf handling being hardened (#16): NaN is a missing value here, and "
-    "SelectorMixin.transform then lets +-inf through (fit rejects it)"
-)
 KNOWN_FAILURES: dict[str, dict[str, str]] = {
     "MLkNN": {"check_sparse_dense": _TIES},
     "DMLkNN": {"check_sparse_dense": _TIES},
     "MLCWkNN": {"check_sparse_dense": _TIES},
-    "ReliefFML": {"check_nan_inf_rejected": _INF_TRANSFORM},
-    "PPTReliefF": {"check_nan_inf_rejected": _INF_TRANSFORM},
 }
 
 

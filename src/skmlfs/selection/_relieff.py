@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import assert_all_finite, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_labels, resolve_n_features
@@ -126,6 +126,13 @@ class _ReliefBase(SelectorMixin, BaseEstimator):
         self.n_features_to_select_ = resolve_n_features(
             self.n_features_to_select, n_samples, weights.size
         )
+
+    def transform(self, X: Any) -> Any:
+        """Keep the selected features of ``X``; NaN is a missing value, ±inf is refused."""
+        # allow_nan makes SelectorMixin.transform skip the finiteness check altogether
+        assert_all_finite(X.data if sp.issparse(X) else np.asarray(X), allow_nan=True,
+                          input_name="X")
+        return super().transform(X)
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "ranking_")
