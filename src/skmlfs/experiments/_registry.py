@@ -46,6 +46,9 @@ SELECTORS: dict[str, str] = {
     "mljmi": "skmlfs.selection:MLJMI",
     "mlmrmr": "skmlfs.selection:MLMRMR",
     "llsf": "skmlfs.selection:LLSF",
+    # relevance-only ranking (the SCLS paper's AMI column hypothesis, issue #14)
+    "mi_rank": "skmlfs.selection:MIRank",
+    "ami_relevance": "skmlfs.selection:MIRank",
 }
 
 LEARNERS: dict[str, str] = {
