@@ -34,6 +34,7 @@ from ._spec import (
     resolve_n_features_grid,
 )
 from ._store import ResultStore
+from ._stratify import IterativeStratifiedKFold, iterative_stratification
 
 __all__ = [
     "DISCRETIZERS",
@@ -42,6 +43,7 @@ __all__ = [
     "AllFeatures",
     "DatasetSpec",
     "ExperimentSpec",
+    "IterativeStratifiedKFold",
     "MethodSpec",
     "MetricRef",
     "ProtocolSpec",
@@ -51,6 +53,7 @@ __all__ = [
     "Split",
     "evaluate",
     "holdout_splits",
+    "iterative_stratification",
     "kfold_splits",
     "load_experiment",
     "mat_splits",

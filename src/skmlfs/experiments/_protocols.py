@@ -13,7 +13,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["Split", "holdout_splits", "kfold_splits", "mat_splits", "train_test_split_of"]
+__all__ = [
+    "Split",
+    "holdout_splits",
+    "iterative_kfold_splits",
+    "kfold_splits",
+    "mat_splits",
+    "train_test_split_of",
+]
 
 
 class Split(NamedTuple):
@@ -98,6 +105,18 @@ def kfold_splits(n: int, k: int = 5, random_state: int | None = None) -> list[Sp
         test = np.sort(fold)
         out.append(Split(np.setdiff1d(everything, test, assume_unique=True), test))
     return out
+
+
+def iterative_kfold_splits(Y: Any, k: int = 5, random_state: int | None = None) -> list[Split]:
+    """k-fold cross-validation by iterative stratification (Sechidis et al. 2011).
+
+    The folds of :class:`~skmlfs.experiments.IterativeStratifiedKFold` with the same
+    ``random_state``, as a list of :class:`Split` (fold ``j`` tests, the rest trains).
+    """
+    from ._stratify import iterative_stratification
+
+    fold = iterative_stratification(Y, k, _check_seed(random_state))
+    return [Split(np.flatnonzero(fold != j), np.flatnonzero(fold == j)) for j in range(int(k))]
 
 
 def mat_splits(dataset: Any, n_splits: int | None = 10) -> list[Split]:

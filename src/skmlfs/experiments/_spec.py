@@ -22,7 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from ._protocols import Split, holdout_splits, kfold_splits, mat_splits, train_test_split_of
+from ._protocols import (
+    Split,
+    holdout_splits,
+    iterative_kfold_splits,
+    kfold_splits,
+    mat_splits,
+    train_test_split_of,
+)
 from ._registry import resolve
 
 __all__ = [
@@ -263,36 +270,52 @@ class MetricRef:
 
 @dataclass(frozen=True)
 class ProtocolSpec:
-    """How a dataset is split: ``holdout`` (repeats, test_size), ``kfold`` (k), ``mat``
-    (the first ``n_splits`` stored ``sim_seq`` masks) or ``train_test`` (the dataset's own
-    train/test parts, e.g. Mulan's ``-train``/``-test`` files: one split)."""
+    """How a dataset is split: ``holdout`` (repeats, test_size), ``kfold`` (k; with
+    ``stratification = "iterative"`` the folds of Sechidis et al. 2011), ``mat`` (the first
+    ``n_splits`` stored ``sim_seq`` masks) or ``train_test`` (the dataset's own train/test
+    parts, e.g. Mulan's ``-train``/``-test`` files: one split). ``seed``, when set, seeds
+    the splits instead of the experiment's seed (estimators keep the experiment's)."""
 
     kind: str = "holdout"
     repeats: int = 10
     test_size: float = 0.2
     k: int = 5
     n_splits: int | None = 10
+    stratification: str = "none"
+    seed: int | None = None
 
     def identity(self) -> dict:
         if self.kind == "holdout":
-            return {"kind": "holdout", "repeats": self.repeats, "test_size": self.test_size}
-        if self.kind == "kfold":
-            return {"kind": "kfold", "k": self.k}
-        return {"kind": self.kind}
+            out = {"kind": "holdout", "repeats": self.repeats, "test_size": self.test_size}
+        elif self.kind == "kfold":
+            out = {"kind": "kfold", "k": self.k}
+            if self.stratification != "none":  # unchanged ids for plain k-fold
+                out["stratification"] = self.stratification
+        else:
+            out = {"kind": self.kind}
+        if self.seed is not None and self.kind in ("holdout", "kfold"):
+            out["seed"] = self.seed
+        return out
 
     def label(self) -> str:
         if self.kind == "holdout":
             return f"holdout {self.repeats} x {1 - self.test_size:.0%}/{self.test_size:.0%}"
         if self.kind == "kfold":
-            return f"{self.k}-fold CV"
+            strat = ", iterative stratification" if self.stratification == "iterative" else ""
+            return f"{self.k}-fold CV{strat}"
         if self.kind == "mat":
             return f"stored sim_seq splits (first {self.n_splits})"
         return "given train/test parts"
 
     def splits(self, dataset: Any, n: int, seed: int | None) -> list[Split]:
+        if self.seed is not None:
+            seed = self.seed
         if self.kind == "holdout":
             return holdout_splits(n, self.repeats, self.test_size, random_state=seed)
         if self.kind == "kfold":
+            if self.stratification == "iterative":
+                Y = dataset[1] if isinstance(dataset, tuple) else getattr(dataset, "Y", None)
+                return iterative_kfold_splits(Y, self.k, random_state=seed)
             return kfold_splits(n, self.k, random_state=seed)
         if self.kind == "mat":
             return mat_splits(dataset, self.n_splits)
@@ -411,7 +434,7 @@ _DATASET_KEYS = {
     "protocol",
     "n_features",
 }
-_PROTOCOL_KEYS = {"kind", "repeats", "test_size", "k", "n_splits"}
+_PROTOCOL_KEYS = {"kind", "repeats", "test_size", "k", "n_splits", "stratification", "seed"}
 DEFAULT_METRICS = ("hamming_loss", "ranking_loss", "normalized_coverage")
 
 
@@ -454,9 +477,25 @@ def _parse_protocol(source: str, key: str, value: Any) -> ProtocolSpec:
     ts = value.get("test_size", 0.2)
     if not isinstance(ts, numbers.Real) or isinstance(ts, bool) or not 0 < ts < 1:
         raise _fail(source, f"{key}.test_size", f"must be a fraction in (0, 1); got {ts!r}.")
-    k = _int(source, f"{key}.k", value.get("k", 5), 2)
+    if kind == "kfold" and "k" not in value and "n_splits" in value:
+        k = _int(source, f"{key}.n_splits", value["n_splits"], 2)  # sklearn's name for k
+    else:
+        k = _int(source, f"{key}.k", value.get("k", 5), 2)
     n_splits = _int(source, f"{key}.n_splits", value.get("n_splits", 10), 1, allow_none=True)
-    return ProtocolSpec(kind, repeats, float(ts), k, n_splits)
+    strat = value.get("stratification", "none")
+    if strat not in ("none", "iterative"):
+        raise _fail(
+            source, f"{key}.stratification",
+            f"must be 'none' or 'iterative' (Sechidis et al. 2011); got {strat!r}.",
+        )
+    if strat != "none" and kind != "kfold":
+        raise _fail(
+            source, f"{key}.stratification",
+            f"iterative stratification is a k-fold protocol; kind is {kind!r} (use "
+            "kind = 'kfold').",
+        )
+    pseed = _int(source, f"{key}.seed", value.get("seed"), 0, allow_none=True)
+    return ProtocolSpec(kind, repeats, float(ts), k, n_splits, strat, pseed)
 
 
 def _parse_discretizer(source: str, key: str, value: Any) -> Any:
