@@ -136,6 +136,8 @@ class RankingResult:
     selection_time: float
     k_requested: int
     reused: bool = False
+    #: what the fitted selector reports (e.g. a wrapper's search history), see fitted_info
+    info: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -147,6 +149,8 @@ class CellResult:
     metrics: dict[str, float]
     fit_time: float
     predict_time: float
+    #: stored with the cell: chosen parameters of a tuned learner, search histories, ...
+    info: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -254,11 +258,15 @@ def _rank(task: Task, Xtr: Any, Ytr: np.ndarray) -> RankingResult:
     scores = getattr(est, "scores_", None)
     if scores is not None:
         scores = np.asarray(scores, dtype=float)
-    return RankingResult(ranking, scores, elapsed, task.k_max, reused=False)
+    from ._methods import fitted_info
+
+    return RankingResult(ranking, scores, elapsed, task.k_max, reused=False,
+                         info=fitted_info(est))
 
 
 def _evaluate_cell(
-    cell: CellSpec, ranking: np.ndarray, Xtr, Ytr, Xte, Yte, metrics, seed
+    cell: CellSpec, ranking: np.ndarray, Xtr, Ytr, Xte, Yte, metrics, seed,
+    selector_info: dict | None = None,
 ) -> CellResult:
     feats = ranking[: cell.k]
     if feats.size == 0:
@@ -280,6 +288,14 @@ def _evaluate_cell(
     for m, s in specs:
         out = pred if s.needs == "pred" else score
         values[m.name] = float(s.function(Yte, out, **dict(m.params)))
+    from ._methods import fitted_info
+
+    info = {}
+    linfo = fitted_info(learner)
+    if linfo:
+        info["learner"] = linfo
+    if selector_info:
+        info["selector"] = selector_info
     return CellResult(
         cell_id=cell.cell_id,
         k=cell.k,
@@ -288,6 +304,7 @@ def _evaluate_cell(
         metrics=values,
         fit_time=t1 - t0,
         predict_time=t2 - t1,
+        info=info,
     )
 
 
@@ -312,7 +329,8 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
             for cell in task.cells:
                 res.cells.append(
                     _evaluate_cell(
-                        cell, res.ranking.ranking, Xtr, Ytr, Xte, Yte, task.metrics, task.seed
+                        cell, res.ranking.ranking, Xtr, Ytr, Xte, Yte, task.metrics, task.seed,
+                        res.ranking.info,
                     )
                 )
         except Exception as exc:  # noqa: BLE001 — reported to the caller, see docstring

@@ -62,6 +62,12 @@ LEARNERS: dict[str, str] = {
     "ensemble_chains": "skmlfs.learners:EnsembleOfChains",
     "llsf_br": "skmlfs.learners:LLSFClassifier",
     "mddm_br": "skmlfs.learners:MDDMClassifier",
+    # lazy learners and method chains (issue #14)
+    "mlknn": "skmlfs.learners:MLkNN",
+    "dmlknn": "skmlfs.learners:DMLkNN",
+    "mlcwknn": "skmlfs.learners:MLCWkNN",
+    "weighted": "skmlfs.experiments._methods:WeightedLearner",
+    "pipeline": "sklearn.pipeline:Pipeline",
 }
 
 DISCRETIZERS: dict[str, str] = {

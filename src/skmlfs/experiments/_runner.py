@@ -320,6 +320,7 @@ def _cell_rows(task: Task, res: TaskResult) -> list[dict]:
                 "predict_time": c.predict_time,
                 "features": res.ranking.ranking[: c.k].tolist(),
                 "cell_id": c.cell_id,
+                **({"info": c.info} if c.info else {}),
             }
         )
     return rows
@@ -763,6 +764,7 @@ def run_experiment(
                             "ranking_id": task.task_id,
                             "ranking_reused": res.ranking.reused,
                             "versions": res.versions or versions(),
+                            "info": c.info or None,  # tuned parameters, search histories
                         }
                     )
                     summary.n_computed += 1

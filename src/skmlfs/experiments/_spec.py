@@ -198,6 +198,10 @@ class MethodSpec:
     params: Mapping[str, Any] = field(default_factory=dict)
     kind: str = "selector"
     prototype: Any = None
+    #: nested tuning (``tune``/``inner_cv``/``scoring`` of the table, see
+    #: :func:`skmlfs.experiments._methods.parse_tuning`): the built estimator is searched
+    #: by ``GridSearchCV`` on the training part of each split
+    tuning: Mapping[str, Any] | None = None
 
     @classmethod
     def from_estimator(cls, name: str, estimator: Any, kind: str = "selector") -> MethodSpec:
@@ -224,8 +228,11 @@ class MethodSpec:
         (``n_features_to_select`` always, ``random_state`` only when left at ``None``)."""
         from sklearn.base import clone
 
-        est = clone(self.prototype) if self.prototype is not None else (
-            self.estimator_class()(**dict(self.params))
+        from ._methods import build_method, tuned
+
+        est = clone(self.prototype) if self.prototype is not None else build_method(
+            self.method, self.params, self.kind, key=self.name,
+            random_state=defaults.get("random_state"), validate=False,
         )
         have = est.get_params(deep=False)
         upd = {}
@@ -237,11 +244,16 @@ class MethodSpec:
             upd[k] = v
         if upd:
             est.set_params(**upd)
+        if self.tuning:
+            est = tuned(est, self.tuning, defaults.get("random_state"))
         return est
 
     def identity(self) -> dict:
         method = self.method.lower() if ":" not in self.method else self.method
-        return {"method": method, "params": json.loads(canonical_json(dict(self.params)))}
+        out = {"method": method, "params": json.loads(canonical_json(dict(self.params)))}
+        if self.tuning:  # only when set: ids of untuned methods are unchanged
+            out["tuning"] = json.loads(canonical_json(dict(self.tuning)))
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -547,6 +559,18 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
         raise _fail(source, key, f"expected a list or a table of {kind}s; got {value!r}.")
     if not items:
         raise _fail(source, key, f"at least one {kind} is needed.")
+    from ._methods import build_method, check_tuning_grid, expand_variants, parse_tuning
+
+    expanded: list[tuple[str, str, Any]] = []
+    for kp, name, body in items:
+        if isinstance(body, Mapping) and "variants" in body:
+            try:
+                expanded.extend((kp, n, b) for n, b in expand_variants(name, body, kp))
+            except ValueError as exc:
+                raise SpecError(f"{source}: {exc}") from None
+        else:
+            expanded.append((kp, name, body))
+    items = expanded
     out: list[MethodSpec] = []
     seen: set[str] = set()
     for kp, name, body in items:
@@ -565,8 +589,16 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
             params = body.pop("params", {})
             if not isinstance(params, Mapping):
                 raise _fail(source, f"{kp}.params", "must be a table.")
+            try:
+                tuning = parse_tuning(body, kp)
+            except ValueError as exc:
+                raise SpecError(f"{source}: {exc}") from None
+            for k in ("tune", "inner_cv", "scoring"):
+                body.pop(k, None)
             params = {**params, **body}
-            spec = MethodSpec(name=name, method=str(method), params=params, kind=kind)
+            spec = MethodSpec(
+                name=name, method=str(method), params=params, kind=kind, tuning=tuning
+            )
         try:
             cls = spec.estimator_class()
         except ValueError as exc:
@@ -587,6 +619,18 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
                             f"{cls.__name__} has no parameter {p!r}{hint}; "
                             f"valid: {', '.join(sorted(valid))}.",
                         )
+        if spec.prototype is None and (
+            spec.tuning or spec.method == "pipeline"
+            or any(isinstance(v, Mapping) for v in spec.params.values())
+        ):
+            # nested method tables and tuning grids: build once now so that a wrong name
+            # or parameter fails before the run, with its key path
+            try:
+                est = build_method(spec.method, spec.params, kind, key=kp)
+                if spec.tuning:
+                    check_tuning_grid(est, spec.tuning, kp)
+            except (ValueError, TypeError) as exc:
+                raise SpecError(f"{source}: {exc}") from None
         if kind == "selector" and "n_features_to_select" in spec.params:
             raise _fail(
                 source,

@@ -94,6 +94,7 @@ _CELL_COLUMNS = (
     "cell_id", "dataset", "split", "protocol", "method", "selector", "k", "n_selected",
     "learner", "learner_spec", "seed", "metrics", "features", "selection_time", "fit_time",
     "predict_time", "n_train", "n_test", "ranking_id", "ranking_reused", "versions", "created",
+    "info",  # JSON or NULL: tuned parameters, search histories (added by issue #14)
 )
 _INSERT_CELL = (
     f"INSERT OR REPLACE INTO cells ({', '.join(_CELL_COLUMNS)}) "
@@ -141,6 +142,9 @@ class ResultStore:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._conn.executescript(_SCHEMA)
+            cols = {r[1] for r in self._conn.execute("PRAGMA table_info(cells)")}
+            if "info" not in cols:  # stores written before issue #14: add the column
+                self._conn.execute("ALTER TABLE cells ADD COLUMN info TEXT")
             if self.get_meta("schema_version") is None:
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
         v = self.get_meta("schema_version")
@@ -198,6 +202,8 @@ class ResultStore:
             if not isinstance(r[key], str):
                 r[key] = _dumps(r[key])
         r.setdefault("created", time.time())
+        info = r.get("info")
+        r["info"] = None if not info else (info if isinstance(info, str) else _dumps(info))
         r["ranking_reused"] = int(bool(r["ranking_reused"]))
         self._tx(_INSERT_CELL, (r[c] for c in _CELL_COLUMNS))
 
@@ -289,11 +295,15 @@ class ResultStore:
         """
         import pandas as pd
 
-        rows = self._conn.execute(f"SELECT {', '.join(_CELL_COLUMNS)} FROM cells").fetchall()
+        have = {r[1] for r in self._conn.execute("PRAGMA table_info(cells)")}
+        cols = [c for c in _CELL_COLUMNS if c in have]  # a read-only pre-#14 store: no info
+        rows = self._conn.execute(f"SELECT {', '.join(cols)} FROM cells").fetchall()
         if cell_ids is not None:
             keep = set(cell_ids)
             rows = [r for r in rows if r[0] in keep]
-        df = pd.DataFrame(rows, columns=list(_CELL_COLUMNS))
+        df = pd.DataFrame(rows, columns=cols)
+        if "info" in df:
+            df["info"] = [None if i is None else json.loads(i) for i in df["info"]]
         # a metric with parameters is stored as "name@<hash of its parameters>"
         metrics = [
             {_PARAMS_HASH.sub("", k): v for k, v in json.loads(m).items()} for m in df["metrics"]
@@ -327,6 +337,8 @@ class ResultStore:
         df = self.to_frame()
         if fmt == "csv":
             df = df.assign(features=[_dumps(f) for f in df["features"]])
+            if "info" in df:
+                df["info"] = [None if i is None else _dumps(i) for i in df["info"]]
             p.parent.mkdir(parents=True, exist_ok=True)
             df.to_csv(p, index=False)
         elif fmt in ("parquet", "pq"):
