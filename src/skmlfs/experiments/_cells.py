@@ -246,7 +246,8 @@ def _rank(task: Task, Xtr: Any, Ytr: np.ndarray) -> RankingResult:
     if task.cached_ranking is not None:
         r = task.cached_ranking
         return RankingResult(r.ranking, r.scores, r.selection_time, r.k_requested, reused=True)
-    est = task.selector.build(n_features_to_select=task.k_max, random_state=task.seed)
+    est = task.selector.build(n_features_to_select=task.k_max, random_state=task.seed,
+                              nominal_columns=task.categorical_features)
     t0 = time.perf_counter()
     est.fit(Xtr, Ytr)
     elapsed = time.perf_counter() - t0
@@ -266,7 +267,7 @@ def _rank(task: Task, Xtr: Any, Ytr: np.ndarray) -> RankingResult:
 
 def _evaluate_cell(
     cell: CellSpec, ranking: np.ndarray, Xtr, Ytr, Xte, Yte, metrics, seed,
-    selector_info: dict | None = None,
+    selector_info: dict | None = None, nominal_columns: Any = None,
 ) -> CellResult:
     feats = ranking[: cell.k]
     if feats.size == 0:
@@ -274,7 +275,9 @@ def _evaluate_cell(
             f"the selector returned no feature for k={cell.k} (every feature is constant on "
             "this training split?)."
         )
-    learner = cell.learner.build(random_state=seed)
+    if nominal_columns is not None:  # positions of the nominal features among the selected
+        nominal_columns = np.flatnonzero(np.isin(feats, nominal_columns)).tolist() or None
+    learner = cell.learner.build(random_state=seed, nominal_columns=nominal_columns)
     A, B = _columns(Xtr, feats), _columns(Xte, feats)
     t0 = time.perf_counter()
     learner.fit(A, Ytr)
@@ -330,7 +333,7 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
                 res.cells.append(
                     _evaluate_cell(
                         cell, res.ranking.ranking, Xtr, Ytr, Xte, Yte, task.metrics, task.seed,
-                        res.ranking.info,
+                        res.ranking.info, task.categorical_features,
                     )
                 )
         except Exception as exc:  # noqa: BLE001 — reported to the caller, see docstring

@@ -142,13 +142,14 @@ def _is_table(v: Any) -> bool:
 
 def build_method(
     method: str, params: Mapping[str, Any], kind: str = "learner", *, key: str = "method",
-    random_state: int | None = None, validate: bool = True,
+    random_state: int | None = None, validate: bool = True, nominal: Any = None,
 ) -> Any:
     """Build an estimator from a method name and parameters, nested tables included.
 
     Nested estimators built from tables get ``random_state`` when they have that parameter
     and the table does not set it (the top-level estimator is left to the caller, which
-    applies its own defaults).
+    applies its own defaults). ``categorical_features = "nominal"`` (at any depth) becomes
+    ``nominal``: the indices of the dataset's nominal attributes (``None`` if it has none).
 
     Raises
     ------
@@ -173,7 +174,7 @@ def build_method(
                 raise ValueError(f"{key}.steps[{i}]: expected a table with a 'method' key.")
             st = dict(st)
             m = str(st.pop("method"))
-            est = _nested(m, st, f"{key}.steps[{i}]", random_state, validate)
+            est = _nested(m, st, f"{key}.steps[{i}]", random_state, validate, nominal)
             built.append((_step_name(m, used), est))
         return Pipeline(built)
     cls = resolve(kind, method) if kind in ("selector", "learner", "discretizer") else (
@@ -183,7 +184,10 @@ def build_method(
     for p, v in params.items():
         if _is_table(v):
             v = dict(v)
-            kwargs[p] = _nested(str(v.pop("method")), v, f"{key}.{p}", random_state, validate)
+            kwargs[p] = _nested(str(v.pop("method")), v, f"{key}.{p}", random_state, validate,
+                                nominal)
+        elif p == "categorical_features" and isinstance(v, str) and v == "nominal":
+            kwargs[p] = None if nominal is None else list(nominal)
         else:
             kwargs[p] = v
     if validate:
@@ -191,14 +195,14 @@ def build_method(
     return cls(**kwargs)
 
 
-def _nested(method: str, params: dict, key: str, random_state, validate) -> Any:
+def _nested(method: str, params: dict, key: str, random_state, validate, nominal=None) -> Any:
     if method == "pipeline":
         est = build_method("pipeline", params, key=key, random_state=random_state,
-                           validate=validate)
+                           validate=validate, nominal=nominal)
     else:
         cls = _resolve_nested(method, key)
         est = build_method(f"{cls.__module__}:{cls.__qualname__}", params, "any", key=key,
-                           random_state=random_state, validate=validate)
+                           random_state=random_state, validate=validate, nominal=nominal)
     if (
         random_state is not None
         and "random_state" not in params
@@ -356,7 +360,10 @@ def expand_variants(name: str, body: Mapping[str, Any], key: str) -> list[tuple[
     method per combination: ablation switches (``order = ["pca", "given"]``) or one
     wrapper search per metric (``metric = ["one_error", "coverage"]``).
 
-    Names are ``name[p=v,q=w]``; the values are set as parameters of each copy.
+    Names are ``name[p=v,q=w]``; the values are set as parameters of each copy. A key
+    ``a__b`` sets parameter ``b`` of the nested table ``a``; ``"x+y"`` sets several
+    parameters to the same value (``"weighter__k+learner__k" = [5, 10]``: one k for the
+    weights and the learner; named by the last part, ``k=5``).
     """
     body = dict(body)
     var = body.pop("variants", None)
@@ -369,13 +376,35 @@ def expand_variants(name: str, body: Mapping[str, Any], key: str) -> list[tuple[
         if not isinstance(var[p], Sequence) or isinstance(var[p], str) or not var[p]:
             raise ValueError(f"{key}.variants.{p}: a non-empty list of values is needed.")
     out = []
-    params = dict(body.get("params", {}))
     for combo in itertools.product(*(var[p] for p in keys)):
-        b = {k: v for k, v in body.items() if k != "params"}
-        b["params"] = {**params, **dict(zip(keys, combo, strict=True))}
-        label = ",".join(f"{p}={_fmt(v)}" for p, v in zip(keys, combo, strict=True))
-        out.append((f"{name}[{label}]", b))
+        b = {k: v for k, v in body.items()
+             if k not in ("params", "method") and k not in _TUNING_KEYS}
+        merged = {**dict(body.get("params", {})), **b}  # params may be given either way
+        for p, v in zip(keys, combo, strict=True):
+            for path in p.split("+"):
+                _set_path(merged, path.strip(), v, f"{key}.variants.{p}")
+        label = ",".join(
+            f"{p.split('+')[-1].strip().rpartition('__')[2]}={_fmt(v)}"
+            for p, v in zip(keys, combo, strict=True)
+        )
+        tuning = {k: v for k, v in body.items() if k in _TUNING_KEYS}
+        out.append((f"{name}[{label}]", {"method": body.get("method", name),
+                                          "params": merged, **tuning}))
     return out
+
+
+def _set_path(params: dict, path: str, value: Any, key: str) -> None:
+    """Set ``a__b`` = parameter ``b`` of the nested method table ``a`` (copied first)."""
+    head, sep, rest = path.partition("__")
+    if not sep:
+        params[head] = value
+        return
+    sub = params.get(head)
+    if not _is_table(sub):
+        raise ValueError(f"{key}: {head!r} is not a nested method table of this method.")
+    sub = dict(sub)
+    _set_path(sub, rest, value, key)
+    params[head] = sub
 
 
 def _fmt(v: Any) -> str:

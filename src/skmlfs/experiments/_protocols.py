@@ -19,6 +19,7 @@ __all__ = [
     "iterative_kfold_splits",
     "kfold_splits",
     "mat_splits",
+    "subsample_train",
     "train_test_split_of",
 ]
 
@@ -117,6 +118,17 @@ def iterative_kfold_splits(Y: Any, k: int = 5, random_state: int | None = None) 
 
     fold = iterative_stratification(Y, k, _check_seed(random_state))
     return [Split(np.flatnonzero(fold != j), np.flatnonzero(fold == j)) for j in range(int(k))]
+
+
+def subsample_train(split: Split, fraction: float, seed: Any) -> Split:
+    """Keep ``max(1, floor(fraction · |train|))`` training patterns of ``split`` (the test part
+    is unchanged): a prefix of one permutation seeded by ``seed``, so for one split the
+    smaller fractions are subsets of the larger ones (training-size curves)."""
+    if not 0.0 < float(fraction) <= 1.0:
+        raise ValueError(f"fraction must lie in (0, 1]; got {fraction!r}.")
+    n_keep = max(1, int(np.floor(float(fraction) * split.train.size + 1e-9)))
+    perm = np.random.default_rng(seed).permutation(split.train.size)
+    return Split(np.sort(split.train[perm[:n_keep]]), split.test)
 
 
 def mat_splits(dataset: Any, n_splits: int | None = 10) -> list[Split]:

@@ -122,23 +122,29 @@ def _build_tasks(
     done: set[str] | None = None,
     cached: Mapping[str, dict] | None = None,
     categorical_features: tuple[int, ...] | None = None,
+    split_seeds: Sequence[int] | None = None,
 ) -> tuple[list[Task], list[str]]:
-    """Expand one dataset into tasks; returns ``(pending tasks, ids of all its cells)``."""
+    """Expand one dataset into tasks; returns ``(pending tasks, ids of all its cells)``.
+
+    ``split_seeds`` (``estimator_seed = "seed+split"``): the random_state of the estimators
+    of split ``i`` is ``split_seeds[i]`` instead of ``seed``.
+    """
     tasks: list[Task] = []
     all_ids: list[str] = []
     for i, sp_ in enumerate(splits):
         for sel in selectors:
             sel_ks = [n_features] if sel.selects_all else list(ks)
             k_max = max(sel_ks)
-            rid = make_id(
-                {
-                    "dataset": dataset_identity,
-                    "protocol": protocol_identity,
-                    "split": i,
-                    "seed": seed,
-                    "selector": sel.identity(),
-                }
-            )
+            payload = {
+                "dataset": dataset_identity,
+                "protocol": protocol_identity,
+                "split": i,
+                "seed": seed,
+                "selector": sel.identity(),
+            }
+            if split_seeds is not None:  # only then: other ids stay as they were
+                payload["estimator_seed"] = int(split_seeds[i])
+            rid = make_id(payload)
             cells = []
             for k in sel_ks:
                 for lrn in learners:
@@ -175,7 +181,7 @@ def _build_tasks(
                     k_max=int(k_max),
                     cells=tuple(cells),
                     metrics=tuple(metrics),
-                    seed=seed,
+                    seed=seed if split_seeds is None else int(split_seeds[i]),
                     cached_ranking=cr,
                     categorical_features=categorical_features,
                 )
@@ -654,6 +660,7 @@ def run_experiment(
                 done=done,
                 cached=cached,
                 categorical_features=nominal_columns(obj),
+                split_seeds=spec.split_seeds(len(splits)),
             )
             store.set_meta(
                 f"dataset:{ds.name}",

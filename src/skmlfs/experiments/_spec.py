@@ -230,9 +230,10 @@ class MethodSpec:
 
         from ._methods import build_method, tuned
 
+        nominal = defaults.pop("nominal_columns", None)  # for categorical_features="nominal"
         est = clone(self.prototype) if self.prototype is not None else build_method(
             self.method, self.params, self.kind, key=self.name,
-            random_state=defaults.get("random_state"), validate=False,
+            random_state=defaults.get("random_state"), validate=False, nominal=nominal,
         )
         have = est.get_params(deep=False)
         upd = {}
@@ -295,6 +296,9 @@ class ProtocolSpec:
     n_splits: int | None = 10
     stratification: str = "none"
     seed: int | None = None
+    #: train on this fraction of each split's training part (a training-size axis); the
+    #: subsets of one split are nested (prefixes of one seeded permutation)
+    train_fraction: float | None = None
 
     def identity(self) -> dict:
         if self.kind == "holdout":
@@ -307,9 +311,17 @@ class ProtocolSpec:
             out = {"kind": self.kind}
         if self.seed is not None and self.kind in ("holdout", "kfold"):
             out["seed"] = self.seed
+        if self.train_fraction is not None:
+            out["train_fraction"] = self.train_fraction
         return out
 
     def label(self) -> str:
+        base = self._label()
+        if self.train_fraction is not None:
+            base += f", {self.train_fraction:.0%} of each training part"
+        return base
+
+    def _label(self) -> str:
         if self.kind == "holdout":
             return f"holdout {self.repeats} x {1 - self.test_size:.0%}/{self.test_size:.0%}"
         if self.kind == "kfold":
@@ -320,6 +332,16 @@ class ProtocolSpec:
         return "given train/test parts"
 
     def splits(self, dataset: Any, n: int, seed: int | None) -> list[Split]:
+        out = self._splits(dataset, n, seed)
+        if self.train_fraction is None:
+            return out
+        from ._protocols import subsample_train
+
+        s = self.seed if self.seed is not None else seed
+        return [subsample_train(sp_, self.train_fraction, (s or 0, i))
+                for i, sp_ in enumerate(out)]
+
+    def _splits(self, dataset: Any, n: int, seed: int | None) -> list[Split]:
         if self.seed is not None:
             seed = self.seed
         if self.kind == "holdout":
@@ -357,11 +379,16 @@ class DatasetSpec:
     protocol: ProtocolSpec | None = None
     n_features: tuple | None = None
     base_dir: str | None = None
+    #: separate training and test files (``train``/``test`` keys): read as one dataset
+    #: whose ``part`` marks the test rows (protocol ``train_test``)
+    train_test: tuple[str, str] | None = None
 
     def identity(self) -> dict:
         src: dict[str, Any]
         if self.generator is not None:
             src = {"generator": self.generator, "params": json.loads(canonical_json(self.params))}
+        elif self.train_test is not None:
+            src = {"train": self.train_test[0], "test": self.train_test[1]}
         elif self.path is not None:
             src = {"path": self.path}
         else:
@@ -375,8 +402,8 @@ class DatasetSpec:
             "discretizer": json.loads(canonical_json(self.discretizer)),
         }
 
-    def resolved_path(self) -> Path:
-        p = Path(os.path.expanduser(self.path))
+    def resolved_path(self, path: str | None = None) -> Path:
+        p = Path(os.path.expanduser(path or self.path))
         if p.is_absolute():
             if p.exists():
                 return p
@@ -395,8 +422,8 @@ class DatasetSpec:
                 return cand
         hint = "" if root else " (MLFS_DATASETS is not set)"
         raise FileNotFoundError(
-            f"dataset {self.name!r}: {self.path!r} not found; tried {', '.join(tried) or '-'}"
-            f"{hint}."
+            f"dataset {self.name!r}: {path or self.path!r} not found; tried "
+            f"{', '.join(tried) or '-'}{hint}."
         )
 
     def load(self) -> Any:
@@ -410,6 +437,9 @@ class DatasetSpec:
         from .. import datasets as _ds
 
         opts = dict(self.options)
+        if self.train_test is not None:
+            tr, te = (self.resolved_path(x) for x in self.train_test)
+            return _ds.load([tr, te], **opts)
         if self.path is not None:
             p = self.resolved_path()
             if p.suffix.lower() == ".mat":
@@ -432,6 +462,8 @@ _TOP_KEYS = {
     "discretizer",
     "use_discretized",
     "report",
+    "train_fractions",
+    "estimator_seed",
 }
 _REPORT_KEYS = {"control", "decimals", "alpha"}
 _DATASET_KEYS = {
@@ -445,6 +477,9 @@ _DATASET_KEYS = {
     "discretizer",
     "protocol",
     "n_features",
+    "train",
+    "test",
+    "train_fractions",
 }
 _PROTOCOL_KEYS = {"kind", "repeats", "test_size", "k", "n_splits", "stratification", "seed"}
 DEFAULT_METRICS = ("hamming_loss", "ranking_loss", "normalized_coverage")
@@ -460,6 +495,50 @@ def _unknown(source: str, key: str, got: Mapping, allowed: set) -> None:
                 f"{key}.{k}" if key else str(k),
                 f"unknown key{hint}; allowed: {', '.join(sorted(allowed))}.",
             )
+
+
+#: tables of the stand-alone reproduction scripts' schema, and how the engine expresses
+#: each (or what it still lacks)
+_SCRIPT_TABLES = {
+    "experiment": "write 'name' (and 'seed') at the top level; the report folder is "
+    "`mlfs benchmark --out`",
+    "tuning": "nested tuning is per method: 'tune', 'inner_cv', 'scoring' keys of a learner "
+    "table; NOT SUPPORTED: choosing k by the outer test folds' mean (the ReliefF-ML script's "
+    "'tuned' tables) - run the k values as variants and compare them in the report",
+    "weighting": "feature weighting is a learner table: method = 'weighted', weighter = "
+    "{ method = 'relieff_ml', ... }, learner = { method = 'mlknn', ... }",
+    "wilcoxon": "use [report] alpha",
+    "robustness": "NOT SUPPORTED: re-runs with other sampling seeds at fixed folds (use "
+    "variants over a method's random_state)",
+    "paper": "NOT SUPPORTED: the paper's values beside the engine's in the report",
+    "search": "a wrapper search is a selector table (method = 'memetic', population_size, "
+    "max_evaluations, ...); one search per metric: variants = { metric = [...] }",
+    "learner": "write learners = [...] tables",
+    "evaluation": "metrics = [...]; the per-metric searches: selector variants over 'metric'",
+    "convergence": "search histories are stored with every cell (info.selector.history); "
+    "NOT SUPPORTED: drawing them in the report",
+    "ablation": "ablation switches are variants = { parameter = [values] } of a method table",
+    "sensitivity": "one parameter varied: variants = { parameter = [values] }",
+    "methods": "write [selectors.X] tables; tuning with tune/inner_cv/scoring on a pipeline "
+    "learner; budgets as n_features = '1%..20%'",
+    "dataset": "write [[datasets]] with train = '...-train.arff', test = '...-test.arff' and "
+    "protocol = 'train_test'",
+    "weights": "feature weighting: a 'weighted' learner table",
+}
+
+
+def _script_schema(source: str, d: Mapping) -> None:
+    """Fail on a file written for a stand-alone reproduction script with a message that
+    says how each of its tables is written for the engine, and what is not supported."""
+    found = [k for k in d if k in _SCRIPT_TABLES]
+    if not found:
+        return
+    lines = "\n".join(f"  [{k}]: {_SCRIPT_TABLES[k]}" for k in found)
+    raise SpecError(
+        f"{source}: this file uses the schema of a stand-alone reproduction script "
+        f"(tables {', '.join(found)}), not the experiment schema of `mlfs benchmark`. How "
+        f"each is written for the engine:\n{lines}"
+    )
 
 
 def _int(source, key, v, minimum=None, allow_none=False):
@@ -694,6 +773,14 @@ class ExperimentSpec:
     source: str = "<dict>"
     text: str = ""
     report: Mapping[str, Any] = field(default_factory=dict)
+    #: "seed": estimators get ``seed``; "seed+split": split ``i`` gets ``seed + i``
+    estimator_seed: str = "seed"
+
+    def split_seeds(self, n_splits: int) -> list[int] | None:
+        """Per-split random_state of the estimators (``None``: the experiment's seed)."""
+        if self.estimator_seed == "seed+split":
+            return [self.seed + i for i in range(n_splits)]
+        return None
 
     @classmethod
     def from_dict(
@@ -735,6 +822,7 @@ class ExperimentSpec:
         src = source
         if not isinstance(d, Mapping):
             raise SpecError(f"{src}: the experiment must be a table; got {type(d).__name__}.")
+        _script_schema(src, d)
         _unknown(src, "", d, _TOP_KEYS)
         name = d.get("name")
         if name is None:
@@ -756,6 +844,14 @@ class ExperimentSpec:
             raise _fail(src, "selectors", "missing; list the selection methods to compare.")
         selectors = _parse_methods(src, "selectors", d["selectors"], "selector")
         learners = _parse_methods(src, "learners", d.get("learners", ["mlnb"]), "learner")
+        default_fractions = d.get("train_fractions")
+        est_seed = d.get("estimator_seed", "seed")
+        if est_seed not in ("seed", "seed+split"):
+            raise _fail(
+                src, "estimator_seed",
+                f"must be 'seed' (every estimator gets the experiment's seed) or 'seed+split' "
+                f"(split i gets seed + i); got {est_seed!r}.",
+            )
         if "datasets" not in d:
             raise _fail(src, "datasets", "missing; list at least one dataset.")
         raw = d["datasets"]
@@ -772,9 +868,19 @@ class ExperimentSpec:
             if not isinstance(ds, Mapping):
                 raise _fail(src, key, f"expected a name, a path or a table; got {ds!r}.")
             _unknown(src, key, ds, _DATASET_KEYS)
-            sources = [k for k in ("path", "generator", "load") if ds.get(k) is not None]
+            sources = [k for k in ("path", "generator", "load", "train") if ds.get(k) is not None]
             if len(sources) > 1:
-                raise _fail(src, key, "give only one of 'path', 'load' and 'generator'.")
+                raise _fail(
+                    src, key, "give only one of 'path', 'load', 'generator' and 'train'/'test'."
+                )
+            if ("train" in ds) != ("test" in ds):
+                raise _fail(src, key, "separate files need both 'train' and 'test'.")
+            tt = None
+            if "train" in ds:
+                for kk in ("train", "test"):
+                    if not isinstance(ds[kk], str):
+                        raise _fail(src, f"{key}.{kk}", f"must be a file path; got {ds[kk]!r}.")
+                tt = (ds["train"], ds["test"])
             if not sources and not ds.get("name"):
                 raise _fail(src, key, "needs 'path', 'load' (a dataset name) or 'generator'.")
             path = ds.get("path")
@@ -787,7 +893,9 @@ class ExperimentSpec:
                 raise _fail(src, f"{key}.generator", f"must be 'module:function'; got {gen!r}.")
             dname = ds.get("name")
             if dname is None:
-                if path:
+                if tt:
+                    dname = re.sub(r"(?i)[-_]?train.*$", "", Path(tt[0]).stem) or "dataset"
+                elif path:
                     dname = Path(path).stem
                 elif gen:
                     dname = gen.rpartition(":")[2]
@@ -837,13 +945,23 @@ class ExperimentSpec:
                 protocol=prot,
                 n_features=nf,
                 base_dir=base_dir,
+                train_test=tt,
             )
-            if path is not None:
+            if tt is not None and prot is None:
+                # separate files mean the given split, whatever the experiment's default
+                spec = _replace(spec, protocol=ProtocolSpec(kind="train_test"))
+            named = [("path", path)] + ([("train", tt[0]), ("test", tt[1])] if tt else [])
+            for kk, pth in named:
+                if pth is None:
+                    continue
                 try:
-                    spec.resolved_path()
+                    spec.resolved_path(pth)
                 except FileNotFoundError as exc:
-                    raise _fail(src, f"{key}.path", str(exc)) from None
-            datasets.append(spec)
+                    raise _fail(src, f"{key}.{kk}", str(exc)) from None
+            fr = ds.get("train_fractions", default_fractions)
+            datasets.extend(_with_fractions(src, f"{key}.train_fractions", spec, fr,
+                                            protocol))
+            continue
         desc = d.get("description", "")
         report = d.get("report", {})
         if not isinstance(report, Mapping):
@@ -865,6 +983,7 @@ class ExperimentSpec:
             description=str(desc),
             source=src,
             report=dict(report),
+            estimator_seed=est_seed,
         )
 
     def protocol_of(self, ds: DatasetSpec) -> ProtocolSpec:
@@ -872,6 +991,38 @@ class ExperimentSpec:
 
     def n_features_of(self, ds: DatasetSpec) -> tuple:
         return ds.n_features or self.n_features
+
+
+def _replace(obj: Any, **changes: Any) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(obj, **changes)
+
+
+def _with_fractions(
+    source: str, key: str, ds: DatasetSpec, fractions: Any, default: ProtocolSpec
+) -> list[DatasetSpec]:
+    """One dataset per training-size fraction (``train_fractions = [0.25, 0.5, 1.0]``):
+    ``name (train 0.25)`` with the protocol's ``train_fraction`` set; 1.0 keeps the name."""
+    if fractions is None:
+        return [ds]
+    if isinstance(fractions, numbers.Real) and not isinstance(fractions, bool):
+        fractions = [fractions]
+    if not isinstance(fractions, Sequence) or not fractions:
+        raise _fail(source, key, f"a non-empty list of fractions in (0, 1]; got {fractions!r}.")
+    out = []
+    for f in fractions:
+        if isinstance(f, bool) or not isinstance(f, numbers.Real) or not 0 < f <= 1:
+            raise _fail(source, key, f"fractions must lie in (0, 1]; got {f!r}.")
+        prot = ds.protocol or default
+        if float(f) == 1.0:
+            out.append(_replace(ds, protocol=_replace(prot, train_fraction=None)))
+            continue
+        out.append(
+            _replace(ds, name=f"{ds.name} (train {float(f):g})",
+                     protocol=_replace(prot, train_fraction=float(f)))
+        )
+    return out
 
 
 def load_experiment(path: str | os.PathLike) -> ExperimentSpec:
