@@ -135,3 +135,30 @@ def test_script_schema_files_say_what_the_engine_lacks(paper):
     assert "schema of a stand-alone reproduction script" in msg
     assert "unknown key" not in msg
     assert "[experiment]" in msg and "NOT SUPPORTED" in msg
+
+
+def test_report_compares_learners(tmp_path):
+    from skmlfs.experiments import write_report
+
+    spec = ExperimentSpec.from_dict({
+        "selectors": ["all"], "datasets": [GEN, {**GEN, "name": "toy2",
+                                                 "params": {**GEN["params"], "random_state": 2}}],
+        "metrics": ["hamming_loss"], "protocol": {"kind": "holdout", "repeats": 2},
+        "learners": {"knn": {"method": "mlknn", "variants": {"k": [9, 3]}}, "nb": "mlnb"},
+        "report": {"columns": "learners", "control": "nb"},
+    })
+    db = tmp_path / "l.db"
+    run_experiment(spec, db, verbose=False, progress=False)
+    write_report(db, tmp_path / "rep", figures=False, experiment=spec.name,
+                 columns="learners", control="nb")
+    head = (tmp_path / "rep" / "tables" / "hamming_loss.md").read_text().splitlines()[2]
+    assert [c.strip() for c in head.split("|")[2:-1]] == ["knn[k=9]", "knn[k=3]", "nb"]
+    with ResultStore(db) as st:
+        df = st.to_frame()
+    csv = (tmp_path / "rep" / "tables" / "hamming_loss.csv").read_text().splitlines()
+    row = dict(zip(csv[0].split(","), csv[1].split(","), strict=True))
+    want = df[(df.dataset == row["dataset"]) & (df.learner == "nb")].hamming_loss.mean()
+    assert float(row["nb_mean"]) == pytest.approx(want, rel=1e-5)
+    with pytest.raises(SpecError, match="report.control"):
+        ExperimentSpec.from_dict({"selectors": ["all"], "datasets": [GEN],
+                                  "report": {"columns": "learners", "control": "x"}})

@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _report_options(spec) -> dict:
     opts = {}
-    for key in ("control", "decimals", "alpha"):
+    for key in ("control", "decimals", "alpha", "columns"):
         if key in spec.report:
             opts[key] = spec.report[key]
     return opts

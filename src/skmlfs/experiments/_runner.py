@@ -697,6 +697,7 @@ def run_experiment(
                 {
                     "datasets": [d.name for d in spec.datasets],
                     "methods": [m.name for m in spec.selectors],
+                    "learners": [m.name for m in spec.learners],
                 }
             ),
         )

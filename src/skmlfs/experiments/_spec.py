@@ -465,7 +465,7 @@ _TOP_KEYS = {
     "train_fractions",
     "estimator_seed",
 }
-_REPORT_KEYS = {"control", "decimals", "alpha"}
+_REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
 _DATASET_KEYS = {
     "name",
     "load",
@@ -967,9 +967,14 @@ class ExperimentSpec:
         if not isinstance(report, Mapping):
             raise _fail(src, "report", "must be a table.")
         _unknown(src, "report", report, _REPORT_KEYS)
-        if "control" in report and report["control"] not in {m.name for m in selectors}:
+        if report.get("columns", "selectors") not in ("selectors", "learners"):
+            raise _fail(src, "report.columns", "must be 'selectors' or 'learners'.")
+        compared = {m.name for m in
+                    (learners if report.get("columns") == "learners" else selectors)}
+        if "control" in report and report["control"] not in compared:
             raise _fail(
-                src, "report.control", f"{report['control']!r} is not one of the selectors."
+                src, "report.control", f"{report['control']!r} is not one of the compared "
+                "methods."
             )
         return cls(
             name=name,
