@@ -183,3 +183,30 @@ def test_pre_issue14_store_gains_the_info_column(tmp_path):
     con = sqlite3.connect(db)
     infos = [json.loads(i) for (i,) in con.execute("SELECT info FROM cells")]
     assert len(infos) == 2 and all("best_params" in i["learner"] for i in infos)
+
+
+def test_one_wrapper_search_per_metric_with_its_history(tmp_path):
+    spec = ExperimentSpec.from_dict({
+        "selectors": {"mem": {"method": "memetic", "population_size": 6,
+                              "max_evaluations": 20,
+                              "variants": {"metric": ["multilabel_accuracy", "ranking_loss"]}}},
+        "n_features": 3, "learners": ["mlnb"], "datasets": [GEN], "seed": 1,
+        "protocol": {"kind": "holdout", "repeats": 1}, "metrics": ["hamming_loss"],
+    })
+    run_experiment(spec, tmp_path / "w.db", verbose=False, progress=False)
+    with ResultStore(tmp_path / "w.db") as st:
+        df = st.to_frame()
+    assert sorted(df.method) == ["mem[metric=multilabel_accuracy]", "mem[metric=ranking_loss]"]
+    from skmlfs.selection import MemeticSelector
+
+    X, Y = _data()
+    s = spec.protocol.splits((X, Y), len(Y), 1)[0]
+    for _, row in df.iterrows():
+        metric = row["method"].split("=")[1].rstrip("]")
+        hist = row["info"]["selector"]["history"]
+        ref = MemeticSelector(n_features_to_select=3, population_size=6, max_evaluations=20,
+                              metric=metric, random_state=1).fit(X[s.train], Y[s.train])
+        assert hist == [float(v) for v in ref.history_["best_loss"]]
+        assert row["info"]["selector"]["n_evaluations"] == ref.n_evaluations_ == len(hist)
+        assert all(a >= b for a, b in zip(hist, hist[1:], strict=False))  # best so far
+        assert row["features"] == ref.ranking_[:3].tolist()
