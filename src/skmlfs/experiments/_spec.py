@@ -536,8 +536,9 @@ def _script_schema(source: str, d: Mapping) -> None:
     lines = "\n".join(f"  [{k}]: {_SCRIPT_TABLES[k]}" for k in found)
     raise SpecError(
         f"{source}: this file uses the schema of a stand-alone reproduction script "
-        f"(tables {', '.join(found)}), not the experiment schema of `mlfs benchmark`. How "
-        f"each is written for the engine:\n{lines}"
+        f"(tables {', '.join(found)}), not the experiment schema of `mlfs benchmark` (the "
+        f"scripts/reproduce_*.py of the repository read it). How each is written for the "
+        f"engine:\n{lines}"
     )
 
 
@@ -799,19 +800,34 @@ class ExperimentSpec:
             use_discretized = false        # default of every dataset (.mat data_dis)
             selectors = ["scls", "ami"]    # or [selectors.mdmr_i] method = "mdmr" variant = ..
             learners = ["mlnb"]            # default ["mlnb"]; same forms as selectors
+            estimator_seed = "seed"        # or "seed+split": split i seeds estimators seed + i
+            train_fractions = [0.5, 1.0]   # training-size axis: one dataset entry per fraction
+
+            [learners.wf]                  # method tables may nest estimators ...
+            method = "weighted"            # ... (skmlfs.experiments._methods): "weighted",
+            weighter = { method = "relieff_ml" }   # "pipeline" (steps = [...]), or any
+            learner = { method = "mlknn" }         # parameter given as { method = ... }
+            variants = { "weighter__k+learner__k" = [5, 10] }  # one method per value
+            tune = { "learner__s" = [0.5, 1.0] }   # GridSearchCV on the training part
+            inner_cv = { k = 5, stratification = "iterative" }  # or an int
+            scoring = "hamming_loss"       # chosen params + inner scores stored per cell
 
             [protocol]                     # default holdout, 10 repeats, test_size 0.2
             kind = "holdout"               # "holdout" | "kfold" (k = 5) | "mat" (n_splits = 10)
                                            # | "train_test" (the dataset's -train/-test parts)
+            stratification = "none"        # kfold only: "iterative" (Sechidis et al. 2011)
+            seed = 2013                    # optional: seeds the splits instead of `seed`
 
             [report]                       # optional
             control = "scls"               # Bonferroni-Dunn CD against it (default Nemenyi)
+            columns = "selectors"          # or "learners": compare the learner variants
             decimals = 3                   # printed decimals (ranks use printed values)
 
             [[datasets]]                   # or datasets = ["emotions", "plcfs/enron.mat"]
             name = "enron"                 # display name
             path = "plcfs/enron.mat"       # or load = "plcfs/enron" (skmlfs.datasets.load_name)
                                            # or generator = "module:function" + params = {...}
+                                           # or train = "...-train.arff", test = "...-test.arff"
             protocol = "mat"               # per-dataset override (string or table)
             use_discretized = true         # the .mat file's X_discrete (data_dis)
             discretizer = "laim"           # per-dataset override
