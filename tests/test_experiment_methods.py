@@ -210,3 +210,31 @@ def test_one_wrapper_search_per_metric_with_its_history(tmp_path):
         assert row["info"]["selector"]["n_evaluations"] == ref.n_evaluations_ == len(hist)
         assert all(a >= b for a, b in zip(hist, hist[1:], strict=False))  # best so far
         assert row["features"] == ref.ranking_[:3].tolist()
+
+
+def test_search_histories_table_and_convergence_figure(tmp_path):
+    from skmlfs.experiments import write_report
+    from skmlfs.experiments._histories import search_histories
+
+    spec = ExperimentSpec.from_dict({
+        "selectors": {"mem": {"method": "memetic", "population_size": 6,
+                              "max_evaluations": 15,
+                              "variants": {"metric": ["multilabel_accuracy", "one_error"]}},
+                      "scls": "scls"},
+        "n_features": [2, 3], "learners": ["mlnb"], "datasets": [GEN], "seed": 2,
+        "protocol": {"kind": "holdout", "repeats": 2}, "metrics": ["hamming_loss"],
+    })
+    db = tmp_path / "h.db"
+    run_experiment(spec, db, verbose=False, progress=False)
+    with ResultStore(db) as st:
+        df = st.to_frame()
+    h = search_histories(df)
+    assert set(h["method"]) == {"mem[metric=multilabel_accuracy]", "mem[metric=one_error]"}
+    for (meth, split), g in h.groupby(["method", "split"]):
+        cell = df[(df.method == meth) & (df.split == split) & (df.k == 2)].iloc[0]
+        assert g["best_loss"].tolist() == cell["info"]["selector"]["history"]
+        assert g["evaluation"].tolist() == list(range(1, len(g) + 1))
+    files = write_report(db, tmp_path / "rep", experiment=spec.name)
+    fig = tmp_path / "rep" / "figures" / "convergence_toy.png"
+    assert fig in files and fig.stat().st_size > 0
+    assert "## Search convergence" in (tmp_path / "rep" / "README.md").read_text()

@@ -592,6 +592,16 @@ def write_report(
             ]
             for f in curves:
                 md.append(f"![{heading} versus number of features](figures/{f.name})\n")
+    if figures and "info" in df:  # wrapper searches: convergence curves (issue #14)
+        from ._histories import plot_search_histories
+
+        conv = plot_search_histories(df, out / "figures", methods=m_pref)
+        if conv:
+            md.append("## Search convergence\n\nBest fitness (a loss; accuracies negated) "
+                      "after each evaluation, mean ± std over the splits.\n")
+            for f in conv:
+                written.append(f)
+                md.append(f"![search convergence](figures/{f.name})\n")
     md.append(_runtime_section(df, ds_pref, m_pref))
     if figures:
         p = _runtime_figure(df, out, ds_pref, m_pref)

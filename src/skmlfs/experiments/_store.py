@@ -303,7 +303,7 @@ class ResultStore:
             rows = [r for r in rows if r[0] in keep]
         df = pd.DataFrame(rows, columns=cols)
         if "info" in df:
-            df["info"] = [None if i is None else json.loads(i) for i in df["info"]]
+            df["info"] = [json.loads(i) if isinstance(i, str) else None for i in df["info"]]
         # a metric with parameters is stored as "name@<hash of its parameters>"
         metrics = [
             {_PARAMS_HASH.sub("", k): v for k, v in json.loads(m).items()} for m in df["metrics"]
@@ -338,7 +338,7 @@ class ResultStore:
         if fmt == "csv":
             df = df.assign(features=[_dumps(f) for f in df["features"]])
             if "info" in df:
-                df["info"] = [None if i is None else _dumps(i) for i in df["info"]]
+                df["info"] = [_dumps(i) if isinstance(i, dict) else None for i in df["info"]]
             p.parent.mkdir(parents=True, exist_ok=True)
             df.to_csv(p, index=False)
         elif fmt in ("parquet", "pq"):
