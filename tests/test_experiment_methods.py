@@ -238,3 +238,18 @@ def test_search_histories_table_and_convergence_figure(tmp_path):
     fig = tmp_path / "rep" / "figures" / "convergence_toy.png"
     assert fig in files and fig.stat().st_size > 0
     assert "## Search convergence" in (tmp_path / "rep" / "README.md").read_text()
+
+
+def test_variants_keep_the_tuning_grid():
+    spec = _spec({"t": {"method": "weighted", "weighter": {"method": "relieff_ml"},
+                        "learner": {"method": "mlknn"},
+                        "variants": {"weighter__k": [3, 6]},
+                        "tune": {"learner__k": [1, 5]}, "inner_cv": 2}})
+    assert [m.name for m in spec.learners] == ["t[k=3]", "t[k=6]"]
+    for m, k in zip(spec.learners, (3, 6), strict=True):
+        assert m.tuning["grid"] == {"learner__k": [1, 5]} and "tune" not in m.params
+        est = m.build(random_state=0)
+        assert type(est).__name__ == "GridSearchCV" and est.estimator.weighter.k == k
+    import skmlfs.experiments as ex
+
+    assert ex.WeightedLearner is WeightedLearner and callable(ex.metric_scorer)
