@@ -253,3 +253,30 @@ def test_variants_keep_the_tuning_grid():
     import skmlfs.experiments as ex
 
     assert ex.WeightedLearner is WeightedLearner and callable(ex.metric_scorer)
+
+
+class _CountingReliefF(ReliefFML):
+    fits = 0
+
+    def fit(self, X, Y):
+        type(self).fits += 1
+        return super().fit(X, Y)
+
+
+def test_weighted_learners_of_one_split_share_a_seeded_weighter_fit():
+    from skmlfs.learners import DMLkNN
+
+    X, Y = _data()
+    _CountingReliefF.fits = 0
+    a = WeightedLearner(_CountingReliefF(k=4, random_state=3), MLkNN(k=4)).fit(X, Y)
+    b = WeightedLearner(_CountingReliefF(k=4, random_state=3), DMLkNN(k=4)).fit(X, Y)
+    assert _CountingReliefF.fits == 1  # the second learner reuses the fit
+    np.testing.assert_array_equal(a.feature_weights_, b.feature_weights_)
+    ref = ReliefFML(k=4, random_state=3).fit(X, Y).weights_
+    np.testing.assert_array_equal(b.feature_weights_, ref)
+    WeightedLearner(_CountingReliefF(k=4, random_state=4), MLkNN(k=4)).fit(X, Y)
+    WeightedLearner(_CountingReliefF(k=4, random_state=3), MLkNN(k=4)).fit(X[1:], Y[1:])
+    assert _CountingReliefF.fits == 3  # another seed, other data: fitted again
+    for _ in range(2):  # unseeded: never cached
+        WeightedLearner(_CountingReliefF(k=4), MLkNN(k=4)).fit(X, Y)
+    assert _CountingReliefF.fits == 5

@@ -24,6 +24,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import numbers
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -92,13 +93,25 @@ class WeightedLearner(MetaEstimatorMixin, BaseEstimator):
                 f"{type(self.learner).__name__} has no parameter {self.weights_param!r} to "
                 "receive feature weights."
             )
-        self.weighter_ = clone(self.weighter).fit(X, Y)
-        w = getattr(self.weighter_, self.weights_attr, None)
-        if w is None:
-            raise ValueError(
-                f"{type(self.weighter).__name__} has no fitted attribute "
-                f"{self.weights_attr!r} (feature weights)."
-            )
+        key = _weights_key(self.weighter, self.weights_attr, X, Y)
+        hit = _WEIGHTS_CACHE.get(key) if key is not None else None
+        if hit is not None:
+            # the same seeded weighter on the same data: the cells of one split that differ
+            # only in the learner share one fit (ReliefF-ML into ML-kNN, DML-kNN, MLC-WkNN)
+            self.weighter_, w = hit
+            _WEIGHTS_CACHE.move_to_end(key)
+        else:
+            self.weighter_ = clone(self.weighter).fit(X, Y)
+            w = getattr(self.weighter_, self.weights_attr, None)
+            if w is None:
+                raise ValueError(
+                    f"{type(self.weighter).__name__} has no fitted attribute "
+                    f"{self.weights_attr!r} (feature weights)."
+                )
+            if key is not None:
+                _WEIGHTS_CACHE[key] = (self.weighter_, w)
+                while len(_WEIGHTS_CACHE) > _WEIGHTS_CACHE_SIZE:
+                    _WEIGHTS_CACHE.popitem(last=False)
         self.feature_weights_ = np.asarray(w, dtype=float)
         self.learner_ = clone(self.learner).set_params(
             **{self.weights_param: self.feature_weights_}
@@ -114,6 +127,38 @@ class WeightedLearner(MetaEstimatorMixin, BaseEstimator):
     def predict_proba(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "learner_")
         return self.learner_.predict_proba(X)
+
+
+_WEIGHTS_CACHE: OrderedDict = OrderedDict()
+_WEIGHTS_CACHE_SIZE = 8
+
+
+def _weights_key(weighter: Any, attr: str, X: Any, Y: Any) -> tuple | None:
+    """Key of a deterministic weighter fit: class, parameters and a digest of the data;
+    ``None`` (no caching) when the weighter draws fresh randomness (random_state None)."""
+    import hashlib
+    import json
+
+    import scipy.sparse as sp
+
+    params = weighter.get_params(deep=False)
+    if "random_state" in params and not isinstance(params["random_state"], numbers.Integral):
+        return None
+    try:
+        ptxt = json.dumps(params, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        return None
+    h = hashlib.blake2b(digest_size=16)
+    for a in (X, Y):
+        if sp.issparse(a):
+            a = a.tocsr()
+            parts = (a.data, a.indices, a.indptr)
+        else:
+            parts = (np.asarray(a),)
+        for p in parts:
+            h.update(str((p.dtype, p.shape)).encode())
+            h.update(np.ascontiguousarray(p).tobytes())
+    return (type(weighter).__module__, type(weighter).__qualname__, ptxt, attr, h.hexdigest())
 
 
 # --------------------------------------------------------------------------- building
