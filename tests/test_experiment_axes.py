@@ -49,9 +49,10 @@ def test_train_fractions_axis_runs_as_datasets(tmp_path):
         df = st.to_frame()
     n_train = df.groupby("dataset")["n_train"].first().to_dict()
     assert n_train == {"toy (train 0.3)": 24, "toy": 80}
-    with pytest.raises(SpecError, match="train_fractions"):
-        ExperimentSpec.from_dict({"selectors": ["all"], "datasets": [GEN],
-                                  "train_fractions": [0.0]})
+    for bad in ([0.0], [0.5, 0.5], 1.5):
+        with pytest.raises(SpecError, match="train_fractions"):
+            ExperimentSpec.from_dict({"selectors": ["all"], "datasets": [GEN],
+                                      "train_fractions": bad})
 
 
 def test_estimator_seed_per_split_and_linked_nested_variants(tmp_path):

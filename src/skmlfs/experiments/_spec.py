@@ -1031,6 +1031,8 @@ def _with_fractions(
         fractions = [fractions]
     if not isinstance(fractions, Sequence) or not fractions:
         raise _fail(source, key, f"a non-empty list of fractions in (0, 1]; got {fractions!r}.")
+    if len({float(f) for f in fractions if isinstance(f, numbers.Real)}) != len(fractions):
+        raise _fail(source, key, f"fractions must be distinct; got {list(fractions)!r}.")
     out = []
     for f in fractions:
         if isinstance(f, bool) or not isinstance(f, numbers.Real) or not 0 < f <= 1:
