@@ -280,3 +280,47 @@ def test_weighted_learners_of_one_split_share_a_seeded_weighter_fit():
     for _ in range(2):  # unseeded: never cached
         WeightedLearner(_CountingReliefF(k=4), MLkNN(k=4)).fit(X, Y)
     assert _CountingReliefF.fits == 5
+
+
+def test_tuned_selector_prefixes_of_the_chosen_ranking(tmp_path):
+    from sklearn.model_selection import GridSearchCV
+
+    from skmlfs.learners import MLNB
+    from skmlfs.selection import MDMR
+
+    spec = ExperimentSpec.from_dict({
+        "selectors": {"mdmr_t": {"method": "mdmr",
+                                 "tune": {"variant": ["lin2015", "interaction"]},
+                                 "inner_cv": 3, "scoring": "ranking_loss",
+                                 "tune_with": {"method": "mlnb"}}},
+        "n_features": [2, 5], "learners": ["mlnb"], "datasets": [GEN], "seed": 4,
+        "protocol": {"kind": "holdout", "repeats": 2}, "metrics": ["ranking_loss"],
+    })
+    run_experiment(spec, tmp_path / "s.db", verbose=False, progress=False)
+    with ResultStore(tmp_path / "s.db") as st:
+        df = st.to_frame()
+    X, Y = _data()
+    splits = spec.protocol.splits((X, Y), len(Y), 4)
+    for split in (0, 1):
+        s = splits[split]
+        Xtr, Ytr = X[s.train], Y[s.train]
+        ref = GridSearchCV(
+            Pipeline([("selector", MDMR(n_features_to_select=5)), ("learner", MLNB())]),
+            {"selector__variant": ["lin2015", "interaction"]},
+            scoring=metric_scorer("ranking_loss"),
+            cv=KFold(3, shuffle=True, random_state=4)).fit(Xtr, Ytr)
+        best = ref.best_params_["selector__variant"]
+        ranking = MDMR(n_features_to_select=5, variant=best).fit(Xtr, Ytr).ranking_
+        rows = df[df.split == split].sort_values("k")
+        assert rows.k.tolist() == [2, 5]
+        for _, row in rows.iterrows():
+            assert row["features"] == ranking[: row["k"]].tolist()
+            assert row["info"]["selector"]["best_params"] == {"variant": best}
+    with pytest.raises(SpecError, match="tune_with"):
+        ExperimentSpec.from_dict({"selectors": {"m": {"method": "mdmr",
+                                                      "tune": {"variant": ["lin2015"]}}},
+                                  "datasets": [GEN]})
+    with pytest.raises(SpecError, match=r"tune_with.kk: MLNB has no parameter"):
+        ExperimentSpec.from_dict({"selectors": {"m": {
+            "method": "mdmr", "tune": {"variant": ["lin2015"]},
+            "tune_with": {"method": "mlnb", "kk": 1}}}, "datasets": [GEN]})

@@ -30,11 +30,13 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._registry import resolve
 
 __all__ = [
+    "TunedSelector",
     "WeightedLearner",
     "build_method",
     "expand_variants",
@@ -274,7 +276,7 @@ def _check_params(cls: type, kwargs: Mapping[str, Any], key: str) -> None:
 
 
 # --------------------------------------------------------------------------- tuning
-_TUNING_KEYS = {"tune", "inner_cv", "scoring"}
+_TUNING_KEYS = {"tune", "inner_cv", "scoring", "tune_with"}
 
 
 def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
@@ -289,7 +291,7 @@ def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
     from ..metrics import METRICS
 
     if "tune" not in body:
-        for k in ("inner_cv", "scoring"):
+        for k in ("inner_cv", "scoring", "tune_with"):
             if k in body:
                 raise ValueError(f"{key}.{k}: only meaningful with a 'tune' grid.")
         return None
@@ -322,11 +324,19 @@ def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
             f"{key}.scoring: a registered metric (or {{metric = ..., params}}); got "
             f"{scoring!r}; available: {', '.join(sorted(METRICS))}."
         )
-    return {
+    out = {
         "grid": {str(p): list(v) for p, v in grid.items()},
         "inner_cv": {"k": int(k), "stratification": strat},
         "scoring": dict(scoring),
     }
+    if "tune_with" in body:
+        tw = body["tune_with"]
+        if isinstance(tw, str):
+            tw = {"method": tw}
+        if not _is_table(tw):
+            raise ValueError(f"{key}.tune_with: a learner table {{ method = ... }}.")
+        out["tune_with"] = dict(tw)
+    return out
 
 
 def make_inner_cv(inner_cv: Mapping[str, Any], random_state: int | None) -> Any:
@@ -384,6 +394,94 @@ def tuned(estimator: Any, tuning: Mapping[str, Any], random_state: int | None) -
         cv=make_inner_cv(tuning["inner_cv"], random_state),
         refit=True,
         error_score="raise",
+    )
+
+
+class TunedSelector(SelectorMixin, BaseEstimator):
+    """A selector whose parameters are chosen by inner cross-validation of
+    ``selector → learner`` on the training data (RLEFS / MIFS: parameters tuned at the
+    largest budget, then every budget is a prefix of the chosen ranking).
+
+    ``fit`` runs ``GridSearchCV(Pipeline([("selector", selector), ("learner", learner)]),
+    {"selector__p": values}, scoring, cv)`` with the selector at ``n_features_to_select``,
+    and exposes the best selector's ``ranking_`` / ``scores_``.
+
+    Parameters
+    ----------
+    selector, learner : estimators
+    param_grid : dict
+        Selector parameter → values.
+    scoring : callable
+        ``scorer(estimator, X, Y)``, greater is better (:func:`metric_scorer`).
+    cv : splitter
+    n_features_to_select : int or None
+        Passed to the selector (the largest budget of the experiment).
+    random_state : int or None
+        Passed to the selector when it has one left at ``None``.
+
+    Attributes
+    ----------
+    best_params_, cv_results_, best_estimator_ : as ``GridSearchCV`` (parameter names
+        without the ``selector__`` prefix in ``best_params_``)
+    selector_ : the refitted best selector; ranking_, scores_ : its ranking and scores
+    """
+
+    def __init__(self, selector: Any = None, learner: Any = None, param_grid: Any = None,
+                 scoring: Any = None, cv: Any = None, n_features_to_select: Any = None,
+                 random_state: Any = None):
+        self.selector = selector
+        self.learner = learner
+        self.param_grid = param_grid
+        self.scoring = scoring
+        self.cv = cv
+        self.n_features_to_select = n_features_to_select
+        self.random_state = random_state
+
+    def fit(self, X: Any, Y: Any) -> TunedSelector:
+        from sklearn.model_selection import GridSearchCV
+        from sklearn.pipeline import Pipeline
+
+        sel = clone(self.selector)
+        have = sel.get_params(deep=False)
+        upd = {}
+        if self.n_features_to_select is not None and "n_features_to_select" in have:
+            upd["n_features_to_select"] = self.n_features_to_select
+        if self.random_state is not None and have.get("random_state", 0) is None:
+            upd["random_state"] = self.random_state
+        sel.set_params(**upd)
+        pipe = Pipeline([("selector", sel), ("learner", clone(self.learner))])
+        grid = {f"selector__{p}": list(v) for p, v in dict(self.param_grid).items()}
+        gs = GridSearchCV(pipe, grid, scoring=self.scoring, cv=self.cv, refit=True,
+                          error_score="raise").fit(X, Y)
+        self.cv_results_ = gs.cv_results_
+        self.best_params_ = {p.removeprefix("selector__"): v for p, v in gs.best_params_.items()}
+        self.best_estimator_ = gs.best_estimator_
+        self.selector_ = gs.best_estimator_.named_steps["selector"]
+        self.ranking_ = np.asarray(getattr(self.selector_, "ranking_",
+                                           self.selector_.get_support(indices=True)))
+        sc = getattr(self.selector_, "scores_", None)
+        self.scores_ = None if sc is None else np.asarray(sc, dtype=float)
+        self.n_features_in_ = getattr(self.selector_, "n_features_in_", None)
+        return self
+
+    def _get_support_mask(self) -> np.ndarray:
+        check_is_fitted(self, "selector_")
+        return self.selector_.get_support()
+
+
+def tuned_selector(selector: Any, tuning: Mapping[str, Any], random_state: int | None) -> Any:
+    """Wrap a selector in :class:`TunedSelector` as described by a parsed ``tuning``."""
+    sc = dict(tuning["scoring"])
+    metric = sc.pop("metric")
+    params = sc.pop("params", {})
+    tw = dict(tuning["tune_with"])
+    learner = _nested(str(tw.pop("method")), tw, "tune_with", random_state, False)
+    n = selector.get_params(deep=False).get("n_features_to_select")
+    return TunedSelector(
+        selector, learner, {p: list(v) for p, v in tuning["grid"].items()},
+        metric_scorer(metric, **{**params, **sc}),
+        make_inner_cv(tuning["inner_cv"], random_state), n_features_to_select=n,
+        random_state=random_state,
     )
 
 

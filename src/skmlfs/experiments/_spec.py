@@ -245,7 +245,11 @@ class MethodSpec:
             upd[k] = v
         if upd:
             est.set_params(**upd)
-        if self.tuning:
+        if self.tuning and self.kind == "selector":
+            from ._methods import tuned_selector
+
+            est = tuned_selector(est, self.tuning, defaults.get("random_state"))
+        elif self.tuning:
             est = tuned(est, self.tuning, defaults.get("random_state"))
         return est
 
@@ -673,8 +677,14 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
                 tuning = parse_tuning(body, kp)
             except ValueError as exc:
                 raise SpecError(f"{source}: {exc}") from None
-            for k in ("tune", "inner_cv", "scoring"):
+            for k in ("tune", "inner_cv", "scoring", "tune_with"):
                 body.pop(k, None)
+            if tuning and kind == "selector" and "tune_with" not in tuning:
+                raise _fail(source, f"{kp}.tune_with", "a tuned selector needs the learner "
+                            "that scores its candidates: tune_with = { method = ... }.")
+            if tuning and kind == "learner" and "tune_with" in tuning:
+                raise _fail(source, f"{kp}.tune_with", "only for selectors (a learner is "
+                            "scored by itself).")
             params = {**params, **body}
             spec = MethodSpec(
                 name=name, method=str(method), params=params, kind=kind, tuning=tuning
@@ -709,6 +719,10 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
                 est = build_method(spec.method, spec.params, kind, key=kp)
                 if spec.tuning:
                     check_tuning_grid(est, spec.tuning, kp)
+                    if "tune_with" in spec.tuning:
+                        tw = dict(spec.tuning["tune_with"])
+                        build_method(str(tw.pop("method")), tw, "learner",
+                                     key=f"{kp}.tune_with")
             except (ValueError, TypeError) as exc:
                 raise SpecError(f"{source}: {exc}") from None
         if kind == "selector" and "n_features_to_select" in spec.params:
