@@ -163,3 +163,14 @@ def test_report_compares_learners(tmp_path):
     with pytest.raises(SpecError, match="report.control"):
         ExperimentSpec.from_dict({"selectors": ["all"], "datasets": [GEN],
                                   "report": {"columns": "learners", "control": "x"}})
+
+
+def test_readme_experiment_example_is_valid(datasets_dir):
+    text = (REPO / "README.md").read_text()
+    block = text.split("### Experiment files")[1].split("```toml")[1].split("```")[0]
+    spec = ExperimentSpec.from_dict(tomllib.loads(block), source="README.md")
+    assert [d.name for d in spec.datasets] == [
+        "scene (train 0.25)", "scene (train 0.5)", "scene"]
+    assert spec.protocol_of(spec.datasets[2]).kind == "train_test"
+    for m in spec.learners + spec.selectors:
+        m.build(random_state=0, n_features_to_select=5)
