@@ -324,3 +324,55 @@ def test_tuned_selector_prefixes_of_the_chosen_ranking(tmp_path):
         ExperimentSpec.from_dict({"selectors": {"m": {
             "method": "mdmr", "tune": {"variant": ["lin2015"]},
             "tune_with": {"method": "mlnb", "kk": 1}}}, "datasets": [GEN]})
+
+
+def _coordinate_reference(make, grid, start, X, Y, folds, score):
+    """One parameter at a time, sweeps until nothing changes (straightforward loops)."""
+    names = list(grid)
+    cur = dict(start)
+
+    def cv(setting):
+        return np.mean([score(make(**setting).fit(X[a], Y[a]), X[b], Y[b]) for a, b in folds])
+
+    while True:
+        changed = False
+        for p in names:
+            vals = {v: cv({**cur, p: v}) for v in grid[p]}
+            best = max(vals.values())
+            if vals[cur[p]] < best:
+                cur[p] = next(v for v in grid[p] if vals[v] == best)
+                changed = True
+        if not changed:
+            return cur
+
+
+def test_coordinate_search_matches_a_reference_and_is_stored(tmp_path):
+    from skmlfs.experiments._methods import CoordinateSearchCV
+
+    X, Y = _data()
+    grid = {"k": [1, 3, 7, 11], "s": [0.1, 1.0, 3.0]}
+    folds = list(KFold(3, shuffle=True, random_state=0).split(X))
+    sc = metric_scorer("ranking_loss")
+    cs = CoordinateSearchCV(MLkNN(), grid, scoring=sc,
+                            cv=KFold(3, shuffle=True, random_state=0),
+                            start={"k": 3, "s": 1.0}).fit(X, Y)
+    ref = _coordinate_reference(MLkNN, grid, {"k": 3, "s": 1.0}, X, Y, folds, sc)
+    assert cs.best_params_ == ref
+    n_eval = len(cs.cv_results_["params"])
+    assert cs.n_sweeps_ >= 1 and n_eval <= 4 * 3  # each setting cross-validated once
+    assert len({tuple(sorted(p.items())) for p in cs.cv_results_["params"]}) == n_eval
+    np.testing.assert_allclose(cs.predict_proba(X), MLkNN(**ref).fit(X, Y).predict_proba(X))
+    # in an experiment: tune_search / tune_start keys, the choice stored with the cell
+    spec = _spec({"knn": {"method": "mlknn", "tune": grid, "tune_search": "coordinate",
+                          "tune_start": {"k": 3, "s": 1.0}, "inner_cv": 3,
+                          "scoring": "ranking_loss"}}, seed=0)
+    assert type(spec.learners[0].build(random_state=0)).__name__ == "CoordinateSearchCV"
+    run_experiment(spec, tmp_path / "c.db", verbose=False, progress=False)
+    with ResultStore(tmp_path / "c.db") as st:
+        df = st.to_frame()
+    assert all(set(i["learner"]["best_params"]) == {"k", "s"} for i in df["info"])
+    with pytest.raises(SpecError, match="tune_start.k: 4 is not in the grid"):
+        _spec({"knn": {"method": "mlknn", "tune": grid, "tune_search": "coordinate",
+                       "tune_start": {"k": 4}}})
+    with pytest.raises(SpecError, match="tune_start: only with tune_search"):
+        _spec({"knn": {"method": "mlknn", "tune": grid, "tune_start": {"k": 3}}})

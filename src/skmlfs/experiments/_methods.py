@@ -36,6 +36,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._registry import resolve
 
 __all__ = [
+    "CoordinateSearchCV",
     "TunedSelector",
     "WeightedLearner",
     "build_method",
@@ -276,7 +277,7 @@ def _check_params(cls: type, kwargs: Mapping[str, Any], key: str) -> None:
 
 
 # --------------------------------------------------------------------------- tuning
-_TUNING_KEYS = {"tune", "inner_cv", "scoring", "tune_with"}
+_TUNING_KEYS = {"tune", "inner_cv", "scoring", "tune_with", "tune_search", "tune_start"}
 
 
 def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
@@ -291,7 +292,7 @@ def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
     from ..metrics import METRICS
 
     if "tune" not in body:
-        for k in ("inner_cv", "scoring", "tune_with"):
+        for k in ("inner_cv", "scoring", "tune_with", "tune_search", "tune_start"):
             if k in body:
                 raise ValueError(f"{key}.{k}: only meaningful with a 'tune' grid.")
         return None
@@ -329,6 +330,24 @@ def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
         "inner_cv": {"k": int(k), "stratification": strat},
         "scoring": dict(scoring),
     }
+    # (tune_search / tune_start, not search / start: PPT selectors have a 'search' parameter)
+    search = body.get("tune_search", "grid")
+    if search not in ("grid", "coordinate"):
+        raise ValueError(f"{key}.tune_search: 'grid' (exhaustive) or 'coordinate' (one "
+                         f"parameter at a time, sweeps until nothing changes); got {search!r}.")
+    if search == "coordinate":  # only then: ids of grid searches stay as they were
+        out["search"] = "coordinate"
+        start = body.get("tune_start", {})
+        if not isinstance(start, Mapping) or set(start) - set(grid):
+            raise ValueError(f"{key}.tune_start: a table of starting values of tuned "
+                             "parameters.")
+        for p_, v in start.items():
+            if v not in grid[p_]:
+                raise ValueError(f"{key}.tune_start.{p_}: {v!r} is not in the grid "
+                                 f"{grid[p_]!r}.")
+        out["start"] = dict(start)
+    elif "tune_start" in body:
+        raise ValueError(f"{key}.tune_start: only with tune_search = 'coordinate'.")
     if "tune_with" in body:
         tw = body["tune_with"]
         if isinstance(tw, str):
@@ -381,20 +400,112 @@ def metric_scorer(metric: str, **params: Any) -> _MetricScorer:
 
 
 def tuned(estimator: Any, tuning: Mapping[str, Any], random_state: int | None) -> Any:
-    """Wrap ``estimator`` in ``GridSearchCV`` as described by a parsed ``tuning``."""
-    from sklearn.model_selection import GridSearchCV
-
+    """Wrap ``estimator`` in ``GridSearchCV`` (or :class:`CoordinateSearchCV` with
+    ``search = "coordinate"``) as described by a parsed ``tuning``."""
     sc = dict(tuning["scoring"])
     metric = sc.pop("metric")
     params = sc.pop("params", {})
-    return GridSearchCV(
+    return _search(
         estimator,
         {p: list(v) for p, v in tuning["grid"].items()},
-        scoring=metric_scorer(metric, **{**params, **sc}),
-        cv=make_inner_cv(tuning["inner_cv"], random_state),
-        refit=True,
-        error_score="raise",
+        metric_scorer(metric, **{**params, **sc}),
+        make_inner_cv(tuning["inner_cv"], random_state),
+        tuning,
     )
+
+
+class CoordinateSearchCV(MetaEstimatorMixin, BaseEstimator):
+    """Coordinate search over a parameter grid by cross-validation (the RLEFS protocol for
+    grids too large to search exhaustively, e.g. 7^4 settings).
+
+    From ``start`` (default: the first value of each parameter), each sweep tries every
+    value of one parameter at a time with the others fixed and keeps the best (a tie with
+    the current value keeps it; otherwise the first best value in grid order); sweeps repeat
+    until one changes nothing (a fixed point). Each setting is cross-validated once (the
+    scores are cached). Then the estimator is refitted on all of ``X`` with the chosen
+    setting. Attributes follow ``GridSearchCV``: ``best_params_``, ``best_score_``,
+    ``best_estimator_``, ``cv_results_`` (``params``, ``mean_test_score``,
+    ``std_test_score`` in evaluation order) and ``n_sweeps_``.
+
+    Parameters
+    ----------
+    estimator : estimator
+    param_grid : dict parameter -> list of values
+    scoring : callable ``scorer(estimator, X, Y)``, greater is better
+    cv : splitter with ``split(X, Y)``
+    start : dict, optional
+    max_sweeps : int, default=100
+    """
+
+    def __init__(self, estimator: Any = None, param_grid: Any = None, scoring: Any = None,
+                 cv: Any = None, start: Any = None, max_sweeps: int = 100):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.scoring = scoring
+        self.cv = cv
+        self.start = start
+        self.max_sweeps = max_sweeps
+
+    def fit(self, X: Any, Y: Any) -> CoordinateSearchCV:
+        grid = {p: list(v) for p, v in dict(self.param_grid).items()}
+        names = list(grid)
+        folds = list(self.cv.split(X, Y))
+        cache: dict[tuple, float] = {}
+        params_l, means, stds = [], [], []
+
+        def score(setting: dict) -> float:
+            key = tuple(repr(setting[p]) for p in names)
+            if key not in cache:
+                vals = []
+                for tr, te in folds:
+                    est = clone(self.estimator).set_params(**setting).fit(X[tr], Y[tr])
+                    vals.append(float(self.scoring(est, X[te], Y[te])))
+                cache[key] = float(np.mean(vals))
+                params_l.append(dict(setting))
+                means.append(cache[key])
+                stds.append(float(np.std(vals)))
+            return cache[key]
+
+        current = {p: (self.start or {}).get(p, grid[p][0]) for p in names}
+        score(current)
+        sweeps = 0
+        while sweeps < int(self.max_sweeps):
+            sweeps += 1
+            changed = False
+            for p in names:
+                vals = [score({**current, p: v}) for v in grid[p]]
+                best = max(vals)
+                if score(current) >= best:  # a tie with the current value keeps it
+                    continue
+                current = {**current, p: grid[p][vals.index(best)]}
+                changed = True
+            if not changed:
+                break
+        self.n_sweeps_ = sweeps
+        self.best_params_ = dict(current)
+        self.best_score_ = score(current)
+        self.cv_results_ = {"params": params_l, "mean_test_score": np.asarray(means),
+                            "std_test_score": np.asarray(stds)}
+        self.best_estimator_ = clone(self.estimator).set_params(**current).fit(X, Y)
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_proba(X)
+
+
+def _search(estimator: Any, grid: dict, scoring: Any, cv: Any, tuning: Mapping) -> Any:
+    from sklearn.model_selection import GridSearchCV
+
+    if tuning.get("search") == "coordinate":
+        return CoordinateSearchCV(estimator, grid, scoring=scoring, cv=cv,
+                                  start=dict(tuning.get("start", {})))
+    return GridSearchCV(estimator, grid, scoring=scoring, cv=cv, refit=True,
+                        error_score="raise")
 
 
 class TunedSelector(SelectorMixin, BaseEstimator):
@@ -428,7 +539,7 @@ class TunedSelector(SelectorMixin, BaseEstimator):
 
     def __init__(self, selector: Any = None, learner: Any = None, param_grid: Any = None,
                  scoring: Any = None, cv: Any = None, n_features_to_select: Any = None,
-                 random_state: Any = None):
+                 random_state: Any = None, search: str = "grid", start: Any = None):
         self.selector = selector
         self.learner = learner
         self.param_grid = param_grid
@@ -436,9 +547,10 @@ class TunedSelector(SelectorMixin, BaseEstimator):
         self.cv = cv
         self.n_features_to_select = n_features_to_select
         self.random_state = random_state
+        self.search = search
+        self.start = start
 
     def fit(self, X: Any, Y: Any) -> TunedSelector:
-        from sklearn.model_selection import GridSearchCV
         from sklearn.pipeline import Pipeline
 
         sel = clone(self.selector)
@@ -451,8 +563,9 @@ class TunedSelector(SelectorMixin, BaseEstimator):
         sel.set_params(**upd)
         pipe = Pipeline([("selector", sel), ("learner", clone(self.learner))])
         grid = {f"selector__{p}": list(v) for p, v in dict(self.param_grid).items()}
-        gs = GridSearchCV(pipe, grid, scoring=self.scoring, cv=self.cv, refit=True,
-                          error_score="raise").fit(X, Y)
+        start = {f"selector__{p}": v for p, v in dict(self.start or {}).items()}
+        gs = _search(pipe, grid, self.scoring, self.cv,
+                     {"search": self.search, "start": start}).fit(X, Y)
         self.cv_results_ = gs.cv_results_
         self.best_params_ = {p.removeprefix("selector__"): v for p, v in gs.best_params_.items()}
         self.best_estimator_ = gs.best_estimator_
@@ -481,7 +594,8 @@ def tuned_selector(selector: Any, tuning: Mapping[str, Any], random_state: int |
         selector, learner, {p: list(v) for p, v in tuning["grid"].items()},
         metric_scorer(metric, **{**params, **sc}),
         make_inner_cv(tuning["inner_cv"], random_state), n_features_to_select=n,
-        random_state=random_state,
+        random_state=random_state, search=tuning.get("search", "grid"),
+        start=dict(tuning.get("start", {})),
     )
 
 

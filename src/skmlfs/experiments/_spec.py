@@ -677,7 +677,7 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
                 tuning = parse_tuning(body, kp)
             except ValueError as exc:
                 raise SpecError(f"{source}: {exc}") from None
-            for k in ("tune", "inner_cv", "scoring", "tune_with"):
+            for k in ("tune", "inner_cv", "scoring", "tune_with", "tune_search", "tune_start"):
                 body.pop(k, None)
             if tuning and kind == "selector" and "tune_with" not in tuning:
                 raise _fail(source, f"{kp}.tune_with", "a tuned selector needs the learner "
