@@ -825,6 +825,9 @@ class ExperimentSpec:
             tune = { "learner__s" = [0.5, 1.0] }   # GridSearchCV on the training part
             inner_cv = { k = 5, stratification = "iterative" }  # or an int
             scoring = "hamming_loss"       # chosen params + inner scores stored per cell
+            tune_search = "grid"           # or "coordinate" (+ tune_start = {...})
+                                           # a selector table with tune also needs
+                                           # tune_with = { method = ... } (its scorer)
 
             [protocol]                     # default holdout, 10 repeats, test_size 0.2
             kind = "holdout"               # "holdout" | "kfold" (k = 5) | "mat" (n_splits = 10)
