@@ -376,3 +376,14 @@ def test_coordinate_search_matches_a_reference_and_is_stored(tmp_path):
                        "tune_start": {"k": 4}}})
     with pytest.raises(SpecError, match="tune_start: only with tune_search"):
         _spec({"knn": {"method": "mlknn", "tune": grid, "tune_start": {"k": 3}}})
+
+
+def test_export_writes_info_as_json(tmp_path):
+    import pandas as pd
+
+    spec = _spec({"mlknn": {"method": "mlknn", "tune": {"k": [1, 3]}, "inner_cv": 2}})
+    run_experiment(spec, tmp_path / "e.db", verbose=False, progress=False)
+    with ResultStore(tmp_path / "e.db") as st:
+        p = st.export(tmp_path / "cells.csv")
+    back = pd.read_csv(p)
+    assert all(json.loads(i)["learner"]["best_params"]["k"] in (1, 3) for i in back["info"])

@@ -335,10 +335,10 @@ class ResultStore:
         p = Path(path)
         fmt = (format or p.suffix.lstrip(".")).lower()
         df = self.to_frame()
+        if "info" in df:  # nested, heterogeneous: JSON text in both formats
+            df["info"] = [_dumps(i) if isinstance(i, dict) else None for i in df["info"]]
         if fmt == "csv":
             df = df.assign(features=[_dumps(f) for f in df["features"]])
-            if "info" in df:
-                df["info"] = [_dumps(i) if isinstance(i, dict) else None for i in df["info"]]
             p.parent.mkdir(parents=True, exist_ok=True)
             df.to_csv(p, index=False)
         elif fmt in ("parquet", "pq"):
