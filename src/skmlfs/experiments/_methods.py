@@ -140,15 +140,16 @@ def _weights_key(weighter: Any, attr: str, X: Any, Y: Any) -> tuple | None:
     """Key of a deterministic weighter fit: class, parameters and a digest of the data;
     ``None`` (no caching) when the weighter draws fresh randomness (random_state None)."""
     import hashlib
-    import json
 
     import scipy.sparse as sp
+
+    from ._spec import canonical_json
 
     params = weighter.get_params(deep=False)
     if "random_state" in params and not isinstance(params["random_state"], numbers.Integral):
         return None
-    try:
-        ptxt = json.dumps(params, sort_keys=True, default=repr)
+    try:  # arrays in full (a truncated repr could make two settings collide)
+        ptxt = canonical_json(params)
     except (TypeError, ValueError):
         return None
     h = hashlib.blake2b(digest_size=16)
