@@ -174,3 +174,21 @@ def test_readme_experiment_example_is_valid(datasets_dir):
     assert spec.protocol_of(spec.datasets[2]).kind == "train_test"
     for m in spec.learners + spec.selectors:
         m.build(random_state=0, n_features_to_select=5)
+
+
+def test_scaling_as_the_per_split_transformer(tmp_path):
+    from sklearn.preprocessing import MinMaxScaler
+
+    from skmlfs.experiments._cells import prepare_split
+
+    spec = ExperimentSpec.from_dict({
+        "selectors": ["all"], "datasets": [GEN], "learners": ["mlknn"],
+        "discretizer": {"method": "sklearn.preprocessing:MinMaxScaler"},
+        "protocol": {"kind": "holdout", "repeats": 1}, "metrics": ["hamming_loss"],
+    })
+    X, Y = _data()
+    s = spec.protocol.splits((X, Y), 100, 0)[0]
+    Xtr, _, Xte, _, _ = prepare_split(X, Y, s.train, s.test, spec.datasets[0].discretizer)
+    sc = MinMaxScaler().fit(X[s.train])  # fitted on the training part only
+    np.testing.assert_allclose(Xtr, sc.transform(X[s.train]))
+    np.testing.assert_allclose(Xte, sc.transform(X[s.test]))

@@ -519,14 +519,19 @@ _SCRIPT_TABLES = {
     "max_evaluations, ...); one search per metric: variants = { metric = [...] }",
     "learner": "write learners = [...] tables",
     "evaluation": "metrics = [...]; the per-metric searches: selector variants over 'metric'",
-    "convergence": "search histories are stored with every cell (info.selector.history); "
-    "NOT SUPPORTED: drawing them in the report",
+    "convergence": "wrapper searches store their history with every cell and the report "
+    "draws it (figures/convergence_<dataset>.png); NOT SUPPORTED: an optimiser's objective "
+    "per iteration (RLEFS) and the memetic paper's low-accuracy-label curves (Fig. 4)",
     "ablation": "ablation switches are variants = { parameter = [values] } of a method table",
     "sensitivity": "one parameter varied: variants = { parameter = [values] }",
-    "methods": "write [selectors.X] tables; tuning with tune/inner_cv/scoring on a pipeline "
-    "learner; budgets as n_features = '1%..20%'",
-    "dataset": "write [[datasets]] with train = '...-train.arff', test = '...-test.arff' and "
-    "protocol = 'train_test'",
+    "methods": "write [selectors.X] tables; parameters tuned at the largest budget with "
+    "tune, tune_with = { method = <learner> }, inner_cv, scoring and tune_search = "
+    "'coordinate' (+ tune_start); budgets as n_features = '1%..20%'; scaling as the "
+    "dataset's discretizer = { method = 'sklearn.preprocessing:MinMaxScaler' }; NOT "
+    "SUPPORTED: a tuning metric averaging two metrics, and re-tuning the learner's C per "
+    "budget only on some datasets",
+    "dataset": "write [[datasets]] with train = '...-train.arff' and test = '...-test.arff' "
+    "(protocol train_test)",
     "weights": "feature weighting: a 'weighted' learner table",
 }
 
