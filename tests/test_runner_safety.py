@@ -262,7 +262,7 @@ def _good_store(path: Path, n: int = 40) -> None:
                 "metrics": {"hamming_loss": 0.25}, "features": list(range(200)),
                 "selection_time": 0.5, "fit_time": 0.1, "predict_time": 0.2, "n_train": 8,
                 "n_test": 2, "ranking_id": "r", "ranking_reused": False,
-                "versions": {"skmlfs": "x"}, "extra": {"C": 1.0, "history": [0.5, 0.25]},
+                "versions": {"skmlfs": "x"}, "info": {"C": 1.0, "history": [0.5, 0.25]},
             })
 
 
@@ -334,26 +334,26 @@ def test_unreadable_store_is_one_line_and_left_untouched(tmp_path, kind):
         ResultStore(db)
 
 
-def test_new_store_is_created_whole_and_extra_round_trips(tmp_path):
+def test_new_store_is_created_whole_and_info_round_trips(tmp_path):
     db = tmp_path / "sub" / "new.db"
     _good_store(db, n=2)
     assert not [p for p in db.parent.iterdir() if p.name.endswith(".new")]
     with ResultStore(db, readonly=True) as st:
         df = st.to_frame()
-    assert df.extra.tolist() == [{"C": 1.0, "history": [0.5, 0.25]}] * 2
+    assert df["info"].tolist() == [{"C": 1.0, "history": [0.5, 0.25]}] * 2
 
 
-def test_store_of_an_older_version_gains_the_extra_column(tmp_path):
+def test_store_of_an_older_version_gains_the_info_column(tmp_path):
     db = tmp_path / "old.db"
     _good_store(db, n=1)
     con = sqlite3.connect(db)
-    con.execute("ALTER TABLE cells DROP COLUMN extra")
+    con.execute("ALTER TABLE cells DROP COLUMN info")
     con.commit()
     con.close()
     with ResultStore(db, readonly=True) as st:  # reads without changing the file
-        assert st.to_frame().extra.tolist() == [None]
+        assert st.to_frame()["info"].tolist() == [None]
     with ResultStore(db) as st:
-        assert "extra" in {r[1] for r in st._conn.execute("PRAGMA table_info(cells)")}
+        assert "info" in {r[1] for r in st._conn.execute("PRAGMA table_info(cells)")}
         assert st.n_cells() == 1
 
 

@@ -157,7 +157,7 @@ def _run(args: argparse.Namespace, spec, db: Path) -> int:
 
 def _report_options(spec) -> dict:
     opts = {}
-    for key in ("control", "decimals", "alpha"):
+    for key in ("control", "decimals", "alpha", "columns"):
         if key in spec.report:
             opts[key] = spec.report[key]
     return opts

@@ -19,6 +19,8 @@ Both paths build the same tasks and run them with the same per-cell function
 """
 
 from ._cells import prepare_split, run_task
+from ._histories import plot_search_histories, search_histories
+from ._methods import WeightedLearner, metric_scorer
 from ._protocols import Split, holdout_splits, kfold_splits, mat_splits
 from ._registry import DISCRETIZERS, LEARNERS, SELECTORS, AllFeatures, resolve
 from ._runner import RunSummary, evaluate, run_experiment, summarize
@@ -34,6 +36,7 @@ from ._spec import (
     resolve_n_features_grid,
 )
 from ._store import ResultStore, StoreBusyError, StoreError
+from ._stratify import IterativeStratifiedKFold, iterative_stratification
 
 __all__ = [
     "DISCRETIZERS",
@@ -42,6 +45,7 @@ __all__ = [
     "AllFeatures",
     "DatasetSpec",
     "ExperimentSpec",
+    "IterativeStratifiedKFold",
     "MethodSpec",
     "MetricRef",
     "ProtocolSpec",
@@ -51,17 +55,22 @@ __all__ = [
     "StoreBusyError",
     "StoreError",
     "Split",
+    "WeightedLearner",
     "evaluate",
     "holdout_splits",
+    "iterative_stratification",
     "kfold_splits",
     "load_experiment",
     "mat_splits",
+    "metric_scorer",
     "parse_n_features",
+    "plot_search_histories",
     "prepare_split",
     "resolve",
     "resolve_n_features_grid",
     "run_experiment",
     "run_task",
+    "search_histories",
     "summarize",
 ]
 

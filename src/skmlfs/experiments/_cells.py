@@ -136,6 +136,8 @@ class RankingResult:
     selection_time: float
     k_requested: int
     reused: bool = False
+    #: what the fitted selector reports (e.g. a wrapper's search history), see fitted_info
+    info: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -147,6 +149,8 @@ class CellResult:
     metrics: dict[str, float]
     fit_time: float
     predict_time: float
+    #: stored with the cell: chosen parameters of a tuned learner, search histories, ...
+    info: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -242,7 +246,8 @@ def _rank(task: Task, Xtr: Any, Ytr: np.ndarray) -> RankingResult:
     if task.cached_ranking is not None:
         r = task.cached_ranking
         return RankingResult(r.ranking, r.scores, r.selection_time, r.k_requested, reused=True)
-    est = task.selector.build(n_features_to_select=task.k_max, random_state=task.seed)
+    est = task.selector.build(n_features_to_select=task.k_max, random_state=task.seed,
+                              nominal_columns=task.categorical_features)
     t0 = time.perf_counter()
     est.fit(Xtr, Ytr)
     elapsed = time.perf_counter() - t0
@@ -254,11 +259,15 @@ def _rank(task: Task, Xtr: Any, Ytr: np.ndarray) -> RankingResult:
     scores = getattr(est, "scores_", None)
     if scores is not None:
         scores = np.asarray(scores, dtype=float)
-    return RankingResult(ranking, scores, elapsed, task.k_max, reused=False)
+    from ._methods import fitted_info
+
+    return RankingResult(ranking, scores, elapsed, task.k_max, reused=False,
+                         info=fitted_info(est))
 
 
 def _evaluate_cell(
-    cell: CellSpec, ranking: np.ndarray, Xtr, Ytr, Xte, Yte, metrics, seed
+    cell: CellSpec, ranking: np.ndarray, Xtr, Ytr, Xte, Yte, metrics, seed,
+    selector_info: dict | None = None, nominal_columns: Any = None,
 ) -> CellResult:
     feats = ranking[: cell.k]
     if feats.size == 0:
@@ -266,7 +275,9 @@ def _evaluate_cell(
             f"the selector returned no feature for k={cell.k} (every feature is constant on "
             "this training split?)."
         )
-    learner = cell.learner.build(random_state=seed)
+    if nominal_columns is not None:  # positions of the nominal features among the selected
+        nominal_columns = np.flatnonzero(np.isin(feats, nominal_columns)).tolist() or None
+    learner = cell.learner.build(random_state=seed, nominal_columns=nominal_columns)
     A, B = _columns(Xtr, feats), _columns(Xte, feats)
     t0 = time.perf_counter()
     learner.fit(A, Ytr)
@@ -280,6 +291,14 @@ def _evaluate_cell(
     for m, s in specs:
         out = pred if s.needs == "pred" else score
         values[m.name] = float(s.function(Yte, out, **dict(m.params)))
+    from ._methods import fitted_info
+
+    info = {}
+    linfo = fitted_info(learner)
+    if linfo:
+        info["learner"] = linfo
+    if selector_info:
+        info["selector"] = selector_info
     return CellResult(
         cell_id=cell.cell_id,
         k=cell.k,
@@ -288,6 +307,7 @@ def _evaluate_cell(
         metrics=values,
         fit_time=t1 - t0,
         predict_time=t2 - t1,
+        info=info,
     )
 
 
@@ -312,7 +332,8 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
             for cell in task.cells:
                 res.cells.append(
                     _evaluate_cell(
-                        cell, res.ranking.ranking, Xtr, Ytr, Xte, Yte, task.metrics, task.seed
+                        cell, res.ranking.ranking, Xtr, Ytr, Xte, Yte, task.metrics, task.seed,
+                        res.ranking.info, task.categorical_features,
                     )
                 )
         except Exception as exc:  # noqa: BLE001 — reported to the caller, see docstring

@@ -13,7 +13,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["Split", "holdout_splits", "kfold_splits", "mat_splits", "train_test_split_of"]
+__all__ = [
+    "Split",
+    "holdout_splits",
+    "iterative_kfold_splits",
+    "kfold_splits",
+    "mat_splits",
+    "subsample_train",
+    "train_test_split_of",
+]
 
 
 class Split(NamedTuple):
@@ -98,6 +106,29 @@ def kfold_splits(n: int, k: int = 5, random_state: int | None = None) -> list[Sp
         test = np.sort(fold)
         out.append(Split(np.setdiff1d(everything, test, assume_unique=True), test))
     return out
+
+
+def iterative_kfold_splits(Y: Any, k: int = 5, random_state: int | None = None) -> list[Split]:
+    """k-fold cross-validation by iterative stratification (Sechidis et al. 2011).
+
+    The folds of :class:`~skmlfs.experiments.IterativeStratifiedKFold` with the same
+    ``random_state``, as a list of :class:`Split` (fold ``j`` tests, the rest trains).
+    """
+    from ._stratify import iterative_stratification
+
+    fold = iterative_stratification(Y, k, _check_seed(random_state))
+    return [Split(np.flatnonzero(fold != j), np.flatnonzero(fold == j)) for j in range(int(k))]
+
+
+def subsample_train(split: Split, fraction: float, seed: Any) -> Split:
+    """Keep ``max(1, floor(fraction · |train|))`` training patterns of ``split`` (the test part
+    is unchanged): a prefix of one permutation seeded by ``seed``, so for one split the
+    smaller fractions are subsets of the larger ones (training-size curves)."""
+    if not 0.0 < float(fraction) <= 1.0:
+        raise ValueError(f"fraction must lie in (0, 1]; got {fraction!r}.")
+    n_keep = max(1, int(np.floor(float(fraction) * split.train.size + 1e-9)))
+    perm = np.random.default_rng(seed).permutation(split.train.size)
+    return Split(np.sort(split.train[perm[:n_keep]]), split.test)
 
 
 def mat_splits(dataset: Any, n_splits: int | None = 10) -> list[Split]:

@@ -52,6 +52,9 @@ SELECTORS: dict[str, str] = {
     "mljmi": "skmlfs.selection:MLJMI",
     "mlmrmr": "skmlfs.selection:MLMRMR",
     "llsf": "skmlfs.selection:LLSF",
+    # relevance-only ranking (the SCLS paper's AMI column hypothesis, issue #14)
+    "mi_rank": "skmlfs.selection:MIRank",
+    "ami_relevance": "skmlfs.selection:MIRank",
 }
 
 LEARNERS: dict[str, str] = {
@@ -65,9 +68,12 @@ LEARNERS: dict[str, str] = {
     "ensemble_chains": "skmlfs.learners:EnsembleOfChains",
     "llsf_br": "skmlfs.learners:LLSFClassifier",
     "mddm_br": "skmlfs.learners:MDDMClassifier",
+    # lazy learners and method chains (issue #14)
     "mlknn": "skmlfs.learners:MLkNN",
     "dmlknn": "skmlfs.learners:DMLkNN",
     "mlcwknn": "skmlfs.learners:MLCWkNN",
+    "weighted": "skmlfs.experiments._methods:WeightedLearner",
+    "pipeline": "sklearn.pipeline:Pipeline",
 }
 
 DISCRETIZERS: dict[str, str] = {
@@ -90,6 +96,10 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
         "ami": ("approximated mutual information (relevance - redundancy)",
                 "Lee, Lim & Kim 2012"),
         "mdmr": ("max-dependency min-redundancy", "Lin, Hu, Liu & Duan 2015"),
+        "mi_rank": ("relevance only: top k by summed label mutual information, no "
+                    "redundancy term", "baseline; see the SCLS report's AMI notes"),
+        "ami_relevance": ("alias of mi_rank (the reading of the SCLS paper's AMI column)",
+                          "baseline; see the SCLS report's AMI notes"),
         "gics": ("generalized information-theoretic criterion (memetic filter)",
                  "Seo, Kim & Lee 2019"),
         "mlcfs": ("multi-label correlation-based feature selection (assumed reading)",
@@ -141,6 +151,9 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
         "mlknn": ("multi-label k-nearest neighbours (ML-kNN)", "Zhang & Zhou 2007"),
         "dmlknn": ("dependent multi-label kNN (DML-kNN)", "Younes, Abdallah & Denoeux 2008"),
         "mlcwknn": ("multi-label weighted kNN with adaptive weights (MLC-WkNN)", "Xu 2011"),
+        "weighted": ("a learner whose feature weights come from a weighting method "
+                     "(e.g. ReliefF-ML into ML-kNN)", "Reyes, Morell & Ventura 2013"),
+        "pipeline": ("a scikit-learn Pipeline of steps (discretizer, selector, learner)", "-"),
     },
     "discretizer": {
         "laim": ("label-attribute interdependence maximization (supervised)",

@@ -453,6 +453,7 @@ def write_report(
     experiment: str | None = None,
     title: str | None = None,
     all_cells: bool = False,
+    columns: str = "selectors",
 ) -> list[Path]:
     """Write tables and figures of a results store (or DataFrame) into ``out_dir``.
 
@@ -479,6 +480,11 @@ def write_report(
         Name of the experiment whose stored order of datasets/methods is used.
     all_cells : bool, default=False
         Report every cell of the store (``cell_ids`` not given).
+    columns : {"selectors", "learners"}, default="selectors"
+        What the table columns (and ranks, tests) compare: the selection methods (one
+        table per learner), or the learners (``"learners"``: for experiments whose
+        methods are learner variants, e.g. plain vs feature-weighted ML-kNN; the
+        selector and k are then part of the column name when they vary).
 
     Returns
     -------
@@ -496,6 +502,13 @@ def write_report(
         df, meta, fails = _read_store(db, cell_ids, experiment, all_cells)
     if df.empty:
         raise ValueError("the results store holds no cell to report.")
+    if columns not in ("selectors", "learners"):
+        raise ValueError(f"columns must be 'selectors' or 'learners'; got {columns!r}.")
+    if columns == "learners":  # learners become the compared methods (issue #14)
+        col = df["learner"].astype(str)
+        if df["method"].nunique() > 1:
+            col = df["method"].astype(str) + " + " + col
+        df = df.assign(method=col, learner="-")
     names = [experiment] if experiment else [
         key.split(":", 1)[1] for key in meta if key.startswith("order:")
     ]
@@ -506,7 +519,8 @@ def write_report(
         if o:
             o = json.loads(o)
             ds_pref += [d for d in o["datasets"] if d not in ds_pref]
-            m_pref += [m for m in o["methods"] if m not in m_pref]
+            key = "learners" if columns == "learners" and "learners" in o else "methods"
+            m_pref += [m for m in o[key] if m not in m_pref]
     if control is None:
         for nm in names:
             c = meta.get(f"control:{nm}")
@@ -578,6 +592,16 @@ def write_report(
             ]
             for f in curves:
                 md.append(f"![{heading} versus number of features](figures/{f.name})\n")
+    if figures and "info" in df:  # wrapper searches: convergence curves (issue #14)
+        from ._histories import plot_search_histories
+
+        conv = plot_search_histories(df, out / "figures", methods=m_pref)
+        if conv:
+            md.append("## Search convergence\n\nBest fitness (a loss; accuracies negated) "
+                      "after each evaluation, mean ± std over the splits.\n")
+            for f in conv:
+                written.append(f)
+                md.append(f"![search convergence](figures/{f.name})\n")
     md.append(_runtime_section(df, ds_pref, m_pref))
     if figures:
         p = _runtime_figure(df, out, ds_pref, m_pref)

@@ -66,7 +66,7 @@ __all__ = ["RunPlan", "RunSummary", "evaluate", "plan_experiment", "run_experime
 _NON_METRIC = {
     "dataset", "split", "method", "k", "n_selected", "learner", "selection_time", "fit_time",
     "predict_time", "features", "cell_id", "protocol", "seed", "selector", "learner_spec",
-    "n_train", "n_test", "ranking_id", "ranking_reused", "versions", "created", "extra",
+    "n_train", "n_test", "ranking_id", "ranking_reused", "versions", "created", "info",
 }
 
 
@@ -134,23 +134,29 @@ def _build_tasks(
     done: set[str] | None = None,
     cached: Mapping[str, dict] | None = None,
     categorical_features: tuple[int, ...] | None = None,
+    split_seeds: Sequence[int] | None = None,
 ) -> tuple[list[Task], list[str]]:
-    """Expand one dataset into tasks; returns ``(pending tasks, ids of all its cells)``."""
+    """Expand one dataset into tasks; returns ``(pending tasks, ids of all its cells)``.
+
+    ``split_seeds`` (``estimator_seed = "seed+split"``): the random_state of the estimators
+    of split ``i`` is ``split_seeds[i]`` instead of ``seed``.
+    """
     tasks: list[Task] = []
     all_ids: list[str] = []
     for i, sp_ in enumerate(splits):
         for sel in selectors:
             sel_ks = [n_features] if sel.selects_all else list(ks)
             k_max = max(sel_ks)
-            rid = make_id(
-                {
-                    "dataset": dataset_identity,
-                    "protocol": protocol_identity,
-                    "split": i,
-                    "seed": seed,
-                    "selector": sel.identity(),
-                }
-            )
+            payload = {
+                "dataset": dataset_identity,
+                "protocol": protocol_identity,
+                "split": i,
+                "seed": seed,
+                "selector": sel.identity(),
+            }
+            if split_seeds is not None:  # only then: other ids stay as they were
+                payload["estimator_seed"] = int(split_seeds[i])
+            rid = make_id(payload)
             cells = []
             for k in sel_ks:
                 for lrn in learners:
@@ -187,7 +193,7 @@ def _build_tasks(
                     k_max=int(k_max),
                     cells=tuple(cells),
                     metrics=tuple(metrics),
-                    seed=seed,
+                    seed=seed if split_seeds is None else int(split_seeds[i]),
                     cached_ranking=cr,
                     categorical_features=categorical_features,
                 )
@@ -221,6 +227,7 @@ def _cell_rows(task: Task, res: TaskResult) -> list[dict]:
                 "predict_time": c.predict_time,
                 "features": res.ranking.ranking[: c.k].tolist(),
                 "cell_id": c.cell_id,
+                **({"info": c.info} if c.info else {}),
             }
         )
     return rows
@@ -542,6 +549,7 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
             done=done,
             cached=cached,
             categorical_features=nominal_columns(obj),
+            split_seeds=spec.split_seeds(len(splits)),
         )
         meta[f"dataset:{ds.name}"] = canonical_json(
             {
@@ -564,7 +572,11 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
         del obj, X, Y
     meta[f"cells:{spec.name}"] = canonical_json(all_ids)
     meta[f"order:{spec.name}"] = canonical_json(
-        {"datasets": [d.name for d in spec.datasets], "methods": [m.name for m in spec.selectors]}
+        {
+            "datasets": [d.name for d in spec.datasets],
+            "methods": [m.name for m in spec.selectors],
+            "learners": [m.name for m in spec.learners],
+        }
     )
     if spec.description:
         meta[f"description:{spec.name}"] = spec.description
@@ -625,8 +637,8 @@ def _record(store: ResultStore, plan: RunPlan, task: Task, res: TaskResult,
                 "ranking_id": task.task_id,
                 "ranking_reused": res.ranking.reused,
                 "versions": res.versions or versions(),
-                # optional per-cell data beyond the fixed columns (e.g. tuned parameters)
-                "extra": getattr(c, "extra", None),
+                # optional per-cell data: tuned parameters, search histories
+                "info": getattr(c, "info", None) or None,
             }
         )
         summary.n_computed += 1

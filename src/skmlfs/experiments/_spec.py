@@ -22,7 +22,14 @@ from typing import Any
 import numpy as np
 
 from .._validation import budget_count, parse_budget
-from ._protocols import Split, holdout_splits, kfold_splits, mat_splits, train_test_split_of
+from ._protocols import (
+    Split,
+    holdout_splits,
+    iterative_kfold_splits,
+    kfold_splits,
+    mat_splits,
+    train_test_split_of,
+)
 from ._registry import resolve
 
 __all__ = [
@@ -119,6 +126,10 @@ class MethodSpec:
     params: Mapping[str, Any] = field(default_factory=dict)
     kind: str = "selector"
     prototype: Any = None
+    #: nested tuning (``tune``/``inner_cv``/``scoring`` of the table, see
+    #: :func:`skmlfs.experiments._methods.parse_tuning`): the built estimator is searched
+    #: by ``GridSearchCV`` on the training part of each split
+    tuning: Mapping[str, Any] | None = None
 
     @classmethod
     def from_estimator(cls, name: str, estimator: Any, kind: str = "selector") -> MethodSpec:
@@ -145,8 +156,12 @@ class MethodSpec:
         (``n_features_to_select`` always, ``random_state`` only when left at ``None``)."""
         from sklearn.base import clone
 
-        est = clone(self.prototype) if self.prototype is not None else (
-            self.estimator_class()(**dict(self.params))
+        from ._methods import build_method, tuned
+
+        nominal = defaults.pop("nominal_columns", None)  # for categorical_features="nominal"
+        est = clone(self.prototype) if self.prototype is not None else build_method(
+            self.method, self.params, self.kind, key=self.name,
+            random_state=defaults.get("random_state"), validate=False, nominal=nominal,
         )
         have = est.get_params(deep=False)
         upd = {}
@@ -158,11 +173,20 @@ class MethodSpec:
             upd[k] = v
         if upd:
             est.set_params(**upd)
+        if self.tuning and self.kind == "selector":
+            from ._methods import tuned_selector
+
+            est = tuned_selector(est, self.tuning, defaults.get("random_state"))
+        elif self.tuning:
+            est = tuned(est, self.tuning, defaults.get("random_state"))
         return est
 
     def identity(self) -> dict:
         method = self.method.lower() if ":" not in self.method else self.method
-        return {"method": method, "params": json.loads(canonical_json(dict(self.params)))}
+        out = {"method": method, "params": json.loads(canonical_json(dict(self.params)))}
+        if self.tuning:  # only when set: ids of untuned methods are unchanged
+            out["tuning"] = json.loads(canonical_json(dict(self.tuning)))
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -191,36 +215,73 @@ class MetricRef:
 
 @dataclass(frozen=True)
 class ProtocolSpec:
-    """How a dataset is split: ``holdout`` (repeats, test_size), ``kfold`` (k), ``mat``
-    (the first ``n_splits`` stored ``sim_seq`` masks) or ``train_test`` (the dataset's own
-    train/test parts, e.g. Mulan's ``-train``/``-test`` files: one split)."""
+    """How a dataset is split: ``holdout`` (repeats, test_size), ``kfold`` (k; with
+    ``stratification = "iterative"`` the folds of Sechidis et al. 2011), ``mat`` (the first
+    ``n_splits`` stored ``sim_seq`` masks) or ``train_test`` (the dataset's own train/test
+    parts, e.g. Mulan's ``-train``/``-test`` files: one split). ``seed``, when set, seeds
+    the splits instead of the experiment's seed (estimators keep the experiment's)."""
 
     kind: str = "holdout"
     repeats: int = 10
     test_size: float = 0.2
     k: int = 5
     n_splits: int | None = 10
+    stratification: str = "none"
+    seed: int | None = None
+    #: train on this fraction of each split's training part (a training-size axis); the
+    #: subsets of one split are nested (prefixes of one seeded permutation)
+    train_fraction: float | None = None
 
     def identity(self) -> dict:
         if self.kind == "holdout":
-            return {"kind": "holdout", "repeats": self.repeats, "test_size": self.test_size}
-        if self.kind == "kfold":
-            return {"kind": "kfold", "k": self.k}
-        return {"kind": self.kind}
+            out = {"kind": "holdout", "repeats": self.repeats, "test_size": self.test_size}
+        elif self.kind == "kfold":
+            out = {"kind": "kfold", "k": self.k}
+            if self.stratification != "none":  # unchanged ids for plain k-fold
+                out["stratification"] = self.stratification
+        else:
+            out = {"kind": self.kind}
+        if self.seed is not None and self.kind in ("holdout", "kfold"):
+            out["seed"] = self.seed
+        if self.train_fraction is not None:
+            out["train_fraction"] = self.train_fraction
+        return out
 
     def label(self) -> str:
+        base = self._label()
+        if self.train_fraction is not None:
+            base += f", {self.train_fraction:.0%} of each training part"
+        return base
+
+    def _label(self) -> str:
         if self.kind == "holdout":
             return f"holdout {self.repeats} x {1 - self.test_size:.0%}/{self.test_size:.0%}"
         if self.kind == "kfold":
-            return f"{self.k}-fold CV"
+            strat = ", iterative stratification" if self.stratification == "iterative" else ""
+            return f"{self.k}-fold CV{strat}"
         if self.kind == "mat":
             return f"stored sim_seq splits (first {self.n_splits})"
         return "given train/test parts"
 
     def splits(self, dataset: Any, n: int, seed: int | None) -> list[Split]:
+        out = self._splits(dataset, n, seed)
+        if self.train_fraction is None:
+            return out
+        from ._protocols import subsample_train
+
+        s = self.seed if self.seed is not None else seed
+        return [subsample_train(sp_, self.train_fraction, (s or 0, i))
+                for i, sp_ in enumerate(out)]
+
+    def _splits(self, dataset: Any, n: int, seed: int | None) -> list[Split]:
+        if self.seed is not None:
+            seed = self.seed
         if self.kind == "holdout":
             return holdout_splits(n, self.repeats, self.test_size, random_state=seed)
         if self.kind == "kfold":
+            if self.stratification == "iterative":
+                Y = dataset[1] if isinstance(dataset, tuple) else getattr(dataset, "Y", None)
+                return iterative_kfold_splits(Y, self.k, random_state=seed)
             return kfold_splits(n, self.k, random_state=seed)
         if self.kind == "mat":
             return mat_splits(dataset, self.n_splits)
@@ -250,11 +311,16 @@ class DatasetSpec:
     protocol: ProtocolSpec | None = None
     n_features: tuple | None = None
     base_dir: str | None = None
+    #: separate training and test files (``train``/``test`` keys): read as one dataset
+    #: whose ``part`` marks the test rows (protocol ``train_test``)
+    train_test: tuple[str, str] | None = None
 
     def identity(self) -> dict:
         src: dict[str, Any]
         if self.generator is not None:
             src = {"generator": self.generator, "params": json.loads(canonical_json(self.params))}
+        elif self.train_test is not None:
+            src = {"train": self.train_test[0], "test": self.train_test[1]}
         elif self.path is not None:
             src = {"path": self.path}
         else:
@@ -268,8 +334,8 @@ class DatasetSpec:
             "discretizer": json.loads(canonical_json(self.discretizer)),
         }
 
-    def resolved_path(self) -> Path:
-        p = Path(os.path.expanduser(self.path))
+    def resolved_path(self, path: str | None = None) -> Path:
+        p = Path(os.path.expanduser(path or self.path))
         if p.is_absolute():
             if p.exists():
                 return p
@@ -288,8 +354,8 @@ class DatasetSpec:
                 return cand
         hint = "" if root else " (MLFS_DATASETS is not set)"
         raise FileNotFoundError(
-            f"dataset {self.name!r}: {self.path!r} not found; tried {', '.join(tried) or '-'}"
-            f"{hint}."
+            f"dataset {self.name!r}: {path or self.path!r} not found; tried "
+            f"{', '.join(tried) or '-'}{hint}."
         )
 
     def load(self) -> Any:
@@ -303,6 +369,9 @@ class DatasetSpec:
         from .. import datasets as _ds
 
         opts = dict(self.options)
+        if self.train_test is not None:
+            tr, te = (self.resolved_path(x) for x in self.train_test)
+            return _ds.load([tr, te], **opts)
         if self.path is not None:
             p = self.resolved_path()
             if p.suffix.lower() == ".mat":
@@ -325,8 +394,10 @@ _TOP_KEYS = {
     "discretizer",
     "use_discretized",
     "report",
+    "train_fractions",
+    "estimator_seed",
 }
-_REPORT_KEYS = {"control", "decimals", "alpha"}
+_REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
 _DATASET_KEYS = {
     "name",
     "load",
@@ -338,8 +409,11 @@ _DATASET_KEYS = {
     "discretizer",
     "protocol",
     "n_features",
+    "train",
+    "test",
+    "train_fractions",
 }
-_PROTOCOL_KEYS = {"kind", "repeats", "test_size", "k", "n_splits"}
+_PROTOCOL_KEYS = {"kind", "repeats", "test_size", "k", "n_splits", "stratification", "seed"}
 DEFAULT_METRICS = ("hamming_loss", "ranking_loss", "normalized_coverage")
 
 
@@ -353,6 +427,56 @@ def _unknown(source: str, key: str, got: Mapping, allowed: set) -> None:
                 f"{key}.{k}" if key else str(k),
                 f"unknown key{hint}; allowed: {', '.join(sorted(allowed))}.",
             )
+
+
+#: tables of the stand-alone reproduction scripts' schema, and how the engine expresses
+#: each (or what it still lacks)
+_SCRIPT_TABLES = {
+    "experiment": "write 'name' (and 'seed') at the top level; the report folder is "
+    "`mlfs benchmark --out`",
+    "tuning": "nested tuning is per method: 'tune', 'inner_cv', 'scoring' keys of a learner "
+    "table; NOT SUPPORTED: choosing k by the outer test folds' mean (the ReliefF-ML script's "
+    "'tuned' tables) - run the k values as variants and compare them in the report",
+    "weighting": "feature weighting is a learner table: method = 'weighted', weighter = "
+    "{ method = 'relieff_ml', ... }, learner = { method = 'mlknn', ... }",
+    "wilcoxon": "use [report] alpha",
+    "robustness": "NOT SUPPORTED: re-runs with other sampling seeds at fixed folds (use "
+    "variants over a method's random_state)",
+    "paper": "NOT SUPPORTED: the paper's values beside the engine's in the report",
+    "search": "a wrapper search is a selector table (method = 'memetic', population_size, "
+    "max_evaluations, ...); one search per metric: variants = { metric = [...] }",
+    "learner": "write learners = [...] tables",
+    "evaluation": "metrics = [...]; the per-metric searches: selector variants over 'metric'",
+    "convergence": "wrapper searches store their history with every cell and the report "
+    "draws it (figures/convergence_<dataset>.png); NOT SUPPORTED: an optimiser's objective "
+    "per iteration (RLEFS) and the memetic paper's low-accuracy-label curves (Fig. 4)",
+    "ablation": "ablation switches are variants = { parameter = [values] } of a method table",
+    "sensitivity": "one parameter varied: variants = { parameter = [values] }",
+    "methods": "write [selectors.X] tables; parameters tuned at the largest budget with "
+    "tune, tune_with = { method = <learner> }, inner_cv, scoring and tune_search = "
+    "'coordinate' (+ tune_start); budgets as n_features = '1%..20%'; scaling as the "
+    "dataset's discretizer = { method = 'sklearn.preprocessing:MinMaxScaler' }; NOT "
+    "SUPPORTED: a tuning metric averaging two metrics, and re-tuning the learner's C per "
+    "budget only on some datasets",
+    "dataset": "write [[datasets]] with train = '...-train.arff' and test = '...-test.arff' "
+    "(protocol train_test)",
+    "weights": "feature weighting: a 'weighted' learner table",
+}
+
+
+def _script_schema(source: str, d: Mapping) -> None:
+    """Fail on a file written for a stand-alone reproduction script with a message that
+    says how each of its tables is written for the engine, and what is not supported."""
+    found = [k for k in d if k in _SCRIPT_TABLES]
+    if not found:
+        return
+    lines = "\n".join(f"  [{k}]: {_SCRIPT_TABLES[k]}" for k in found)
+    raise SpecError(
+        f"{source}: this file uses the schema of a stand-alone reproduction script "
+        f"(tables {', '.join(found)}), not the experiment schema of `mlfs benchmark` (the "
+        f"scripts/reproduce_*.py of the repository read it). How each is written for the "
+        f"engine:\n{lines}"
+    )
 
 
 def _int(source, key, v, minimum=None, allow_none=False):
@@ -382,9 +506,25 @@ def _parse_protocol(source: str, key: str, value: Any) -> ProtocolSpec:
     ts = value.get("test_size", 0.2)
     if not isinstance(ts, numbers.Real) or isinstance(ts, bool) or not 0 < ts < 1:
         raise _fail(source, f"{key}.test_size", f"must be a fraction in (0, 1); got {ts!r}.")
-    k = _int(source, f"{key}.k", value.get("k", 5), 2)
+    if kind == "kfold" and "k" not in value and "n_splits" in value:
+        k = _int(source, f"{key}.n_splits", value["n_splits"], 2)  # sklearn's name for k
+    else:
+        k = _int(source, f"{key}.k", value.get("k", 5), 2)
     n_splits = _int(source, f"{key}.n_splits", value.get("n_splits", 10), 1, allow_none=True)
-    return ProtocolSpec(kind, repeats, float(ts), k, n_splits)
+    strat = value.get("stratification", "none")
+    if strat not in ("none", "iterative"):
+        raise _fail(
+            source, f"{key}.stratification",
+            f"must be 'none' or 'iterative' (Sechidis et al. 2011); got {strat!r}.",
+        )
+    if strat != "none" and kind != "kfold":
+        raise _fail(
+            source, f"{key}.stratification",
+            f"iterative stratification is a k-fold protocol; kind is {kind!r} (use "
+            "kind = 'kfold').",
+        )
+    pseed = _int(source, f"{key}.seed", value.get("seed"), 0, allow_none=True)
+    return ProtocolSpec(kind, repeats, float(ts), k, n_splits, strat, pseed)
 
 
 def _parse_discretizer(source: str, key: str, value: Any) -> Any:
@@ -436,6 +576,18 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
         raise _fail(source, key, f"expected a list or a table of {kind}s; got {value!r}.")
     if not items:
         raise _fail(source, key, f"at least one {kind} is needed.")
+    from ._methods import build_method, check_tuning_grid, expand_variants, parse_tuning
+
+    expanded: list[tuple[str, str, Any]] = []
+    for kp, name, body in items:
+        if isinstance(body, Mapping) and "variants" in body:
+            try:
+                expanded.extend((kp, n, b) for n, b in expand_variants(name, body, kp))
+            except ValueError as exc:
+                raise SpecError(f"{source}: {exc}") from None
+        else:
+            expanded.append((kp, name, body))
+    items = expanded
     out: list[MethodSpec] = []
     seen: set[str] = set()
     for kp, name, body in items:
@@ -454,8 +606,22 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
             params = body.pop("params", {})
             if not isinstance(params, Mapping):
                 raise _fail(source, f"{kp}.params", "must be a table.")
+            try:
+                tuning = parse_tuning(body, kp)
+            except ValueError as exc:
+                raise SpecError(f"{source}: {exc}") from None
+            for k in ("tune", "inner_cv", "scoring", "tune_with", "tune_search", "tune_start"):
+                body.pop(k, None)
+            if tuning and kind == "selector" and "tune_with" not in tuning:
+                raise _fail(source, f"{kp}.tune_with", "a tuned selector needs the learner "
+                            "that scores its candidates: tune_with = { method = ... }.")
+            if tuning and kind == "learner" and "tune_with" in tuning:
+                raise _fail(source, f"{kp}.tune_with", "only for selectors (a learner is "
+                            "scored by itself).")
             params = {**params, **body}
-            spec = MethodSpec(name=name, method=str(method), params=params, kind=kind)
+            spec = MethodSpec(
+                name=name, method=str(method), params=params, kind=kind, tuning=tuning
+            )
         try:
             cls = spec.estimator_class()
         except ValueError as exc:
@@ -476,6 +642,22 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
                             f"{cls.__name__} has no parameter {p!r}{hint}; "
                             f"valid: {', '.join(sorted(valid))}.",
                         )
+        if spec.prototype is None and (
+            spec.tuning or spec.method == "pipeline"
+            or any(isinstance(v, Mapping) for v in spec.params.values())
+        ):
+            # nested method tables and tuning grids: build once now so that a wrong name
+            # or parameter fails before the run, with its key path
+            try:
+                est = build_method(spec.method, spec.params, kind, key=kp)
+                if spec.tuning:
+                    check_tuning_grid(est, spec.tuning, kp)
+                    if "tune_with" in spec.tuning:
+                        tw = dict(spec.tuning["tune_with"])
+                        build_method(str(tw.pop("method")), tw, "learner",
+                                     key=f"{kp}.tune_with")
+            except (ValueError, TypeError) as exc:
+                raise SpecError(f"{source}: {exc}") from None
         if kind == "selector" and "n_features_to_select" in spec.params:
             raise _fail(
                 source,
@@ -539,6 +721,14 @@ class ExperimentSpec:
     source: str = "<dict>"
     text: str = ""
     report: Mapping[str, Any] = field(default_factory=dict)
+    #: "seed": estimators get ``seed``; "seed+split": split ``i`` gets ``seed + i``
+    estimator_seed: str = "seed"
+
+    def split_seeds(self, n_splits: int) -> list[int] | None:
+        """Per-split random_state of the estimators (``None``: the experiment's seed)."""
+        if self.estimator_seed == "seed+split":
+            return [self.seed + i for i in range(n_splits)]
+        return None
 
     @classmethod
     def from_dict(
@@ -557,19 +747,37 @@ class ExperimentSpec:
             use_discretized = false        # default of every dataset (.mat data_dis)
             selectors = ["scls", "ami"]    # or [selectors.mdmr_i] method = "mdmr" variant = ..
             learners = ["mlnb"]            # default ["mlnb"]; same forms as selectors
+            estimator_seed = "seed"        # or "seed+split": split i seeds estimators seed + i
+            train_fractions = [0.5, 1.0]   # training-size axis: one dataset entry per fraction
+
+            [learners.wf]                  # method tables may nest estimators ...
+            method = "weighted"            # ... (skmlfs.experiments._methods): "weighted",
+            weighter = { method = "relieff_ml" }   # "pipeline" (steps = [...]), or any
+            learner = { method = "mlknn" }         # parameter given as { method = ... }
+            variants = { "weighter__k+learner__k" = [5, 10] }  # one method per value
+            tune = { "learner__s" = [0.5, 1.0] }   # GridSearchCV on the training part
+            inner_cv = { k = 5, stratification = "iterative" }  # or an int
+            scoring = "hamming_loss"       # chosen params + inner scores stored per cell
+            tune_search = "grid"           # or "coordinate" (+ tune_start = {...})
+                                           # a selector table with tune also needs
+                                           # tune_with = { method = ... } (its scorer)
 
             [protocol]                     # default holdout, 10 repeats, test_size 0.2
             kind = "holdout"               # "holdout" | "kfold" (k = 5) | "mat" (n_splits = 10)
                                            # | "train_test" (the dataset's -train/-test parts)
+            stratification = "none"        # kfold only: "iterative" (Sechidis et al. 2011)
+            seed = 2013                    # optional: seeds the splits instead of `seed`
 
             [report]                       # optional
             control = "scls"               # Bonferroni-Dunn CD against it (default Nemenyi)
+            columns = "selectors"          # or "learners": compare the learner variants
             decimals = 3                   # printed decimals (ranks use printed values)
 
             [[datasets]]                   # or datasets = ["emotions", "plcfs/enron.mat"]
             name = "enron"                 # display name
             path = "plcfs/enron.mat"       # or load = "plcfs/enron" (skmlfs.datasets.load_name)
                                            # or generator = "module:function" + params = {...}
+                                           # or train = "...-train.arff", test = "...-test.arff"
             protocol = "mat"               # per-dataset override (string or table)
             use_discretized = true         # the .mat file's X_discrete (data_dis)
             discretizer = "laim"           # per-dataset override
@@ -580,6 +788,7 @@ class ExperimentSpec:
         src = source
         if not isinstance(d, Mapping):
             raise SpecError(f"{src}: the experiment must be a table; got {type(d).__name__}.")
+        _script_schema(src, d)
         _unknown(src, "", d, _TOP_KEYS)
         name = d.get("name")
         if name is None:
@@ -601,6 +810,14 @@ class ExperimentSpec:
             raise _fail(src, "selectors", "missing; list the selection methods to compare.")
         selectors = _parse_methods(src, "selectors", d["selectors"], "selector")
         learners = _parse_methods(src, "learners", d.get("learners", ["mlnb"]), "learner")
+        default_fractions = d.get("train_fractions")
+        est_seed = d.get("estimator_seed", "seed")
+        if est_seed not in ("seed", "seed+split"):
+            raise _fail(
+                src, "estimator_seed",
+                f"must be 'seed' (every estimator gets the experiment's seed) or 'seed+split' "
+                f"(split i gets seed + i); got {est_seed!r}.",
+            )
         if "datasets" not in d:
             raise _fail(src, "datasets", "missing; list at least one dataset.")
         raw = d["datasets"]
@@ -617,9 +834,19 @@ class ExperimentSpec:
             if not isinstance(ds, Mapping):
                 raise _fail(src, key, f"expected a name, a path or a table; got {ds!r}.")
             _unknown(src, key, ds, _DATASET_KEYS)
-            sources = [k for k in ("path", "generator", "load") if ds.get(k) is not None]
+            sources = [k for k in ("path", "generator", "load", "train") if ds.get(k) is not None]
             if len(sources) > 1:
-                raise _fail(src, key, "give only one of 'path', 'load' and 'generator'.")
+                raise _fail(
+                    src, key, "give only one of 'path', 'load', 'generator' and 'train'/'test'."
+                )
+            if ("train" in ds) != ("test" in ds):
+                raise _fail(src, key, "separate files need both 'train' and 'test'.")
+            tt = None
+            if "train" in ds:
+                for kk in ("train", "test"):
+                    if not isinstance(ds[kk], str):
+                        raise _fail(src, f"{key}.{kk}", f"must be a file path; got {ds[kk]!r}.")
+                tt = (ds["train"], ds["test"])
             if not sources and not ds.get("name"):
                 raise _fail(src, key, "needs 'path', 'load' (a dataset name) or 'generator'.")
             path = ds.get("path")
@@ -632,7 +859,9 @@ class ExperimentSpec:
                 raise _fail(src, f"{key}.generator", f"must be 'module:function'; got {gen!r}.")
             dname = ds.get("name")
             if dname is None:
-                if path:
+                if tt:
+                    dname = re.sub(r"(?i)[-_]?train.*$", "", Path(tt[0]).stem) or "dataset"
+                elif path:
                     dname = Path(path).stem
                 elif gen:
                     dname = gen.rpartition(":")[2]
@@ -682,21 +911,36 @@ class ExperimentSpec:
                 protocol=prot,
                 n_features=nf,
                 base_dir=base_dir,
+                train_test=tt,
             )
-            if path is not None:
+            if tt is not None and prot is None:
+                # separate files mean the given split, whatever the experiment's default
+                spec = _replace(spec, protocol=ProtocolSpec(kind="train_test"))
+            named = [("path", path)] + ([("train", tt[0]), ("test", tt[1])] if tt else [])
+            for kk, pth in named:
+                if pth is None:
+                    continue
                 try:
-                    spec.resolved_path()
+                    spec.resolved_path(pth)
                 except FileNotFoundError as exc:
-                    raise _fail(src, f"{key}.path", str(exc)) from None
-            datasets.append(spec)
+                    raise _fail(src, f"{key}.{kk}", str(exc)) from None
+            fr = ds.get("train_fractions", default_fractions)
+            datasets.extend(_with_fractions(src, f"{key}.train_fractions", spec, fr,
+                                            protocol))
+            continue
         desc = d.get("description", "")
         report = d.get("report", {})
         if not isinstance(report, Mapping):
             raise _fail(src, "report", "must be a table.")
         _unknown(src, "report", report, _REPORT_KEYS)
-        if "control" in report and report["control"] not in {m.name for m in selectors}:
+        if report.get("columns", "selectors") not in ("selectors", "learners"):
+            raise _fail(src, "report.columns", "must be 'selectors' or 'learners'.")
+        compared = {m.name for m in
+                    (learners if report.get("columns") == "learners" else selectors)}
+        if "control" in report and report["control"] not in compared:
             raise _fail(
-                src, "report.control", f"{report['control']!r} is not one of the selectors."
+                src, "report.control", f"{report['control']!r} is not one of the compared "
+                "methods."
             )
         return cls(
             name=name,
@@ -710,6 +954,7 @@ class ExperimentSpec:
             description=str(desc),
             source=src,
             report=dict(report),
+            estimator_seed=est_seed,
         )
 
     def protocol_of(self, ds: DatasetSpec) -> ProtocolSpec:
@@ -717,6 +962,40 @@ class ExperimentSpec:
 
     def n_features_of(self, ds: DatasetSpec) -> tuple:
         return ds.n_features or self.n_features
+
+
+def _replace(obj: Any, **changes: Any) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(obj, **changes)
+
+
+def _with_fractions(
+    source: str, key: str, ds: DatasetSpec, fractions: Any, default: ProtocolSpec
+) -> list[DatasetSpec]:
+    """One dataset per training-size fraction (``train_fractions = [0.25, 0.5, 1.0]``):
+    ``name (train 0.25)`` with the protocol's ``train_fraction`` set; 1.0 keeps the name."""
+    if fractions is None:
+        return [ds]
+    if isinstance(fractions, numbers.Real) and not isinstance(fractions, bool):
+        fractions = [fractions]
+    if not isinstance(fractions, Sequence) or not fractions:
+        raise _fail(source, key, f"a non-empty list of fractions in (0, 1]; got {fractions!r}.")
+    if len({float(f) for f in fractions if isinstance(f, numbers.Real)}) != len(fractions):
+        raise _fail(source, key, f"fractions must be distinct; got {list(fractions)!r}.")
+    out = []
+    for f in fractions:
+        if isinstance(f, bool) or not isinstance(f, numbers.Real) or not 0 < f <= 1:
+            raise _fail(source, key, f"fractions must lie in (0, 1]; got {f!r}.")
+        prot = ds.protocol or default
+        if float(f) == 1.0:
+            out.append(_replace(ds, protocol=_replace(prot, train_fraction=None)))
+            continue
+        out.append(
+            _replace(ds, name=f"{ds.name} (train {float(f):g})",
+                     protocol=_replace(prot, train_fraction=float(f)))
+        )
+    return out
 
 
 def load_experiment(path: str | os.PathLike) -> ExperimentSpec:

@@ -33,7 +33,7 @@ Guarantees
   and taking it as a new store would hide that); a new store is created under a temporary
   name and moved into place when its schema is written, so no run of ours ever leaves a
   0-byte store behind.
-* **Extensible cells.** The optional ``extra`` column holds a JSON object of per-cell data
+* **Extensible cells.** The optional ``info`` column holds a JSON object of per-cell data
   beyond the fixed columns (e.g. chosen hyper-parameters, a search history); stores written
   before it existed gain the column when opened for writing.
 """
@@ -84,7 +84,7 @@ CREATE TABLE IF NOT EXISTS cells (
     ranking_reused INTEGER NOT NULL,
     versions       TEXT NOT NULL,
     created        REAL NOT NULL,
-    extra          TEXT
+    info           TEXT
 );
 CREATE TABLE IF NOT EXISTS rankings (
     ranking_id     TEXT PRIMARY KEY,
@@ -114,7 +114,7 @@ _CELL_COLUMNS = (
     "cell_id", "dataset", "split", "protocol", "method", "selector", "k", "n_selected",
     "learner", "learner_spec", "seed", "metrics", "features", "selection_time", "fit_time",
     "predict_time", "n_train", "n_test", "ranking_id", "ranking_reused", "versions", "created",
-    "extra",
+    "info",
 )
 _INSERT_CELL = (
     f"INSERT OR REPLACE INTO cells ({', '.join(_CELL_COLUMNS)}) "
@@ -293,8 +293,8 @@ class ResultStore:
             self._conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._conn.executescript(_SCHEMA)
             cols = {r[1] for r in self._conn.execute("PRAGMA table_info(cells)")}
-            if "extra" not in cols:  # a store written before the column existed
-                self._conn.execute("ALTER TABLE cells ADD COLUMN extra TEXT")
+            if "info" not in cols:  # a store written before the column existed
+                self._conn.execute("ALTER TABLE cells ADD COLUMN info TEXT")
             if self.get_meta("schema_version") is None:
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
         self._cell_columns = tuple(
@@ -411,8 +411,8 @@ class ResultStore:
                 r[key] = _dumps(r[key])
         r.setdefault("created", time.time())
         r["ranking_reused"] = int(bool(r["ranking_reused"]))
-        extra = r.get("extra")
-        r["extra"] = None if not extra else extra if isinstance(extra, str) else _dumps(extra)
+        info = r.get("info")
+        r["info"] = None if not info else info if isinstance(info, str) else _dumps(info)
         self._tx(_INSERT_CELL, (r[c] for c in _CELL_COLUMNS))
 
     def done_cells(self, metrics: Iterable[str] | None = None) -> set[str]:
@@ -498,21 +498,21 @@ class ResultStore:
         Columns: ``dataset, split, method, k, n_selected, learner``, the metric columns,
         ``selection_time, fit_time, predict_time, features`` (list of int), then
         ``cell_id, protocol, seed, selector, learner_spec, n_train, n_test, ranking_id,
-        ranking_reused, versions, created, extra`` (``extra``: the cell's optional JSON
+        ranking_reused, versions, created, info`` (``info``: the cell's optional JSON
         object as a dict, or ``None``). Rows are sorted by dataset, method, k,
         learner, split. ``cell_ids`` restricts to those cells.
         """
         import pandas as pd
 
-        cols = self._cell_columns  # a read-only store of an older version may lack "extra"
+        cols = self._cell_columns  # a read-only store of an older version may lack "info"
         rows = self._conn.execute(f"SELECT {', '.join(cols)} FROM cells").fetchall()
         if cell_ids is not None:
             keep = set(cell_ids)
             rows = [r for r in rows if r[0] in keep]
         df = pd.DataFrame(rows, columns=list(cols))
-        if "extra" not in df:
-            df["extra"] = None
-        df["extra"] = [None if e is None else json.loads(e) for e in df["extra"]]
+        if "info" not in df:
+            df["info"] = None
+        df["info"] = [None if e is None else json.loads(e) for e in df["info"]]
         # a metric with parameters is stored as "name@<hash of its parameters>"
         metrics = [
             {_PARAMS_HASH.sub("", k): v for k, v in json.loads(m).items()} for m in df["metrics"]
@@ -544,7 +544,7 @@ class ResultStore:
         p = Path(path)
         fmt = (format or p.suffix.lstrip(".")).lower()
         df = self.to_frame()
-        df["extra"] = [None if e is None else _dumps(e) for e in df["extra"]]
+        df["info"] = [None if e is None else _dumps(e) for e in df["info"]]
         if fmt == "csv":
             df = df.assign(features=[_dumps(f) for f in df["features"]])
             p.parent.mkdir(parents=True, exist_ok=True)

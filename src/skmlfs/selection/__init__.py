@@ -33,3 +33,7 @@ __all__ += ["LLSF", "MDDM", "MLFS", "MLJMI", "MLMIM", "MLMRMR"]
 from ._relieff import PPTReliefF, ReliefFML  # noqa: E402
 
 __all__ += ["PPTReliefF", "ReliefFML"]
+
+from ._relevance import MIRank  # noqa: E402
+
+__all__ += ["MIRank"]
