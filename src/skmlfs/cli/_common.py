@@ -150,9 +150,9 @@ def write_table(table: Any, path: str) -> None:
 def seeded(cls: Any, params: dict, seed: int | None) -> Any:
     """``cls(**params)``, with ``random_state=seed`` when ``cls`` is stochastic (has a
     ``random_state`` parameter) and ``params`` does not set it."""
-    import inspect
+    from ..experiments._registry import takes_seed
 
-    stochastic = "random_state" in inspect.signature(cls).parameters
+    stochastic = takes_seed(cls)
     if seed is not None and stochastic and "random_state" not in params:
         params = {**params, "random_state": seed}
     return cls(**params)

@@ -29,7 +29,7 @@ def method_rows(kind: str) -> list[dict]:
     at random in some settings, e.g. PPT+ReliefF without ``m``.)
     """
     from ..experiments._registry import _KINDS as REGISTRIES
-    from ..experiments._registry import ABOUT, resolve
+    from ..experiments._registry import ABOUT, resolve, takes_seed
 
     rows = []
     for name in REGISTRIES[kind]:
@@ -38,7 +38,7 @@ def method_rows(kind: str) -> list[dict]:
         rows.append({
             "name": name,
             "class": cls.__name__,
-            "seeded": "random_state" in cls().get_params(),
+            "seeded": takes_seed(cls),
             "description": description,
             "paper": paper,
         })

@@ -188,6 +188,14 @@ ALIASES: dict[str, dict[str, str]] = {
 }
 
 
+def takes_seed(cls: type) -> bool:
+    """True when ``cls`` has a ``random_state`` parameter (a stochastic method). Read from
+    the signature: some registered classes (``Pipeline``) cannot be built without arguments."""
+    import inspect
+
+    return "random_state" in inspect.signature(cls).parameters
+
+
 def normalize_name(name: str) -> str:
     """The comparison form of a method name: lower case, without ``-``, ``_``, ``+``,
     ``.`` and spaces, so that ``"ReliefF-ML"``, ``"relieff_ml"`` and ``"RELIEFF ML"``
