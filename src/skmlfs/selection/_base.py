@@ -195,9 +195,7 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         Y : array-like or sparse matrix of shape (n_samples, n_labels), 0/1
             A 1-D ``y`` is accepted as one discrete target (single-label problem).
         """
-        # a memmap is also an ordinary array: selectors that cannot count over row blocks
-        # read it whole, like any other array
-        if _is_row_block_input(X) and (self._row_blocks_ok or not isinstance(X, np.memmap)):
+        if _is_row_block_input(X) and not self._memmap_in_memory(X):
             self._check_params()
             cache = self._stream_cache(X, Y)
             n_rows, n_cols = cache.n_samples, cache.source.n_features
@@ -231,6 +229,19 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
 
     def _check_params(self) -> None:
         """Hook for subclasses to validate their own parameters at fit."""
+
+    def _memmap_in_memory(self, X: Any) -> bool:
+        """Whether a memmap ``X`` is read whole, as any other array, instead of in row blocks.
+
+        A memmap is streamed only when it can be counted as it is: the selector counts over
+        row blocks, and the values are symbols already (an integer dtype, or
+        ``discretizer=None``). A float memmap with ``discretizer="auto"`` needs the
+        supervised discretization of the in-memory fit.
+        """
+        if not isinstance(X, np.memmap):
+            return False
+        symbols = X.dtype.kind in "biu" or self.discretizer is None
+        return not (self._row_blocks_ok and symbols)
 
     def _stream_cache(self, X: Any, Y: Any) -> Any:
         """Counts over row blocks (Dask array, memmap, RowBlocks source), see fit."""
