@@ -174,6 +174,7 @@ def test_pre_issue14_store_gains_the_info_column(tmp_path):
     from skmlfs.experiments._store import _SCHEMA
 
     con.executescript(_SCHEMA)
+    con.execute("ALTER TABLE cells DROP COLUMN info")  # the schema before the column
     con.execute("INSERT INTO meta VALUES ('schema_version', '1')")
     con.commit()
     assert "info" not in {r[1] for r in con.execute("PRAGMA table_info(cells)")}

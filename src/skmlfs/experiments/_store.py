@@ -512,7 +512,7 @@ class ResultStore:
         df = pd.DataFrame(rows, columns=list(cols))
         if "info" not in df:
             df["info"] = None
-        df["info"] = [None if e is None else json.loads(e) for e in df["info"]]
+        df["info"] = [json.loads(e) if isinstance(e, str) else None for e in df["info"]]
         # a metric with parameters is stored as "name@<hash of its parameters>"
         metrics = [
             {_PARAMS_HASH.sub("", k): v for k, v in json.loads(m).items()} for m in df["metrics"]
@@ -544,7 +544,7 @@ class ResultStore:
         p = Path(path)
         fmt = (format or p.suffix.lstrip(".")).lower()
         df = self.to_frame()
-        df["info"] = [None if e is None else _dumps(e) for e in df["info"]]
+        df["info"] = [_dumps(e) if isinstance(e, dict) else None for e in df["info"]]
         if fmt == "csv":
             df = df.assign(features=[_dumps(f) for f in df["features"]])
             p.parent.mkdir(parents=True, exist_ok=True)
