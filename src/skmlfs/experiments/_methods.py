@@ -67,7 +67,7 @@ class WeightedLearner(MetaEstimatorMixin, BaseEstimator):
         Fitted with ``fit(X, Y)``; must expose ``weights_attr`` after fitting.
     learner : estimator
         Must have the parameter ``weights_param``.
-    weights_attr : str, default="weights_"
+    weights_attr : str, default ``"weights_"``
     weights_param : str, default="feature_weights"
 
     Attributes

@@ -53,7 +53,7 @@ def _label_matrix(Y: Any, n: int | None = None) -> np.ndarray:
 
 
 def iterative_stratification(Y: Any, n_splits: int = 5, random_state: Any = None) -> np.ndarray:
-    """Fold index (``0 .. n_splits-1``) of every pattern by iterative stratification.
+    """Fold index (from 0 to ``n_splits - 1``) of every pattern by iterative stratification.
 
     Sechidis et al. (2011), Algorithm 1, with equal fold proportions ``r_j = 1/k``:
 
