@@ -158,6 +158,19 @@ def seeded(cls: Any, params: dict, seed: int | None) -> Any:
     return cls(**params)
 
 
+def add_budget_options(parser) -> None:
+    """``-k`` and ``--seed`` of the commands that select once (select, transform)."""
+    parser.add_argument(
+        "-k", "--n-features", dest="k", default=None, type=budget_arg,
+        help="how many features: a count (20), a fraction (0.1), a percentage (10%%), "
+        "'all', or 'sqrt' for ceil(sqrt(#patterns)), the SCLS paper's budget (default)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0,
+        help="random seed of stochastic methods (those marked * by `mlfs methods`; 0)",
+    )
+
+
 def one_budget(value: str | None, command: str) -> tuple:
     """The single budget term of ``-k`` for commands that select once (select, transform)."""
     terms = parse_k(value)

@@ -6,8 +6,8 @@ import sys
 import time
 
 from ._common import (
+    add_budget_options,
     add_data_options,
-    budget_arg,
     check_output_path,
     data_options,
     load_dataset,
@@ -27,15 +27,7 @@ def register(parser) -> None:
         help="selection method: scls (default), ami, mdmr, gics, relieff-ml, memetic, ... "
         "(`mlfs methods` lists them all)",
     )
-    parser.add_argument(
-        "-k", "--n-features", dest="k", default=None, type=budget_arg,
-        help="how many features: a count (20), a fraction (0.1), a percentage (10%%), "
-        "'all', or 'sqrt' for ceil(sqrt(#patterns)), the SCLS paper's budget (default)",
-    )
-    parser.add_argument(
-        "--seed", type=int, default=0,
-        help="random seed of stochastic methods (those marked * by `mlfs methods`; 0)",
-    )
+    add_budget_options(parser)
     parser.add_argument(
         "--out", "-o", metavar="FILE",
         help="write the ranking to FILE: .csv, .tsv, .json or .parquet (by its extension)",

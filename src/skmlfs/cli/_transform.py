@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ._common import (
+    add_budget_options,
     add_data_options,
-    budget_arg,
     data_options,
     load_dataset,
     make_selector,
@@ -41,15 +41,7 @@ def register(parser) -> None:
         "trust); its features are kept. Without --model, --method selects on FILE itself.",
     )
     parser.add_argument("--method", "-m", default=None, help="selection method (default: scls)")
-    parser.add_argument(
-        "-k", "--n-features", dest="k", default=None, type=budget_arg,
-        help="how many features: a count (20), a fraction (0.1), a percentage (10%%), "
-        "'all', or 'sqrt' for ceil(sqrt(#patterns)) (default)",
-    )
-    parser.add_argument(
-        "--seed", type=int, default=0,
-        help="random seed of stochastic methods (those marked * by `mlfs methods`; 0)",
-    )
+    add_budget_options(parser)
     parser.add_argument(
         "--save", metavar="MODEL", help="also store the fitted selector (joblib) for later use"
     )
