@@ -35,6 +35,16 @@ def register(p: argparse.ArgumentParser) -> None:
         help="override the experiment file's seed (its splits and every stochastic method "
         "left unseeded); a new seed gives new cells in the database",
     )
+    p.add_argument(
+        "--datasets", metavar="NAMES",
+        help="comma-separated dataset names: run only these (a reduced run; use another "
+        "--db and --out so that a full report is not overwritten)",
+    )
+    p.add_argument(
+        "--parts", metavar="NAMES",
+        help="multi-part files ([[part]] tables): comma-separated parts to run (default "
+        "all); the report uses every part stored",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar or messages")
     p.add_argument("--no-report", action="store_true", help="only run; write no report")
     p.add_argument("--no-figures", action="store_true", help="report tables only")
@@ -116,7 +126,18 @@ def run(args: argparse.Namespace) -> int:
         except ImportError as exc:
             print(f"mlfs benchmark: error: --dask: {exc}", file=sys.stderr)
             return 2
+    from ..experiments._parts import is_multipart
+
+    if is_multipart(args.experiment):
+        return _run_multipart(args)
     spec = load_experiment(args.experiment)
+    if args.datasets:
+        import dataclasses
+
+        keep = set(args.datasets.split(","))
+        spec = dataclasses.replace(
+            spec, datasets=tuple(d for d in spec.datasets if d.name.split(" (train")[0] in keep)
+        )
     if args.seed is not None:
         import dataclasses
 
@@ -153,6 +174,32 @@ def _run(args: argparse.Namespace, spec, db: Path) -> int:
         )
         print(f"report: {files[-1]}")
     return 1 if summary.n_failed_tasks else 0
+
+
+def _run_multipart(args: argparse.Namespace) -> int:
+    """A file with ``[[part]]`` tables: every part into one store, then its report."""
+    from ..experiments import ResultStore
+    from ..experiments._parts import load_parts, run_parts
+    from ..experiments._parts_report import write_parts_report
+
+    ep = load_parts(args.experiment)
+    db = Path(args.db) if args.db else Path("runs") / f"{ep.name}.db"
+    out = Path(args.out) if args.out else db.with_suffix("")
+    with ResultStore(db, synchronous="FULL" if args.durable else "NORMAL") as store:
+        res = run_parts(
+            ep, store, parts=args.parts.split(",") if args.parts else None,
+            datasets=args.datasets.split(",") if args.datasets else None, seed=args.seed,
+            n_jobs=args.jobs, dask=args.dask, progress=False if args.quiet else None,
+            verbose=not args.quiet,
+        )
+        for target in args.export:
+            store.export(target)
+        if not args.no_report:
+            cmd = "mlfs benchmark " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else None
+            files = write_parts_report(store, out, ep, figures=not args.no_figures,
+                                       command=cmd)
+            print(f"report: {files[-1]}")
+    return 1 if res.n_failed_tasks else 0
 
 
 def _report_options(spec) -> dict:

@@ -21,6 +21,8 @@ Both paths build the same tasks and run them with the same per-cell function
 from ._cells import prepare_split, run_task
 from ._histories import plot_search_histories, search_histories
 from ._methods import WeightedLearner, metric_scorer
+from ._parts import ExperimentParts, load_parts, run_parts
+from ._parts_report import write_parts_report
 from ._protocols import Split, holdout_splits, kfold_splits, mat_splits
 from ._registry import DISCRETIZERS, LEARNERS, SELECTORS, AllFeatures, resolve
 from ._runner import RunSummary, evaluate, run_experiment, summarize
@@ -37,6 +39,7 @@ from ._spec import (
 )
 from ._store import ResultStore, StoreBusyError, StoreError
 from ._stratify import IterativeStratifiedKFold, iterative_stratification
+from ._subsample import TrainingSubsample
 
 __all__ = [
     "DISCRETIZERS",
@@ -44,6 +47,7 @@ __all__ = [
     "SELECTORS",
     "AllFeatures",
     "DatasetSpec",
+    "ExperimentParts",
     "ExperimentSpec",
     "IterativeStratifiedKFold",
     "MethodSpec",
@@ -54,6 +58,7 @@ __all__ = [
     "SpecError",
     "StoreBusyError",
     "StoreError",
+    "TrainingSubsample",
     "Split",
     "WeightedLearner",
     "evaluate",
@@ -61,10 +66,12 @@ __all__ = [
     "iterative_stratification",
     "kfold_splits",
     "load_experiment",
+    "load_parts",
     "mat_splits",
     "metric_scorer",
     "parse_n_features",
     "plot_search_histories",
+    "run_parts",
     "prepare_split",
     "resolve",
     "resolve_n_features_grid",
@@ -72,6 +79,7 @@ __all__ = [
     "run_task",
     "search_histories",
     "summarize",
+    "write_parts_report",
 ]
 
 

@@ -74,6 +74,7 @@ LEARNERS: dict[str, str] = {
     "mlcwknn": "skmlfs.learners:MLCWkNN",
     "weighted": "skmlfs.experiments._methods:WeightedLearner",
     "pipeline": "sklearn.pipeline:Pipeline",
+    "train_subsample": "skmlfs.experiments._subsample:TrainingSubsample",
 }
 
 DISCRETIZERS: dict[str, str] = {
@@ -154,6 +155,8 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
         "weighted": ("a learner whose feature weights come from a weighting method "
                      "(e.g. ReliefF-ML into ML-kNN)", "Reyes, Morell & Ventura 2013"),
         "pipeline": ("a scikit-learn Pipeline of steps (discretizer, selector, learner)", "-"),
+        "train_subsample": ("a learner trained on a random share of its training rows "
+                            "(training-size curves)", "Sun & Kudo 2018, Fig. 7"),
     },
     "discretizer": {
         "laim": ("label-attribute interdependence maximization (supervised)",

@@ -1009,6 +1009,9 @@ def load_experiment(path: str | os.PathLike) -> ExperimentSpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{p}: invalid TOML: {exc}") from None
+    if "part" in data:  # several grids: skmlfs.experiments._parts.load_parts
+        raise SpecError(f"{p}: has [[part]] tables (several grids); read it with "
+                        "skmlfs.experiments.load_parts or run it with `mlfs benchmark`.")
     spec = ExperimentSpec.from_dict(data, source=str(p), base_dir=str(p.resolve().parent))
     object.__setattr__(spec, "text", text)
     return spec

@@ -1,0 +1,481 @@
+"""The report of a multi-part experiment: sections declared in ``[report]``.
+
+``[[report.section]]`` tables, in order (every kind takes ``title``, ``text``, ``parts``
+= the parts whose cells it uses (default all), ``datasets`` (order and filter) and
+``metrics`` (default the experiment's)):
+
+* ``kind = "compare"``: one table per metric, datasets × ``methods`` (display name →
+  learner glob). A glob with ``*`` is a tuned family: the member with the best mean
+  ``tune_metric`` per dataset is used for every metric (its name after the glob's prefix
+  is shown as a subscript). ``paper`` (metric → dataset → one value per method) prints
+  the paper's value beside ours; ``prefer`` (part names) says which part's cells are used
+  when several parts have a (dataset, learner): the first where all its splits are stored
+  (a family is taken from one part only); ``ranks`` (lists of parts) adds an average-rank
+  row over the datasets whose every method comes from those parts. A note lists the
+  (dataset, method) results taken from other parts than the first of ``prefer``.
+* ``kind = "table"``: mean (± std with ``std = true``) of ``metric`` for ``learners``
+  (globs) × datasets (``rows = "learners"`` or ``"datasets"``).
+* ``kind = "curve"``: a PNG ``file`` of a metric against ``x``, a parameter (``a__b``
+  nested) of the learners in ``series`` (label → glob): one panel per dataset and metric
+  (``lines = "series"``) or one panel per metric with a line per dataset
+  (``lines = "datasets"``); ``errorbars``, ``normalize`` (each line over its maximum),
+  ``xlabel``; plus a table of the plotted means.
+* ``kind = "bars"``: a PNG ``file`` of grouped bars, datasets × ``series`` (label →
+  learner name), one panel per metric, with the std as error bars; plus its table.
+* ``kind = "include"``: the text of ``file`` (relative to the experiment file).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._spec import SpecError, _fail, _unknown
+
+__all__ = ["REPORT_KEYS", "SECTION_KEYS", "check_report", "write_parts_report"]
+
+REPORT_KEYS = {"title", "intro", "labels", "decimals", "section"}
+_COMMON = {"kind", "title", "text", "parts", "datasets", "metrics"}
+SECTION_KEYS = {
+    "compare": _COMMON | {"methods", "tune_metric", "paper", "prefer", "ranks"},
+    "table": _COMMON | {"learners", "metric", "rows", "std"},
+    "curve": _COMMON | {"file", "x", "series", "lines", "errorbars", "normalize", "xlabel"},
+    "bars": _COMMON | {"file", "series"},
+    "include": {"kind", "title", "file"},
+}
+
+
+def check_report(src: str, report: Mapping, parts: Sequence[str]) -> None:
+    """Validate the ``[report]`` table of a multi-part experiment (keys and kinds)."""
+    _unknown(src, "report", report, REPORT_KEYS)
+    secs = report.get("section", [])
+    if not isinstance(secs, Sequence) or isinstance(secs, str):
+        raise _fail(src, "report.section", "must be an array of tables ([[report.section]]).")
+    for i, s in enumerate(secs):
+        key = f"report.section[{i}]"
+        if not isinstance(s, Mapping):
+            raise _fail(src, key, "must be a table.")
+        kind = s.get("kind")
+        if kind not in SECTION_KEYS:
+            raise _fail(src, f"{key}.kind", f"must be one of {', '.join(SECTION_KEYS)}; "
+                        f"got {kind!r}.")
+        _unknown(src, key, s, SECTION_KEYS[kind])
+        for p in list(s.get("parts", [])) + list(s.get("prefer", [])) + [
+            x for r in s.get("ranks", []) for x in r
+        ]:
+            if p not in parts:
+                raise _fail(src, key, f"unknown part {p!r}; parts: {', '.join(parts)}.")
+        need = {"compare": ["methods"], "table": ["learners", "metric"],
+                "curve": ["file", "x", "series"], "bars": ["file", "series"],
+                "include": ["file"]}[kind]
+        for k in need:
+            if k not in s:
+                raise _fail(src, f"{key}.{k}", f"missing (needed by kind {kind!r}).")
+        paper = s.get("paper", {})
+        n = len(s.get("methods", {}))
+        for m, rows in paper.items():
+            for ds, vals in rows.items():
+                if len(vals) != n:
+                    raise _fail(src, f"{key}.paper.{m}.{ds}", f"{len(vals)} values for "
+                                f"{n} methods.")
+
+
+# --------------------------------------------------------------------------- helpers
+def _fmt(x: Any, d: int = 3) -> str:
+    if x is None or not np.isfinite(x):
+        return "—"
+    return f"{x:.{d}f}".replace("0.", ".", 1)
+
+
+def _match(names: Sequence[str], glob: str | Sequence[str]) -> list[str]:
+    """Names matching ``glob`` (``*`` only; see :func:`~._parts.glob_match`) or any of a
+    list of globs."""
+    from ._parts import glob_match
+
+    globs = [glob] if isinstance(glob, str) else list(glob)
+    return sorted(n for n in names if any(glob_match(n, g) for g in globs))
+
+
+def _param(spec: Any, path: str) -> Any:
+    from ._parts import _param as p
+
+    d = json.loads(spec) if isinstance(spec, str) else spec
+    try:
+        return p(d["params"], path)
+    except KeyError:
+        return None
+
+
+class _Data:
+    """The cells of every part, with per-part and per-(dataset, learner) summaries."""
+
+    def __init__(self, frames: Mapping[str, Any], metrics: Sequence[str]):
+        import pandas as pd
+
+        self.metrics = list(metrics)
+        parts = []
+        for p, df in frames.items():
+            df = df.copy()
+            df["part"] = p
+            parts.append(df)
+        self.df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        self.parts = list(frames)
+
+    def rows(self, parts: Sequence[str] | None = None):
+        if not len(self.df):
+            return self.df
+        return self.df[self.df["part"].isin(parts or self.parts)]
+
+    def datasets(self, sec: Mapping) -> list[str]:
+        have = list(dict.fromkeys(self.rows(sec.get("parts"))["dataset"])) if len(
+            self.df) else []
+        want = sec.get("datasets")
+        return [d for d in want if d in have] if want else have
+
+    def summary(self, parts: Sequence[str] | None = None):
+        """Mean, std (ddof 0), split count, fit time of each (dataset, learner): cells of
+        the first listed part that has the pair."""
+        df = self.rows(parts)
+        if not len(df):
+            return None
+        order = {p: i for i, p in enumerate(parts or self.parts)}
+        df = df.assign(_o=df["part"].map(order))
+        first = df.groupby(["dataset", "learner"])["_o"].transform("min")
+        df = df[df["_o"] == first]
+        cols = [m for m in self.metrics if m in df] + ["fit_time"]
+        g = df.groupby(["dataset", "learner"])
+        out = g[cols].mean().join(g[cols].std(ddof=0).add_suffix("_std"))
+        out["n_splits"] = g.size()
+        out["learner_spec"] = g["learner_spec"].first()
+        return out
+
+
+# --------------------------------------------------------------------------- sections
+def _compare(sec, data: _Data, labels, dec) -> list[str]:
+    from scipy.stats import rankdata
+
+    methods = dict(sec["methods"])
+    metrics = sec.get("metrics", data.metrics)
+    prefer = list(sec.get("prefer") or sec.get("parts") or data.parts)
+    df = data.rows(prefer)
+    if not len(df):
+        return []
+    nsplit = df.groupby(["part", "dataset"])["split"].nunique()
+    cnt = df.groupby(["part", "dataset", "learner"]).size()
+    dss = data.datasets(dict(sec, parts=prefer))
+    tune = sec.get("tune_metric", metrics[0])
+    chosen: dict = {}  # (ds, method) -> (part, learner)
+    for ds in dss:
+        for m, glob in methods.items():
+            for p in prefer:
+                if (p, ds) not in nsplit.index:
+                    continue
+                sub = cnt.loc[p].loc[ds] if ds in cnt.loc[p].index.get_level_values(0) else None
+                if sub is None:
+                    continue
+                full = [lr for lr in _match(list(sub.index), glob)
+                        if sub[lr] >= nsplit[(p, ds)]]
+                if not full:
+                    continue
+                if len(full) > 1 or "*" in glob:
+                    rows = df[(df["part"] == p) & (df["dataset"] == ds)
+                              & df["learner"].isin(full)]
+                    means = rows.groupby("learner")[tune].mean().round(12).sort_index()
+                    lr = str(means.idxmax())
+                else:
+                    lr = full[0]
+                chosen[(ds, m)] = (p, lr)
+                break
+    means = df.groupby(["part", "dataset", "learner"])[list(metrics)].mean()
+    paper = sec.get("paper", {})
+    L: list[str] = []
+    if sec.get("title"):
+        L.append(f"\n## {sec['title']}\n")
+    if sec.get("text"):
+        L.append(sec["text"].strip() + "\n")
+    names = list(methods)
+    for metric in metrics:
+        L.append(f"\n### {labels.get(metric, metric)}\n")
+        L.append("| dataset | " + " | ".join(names) + " |")
+        L.append("|" + "---|" * (len(names) + 1))
+        for ds in dss:
+            ours = [means.loc[(*chosen[(ds, m)][:1], ds, chosen[(ds, m)][1]), metric]
+                    if (ds, m) in chosen else np.nan for m in names]
+            if not np.isfinite(ours).any():
+                continue
+            best = np.nanmax(np.round(ours, dec))
+            pv = paper.get(metric, {}).get(ds)
+            cells = []
+            for i, m in enumerate(names):
+                p_s = ""
+                if pv is not None:
+                    ps = _fmt(pv[i], dec)
+                    p_s = f" ({'**' + ps + '**' if pv[i] == max(pv) else ps})"
+                if not np.isfinite(ours[i]):
+                    cells.append(f"—{p_s}")
+                    continue
+                s = _fmt(ours[i], dec)
+                if round(ours[i], dec) == best:
+                    s = f"**{s}**"
+                sub = ""
+                glob = methods[m]
+                if "*" in glob and metric == tune:
+                    sub = f" <sub>{chosen[(ds, m)][1][len(glob.split('*')[0]):]}</sub>"
+                cells.append(f"{s}{p_s}{sub}")
+            L.append(f"| {ds} | " + " | ".join(cells) + " |")
+        for rparts in sec.get("ranks", [[prefer[0]]]):
+            ok = [ds for ds in dss if all((ds, m) in chosen and chosen[(ds, m)][0] in rparts
+                                          for m in names)]
+            if not ok:
+                continue
+            ro = np.mean([rankdata(-np.round(
+                [means.loc[(chosen[(ds, m)][0], ds, chosen[(ds, m)][1]), metric]
+                 for m in names], dec)) for ds in ok], axis=0)
+            pok = [ds for ds in ok if ds in paper.get(metric, {})]
+            rp = (np.mean([rankdata(-np.asarray(paper[metric][ds])) for ds in pok], axis=0)
+                  if len(pok) == len(ok) else None)
+            cells = [f"{a:.2f}" + (f" ({b:.2f})" if rp is not None else "")
+                     for a, b in zip(ro, rp if rp is not None else ro, strict=True)]
+            L.append(f"| avg. rank ({len(ok)} datasets: {', '.join(rparts)}) | "
+                     + " | ".join(cells) + " |")
+    other = sorted((ds, m, p, lr) for (ds, m), (p, lr) in chosen.items() if p != prefer[0])
+    if other:
+        L.append(f"\nResults not from part `{prefer[0]}` (the first part where every split "
+                 "of the cell is stored):\n")
+        L.append("| dataset | method | part used | learner |\n|---|---|---|---|")
+        for ds, m, p, lr in other:
+            L.append(f"| {ds} | {m} | {p} | {lr} |")
+    return L
+
+
+def _table(sec, data: _Data, labels, dec) -> list[str]:
+    sm = data.summary(sec.get("parts"))
+    if sm is None:
+        return []
+    metric = sec["metric"]
+    dss = data.datasets(sec)
+    have = list(dict.fromkeys(sm.index.get_level_values(1)))
+    lrs = list(dict.fromkeys(lr for g in sec["learners"] for lr in _match(have, g)))
+    std = bool(sec.get("std", False))
+
+    def cell(ds, lr):
+        if (ds, lr) not in sm.index:
+            return "—"
+        v = _fmt(sm.loc[(ds, lr), metric], dec)
+        return f"{v} ± {_fmt(sm.loc[(ds, lr), metric + '_std'], dec)}" if std else v
+
+    L = [f"\n## {sec['title']}\n"] if sec.get("title") else []
+    if sec.get("text"):
+        L.append(sec["text"].strip() + "\n")
+    L.append(f"{labels.get(metric, metric)}, mean{' ± std' if std else ''} over the "
+             "splits:\n")
+    if sec.get("rows", "learners") == "datasets":
+        L.append("| dataset | " + " | ".join(lrs) + " |")
+        L.append("|" + "---|" * (len(lrs) + 1))
+        L += [f"| {ds} | " + " | ".join(cell(ds, lr) for lr in lrs) + " |" for ds in dss]
+    else:
+        L.append("| learner | " + " | ".join(dss) + " |")
+        L.append("|" + "---|" * (len(dss) + 1))
+        L += [f"| {lr} | " + " | ".join(cell(ds, lr) for ds in dss) + " |" for lr in lrs]
+    return L
+
+
+def _points(sec, sm, ds, glob) -> list[tuple[float, str]]:
+    pts = []
+    for lr in _match(list(sm.loc[ds].index) if ds in sm.index.get_level_values(0) else [],
+                     glob):
+        x = _param(sm.loc[(ds, lr), "learner_spec"], sec["x"])
+        if isinstance(x, (int, float)) and not isinstance(x, bool):
+            pts.append((float(x), lr))
+    return sorted(pts)
+
+
+def _curve(sec, data: _Data, labels, dec, out: Path, figures: bool) -> list[str]:
+    sm = data.summary(sec.get("parts"))
+    if sm is None:
+        return []
+    metrics = sec.get("metrics", data.metrics[:1])
+    dss = data.datasets(sec)
+    series = dict(sec["series"])
+    lines_by_ds = sec.get("lines", "series") == "datasets"
+    L = [f"\n## {sec['title']}\n"] if sec.get("title") else []
+    if sec.get("text"):
+        L.append(sec["text"].strip() + "\n")
+    if figures:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        ncol = 1 if lines_by_ds else max(1, len(dss))
+        fig, axes = plt.subplots(len(metrics), ncol, figsize=(3.4 * ncol + 2, 3.0 * len(
+            metrics)), squeeze=False)
+        for r, metric in enumerate(metrics):
+            for c in range(ncol):
+                ax = axes[r, c]
+                for ds in (dss if lines_by_ds else [dss[c]] if dss else []):
+                    for lab, glob in series.items():
+                        pts = _points(sec, sm, ds, glob)
+                        if not pts:
+                            continue
+                        xs = [p[0] for p in pts]
+                        ys = np.array([sm.loc[(ds, p[1]), metric] for p in pts])
+                        es = np.array([sm.loc[(ds, p[1]), metric + "_std"] for p in pts])
+                        if sec.get("normalize"):
+                            es, ys = es / ys.max(), ys / ys.max()
+                        name = (ds if len(series) == 1 else f"{ds}: {lab}") if lines_by_ds \
+                            else lab
+                        if sec.get("errorbars"):
+                            ax.errorbar(xs, ys, yerr=es, marker="o", ms=4, capsize=3,
+                                        label=name)
+                        else:
+                            ax.plot(xs, ys, "o-", ms=4, label=name)
+                ax.set_xlabel(sec.get("xlabel", sec["x"]))
+                if c == 0:
+                    norm = " / its maximum" if sec.get("normalize") else " (mean)"
+                    ax.set_ylabel(f"{labels.get(metric, metric)}{norm}")
+                if r == 0 and not lines_by_ds and dss:
+                    ax.set_title(dss[c])
+                if r == 0 and c == 0:
+                    ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(out / sec["file"], dpi=110)
+        plt.close(fig)
+        L.append(f"![{sec['file']}]({sec['file']})\n")
+    for metric in metrics:
+        L.append(f"\n{labels.get(metric, metric)}, mean over the splits, by "
+                 f"`{sec['x']}`:\n")
+        L.append("| dataset | series | values (x: mean) |\n|---|---|---|")
+        for ds in dss:
+            for lab, glob in series.items():
+                pts = _points(sec, sm, ds, glob)
+                if pts:
+                    vals = ", ".join(f"{x:g}: {_fmt(sm.loc[(ds, lr), metric], dec)}"
+                                     for x, lr in pts)
+                    L.append(f"| {ds} | {lab} | {vals} |")
+    return L
+
+
+def _bars(sec, data: _Data, labels, dec, out: Path, figures: bool) -> list[str]:
+    sm = data.summary(sec.get("parts"))
+    if sm is None:
+        return []
+    metrics = sec.get("metrics", data.metrics[:1])
+    dss = data.datasets(sec)
+    series = dict(sec["series"])
+    L = [f"\n## {sec['title']}\n"] if sec.get("title") else []
+    if sec.get("text"):
+        L.append(sec["text"].strip() + "\n")
+
+    def val(ds, lr, col):
+        return sm.loc[(ds, lr), col] if (ds, lr) in sm.index else np.nan
+
+    if figures and dss:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, len(metrics), figsize=(4.5 * len(metrics), 3.4),
+                                 squeeze=False)
+        w = 0.8 / max(1, len(series))
+        for ax, metric in zip(axes[0], metrics, strict=True):
+            for i, (lab, lr) in enumerate(series.items()):
+                x = np.arange(len(dss)) + (i - (len(series) - 1) / 2) * w
+                ax.bar(x, [val(ds, lr, metric) for ds in dss], w,
+                       yerr=[val(ds, lr, metric + "_std") for ds in dss], capsize=2,
+                       label=lab)
+            ax.set_xticks(np.arange(len(dss)), dss)
+            ax.set_title(labels.get(metric, metric))
+        axes[0, 0].legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(out / sec["file"], dpi=110)
+        plt.close(fig)
+        L.append(f"![{sec['file']}]({sec['file']})\n")
+    for metric in metrics:
+        L.append(f"\n{labels.get(metric, metric)}, mean ± std over the splits:\n")
+        L.append("| series | " + " | ".join(dss) + " |")
+        L.append("|" + "---|" * (len(dss) + 1))
+        for lab, lr in series.items():
+            L.append(f"| {lab} | " + " | ".join(
+                f"{_fmt(val(ds, lr, metric), dec)} ± {_fmt(val(ds, lr, metric + '_std'), dec)}"
+                for ds in dss) + " |")
+    return L
+
+
+# --------------------------------------------------------------------------- report
+def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
+                       figures: bool = True, cell_ids: Mapping[str, list[str]] | None = None,
+                       command: str | None = None) -> list[Path]:
+    """Write ``README.md`` (the declared sections), the PNG figures and
+    ``results_folds.csv`` (every cell of every part) of a multi-part experiment.
+
+    Parameters
+    ----------
+    store : ResultStore
+    out_dir : folder (created)
+    ep : :class:`~skmlfs.experiments._parts.ExperimentParts`
+    figures : draw the PNG figures
+    cell_ids : per part, the cells to use (default: as last planned in the store)
+    command : the command line shown in the header
+    """
+    from ._parts import part_cells
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    ids = cell_ids if cell_ids is not None else part_cells(store, ep)
+    frames = {p: store.to_frame(cell_ids=ids[p]) for p, _ in ep.parts if ids.get(p)}
+    rep = ep.report
+    metrics = [m.name for m in ep.checked["main"].metrics]
+    data = _Data(frames, metrics)
+    labels = dict(rep.get("labels", {}))
+    dec = int(rep.get("decimals", 3))
+    L = [f"# {rep.get('title', ep.name)}\n"]
+    L.append(f"Generated by `{command or 'mlfs benchmark ' + str(ep.source)}` (Python "
+             f"{platform.python_version()}, {os.cpu_count()} cores). Parts: "
+             + ", ".join(f"`{p}` ({len(f)} cells)" for p, f in frames.items()) + ".\n")
+    if rep.get("intro"):
+        L.append(rep["intro"].strip() + "\n")
+    written: list[Path] = []
+    for sec in rep.get("section", []):
+        kind = sec["kind"]
+        if kind == "compare":
+            L += _compare(sec, data, labels, dec)
+        elif kind == "table":
+            L += _table(sec, data, labels, dec)
+        elif kind == "curve":
+            L += _curve(sec, data, labels, dec, out, figures)
+        elif kind == "bars":
+            L += _bars(sec, data, labels, dec, out, figures)
+        elif kind == "include":
+            p = Path(ep.base_dir or ".") / sec["file"]
+            if not p.exists():
+                raise SpecError(f"{ep.source}: report section include: no file {p}.")
+            if sec.get("title"):
+                L.append(f"\n## {sec['title']}\n")
+            L.append("\n" + p.read_text(encoding="utf-8"))
+        if figures and kind in ("curve", "bars") and (out / sec["file"]).exists():
+            written.append(out / sec["file"])
+    if len(data.df):
+        L.append("\n## Compute\n")
+        L.append("| part | cells | fit time (s, sum) | predict time (s, sum) |")
+        L.append("|---|---|---|---|")
+        for p in frames:
+            r = data.rows([p])
+            L.append(f"| {p} | {len(r)} | {r['fit_time'].sum():.0f} | "
+                     f"{r['predict_time'].sum():.0f} |")
+        cols = ["part", "dataset", "learner", "split", *[m for m in metrics if m in data.df],
+                "fit_time", "predict_time", "n_train", "n_test", "protocol"]
+        csv = out / "results_folds.csv"
+        data.df[cols].to_csv(csv, index=False, float_format="%.6g")
+        written.append(csv)
+    readme = out / "README.md"
+    readme.write_text("\n".join(L) + "\n", encoding="utf-8")
+    written.append(readme)
+    return written

@@ -1,0 +1,244 @@
+"""Multi-part experiments ([[part]] tables), their reference values, the training-share
+learner and the declared report (the oCC reproduction, issue #14)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from skmlfs.experiments import (
+    ResultStore,
+    SpecError,
+    TrainingSubsample,
+    load_experiment,
+    load_parts,
+    run_parts,
+    write_parts_report,
+)
+from skmlfs.experiments._parts import PART_KEYS, parts_from_dict
+from skmlfs.experiments._parts_report import REPORT_KEYS, SECTION_KEYS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _experiment(n_folds: int = 2) -> dict:
+    return {
+        "name": "tiny",
+        "seed": 0,
+        "n_features": "all",
+        "selectors": ["all"],
+        "discretizer": "none",
+        "metrics": ["subset_accuracy", "macro_f1"],
+        "protocol": {"kind": "kfold", "k": n_folds},
+        "datasets": [{"name": "emotions", "load": "mulan/emotions"}],
+        "learners": {
+            "BR": {"method": "br"},
+            "oCC_M0.1": {"method": "occ", "M": 0.1},
+            "oCC_M0.5": {"method": "occ", "M": 0.5},
+        },
+        "part": [
+            {"name": "abl", "learners": {"k": {
+                "method": "occ",
+                "M": {"best": "oCC_M*", "metric": "subset_accuracy", "param": "M"},
+                "variants": {"k": [0, 1.0]},
+            }}},
+            {"name": "fs", "learners": {"fs": {
+                "method": "occ", "feature_selection": "mlmim", "max_candidates": 200,
+                "variants": {"M": [{"share_of_features": 0.1, "cap": 50, "label": "0.1"}]},
+            }}},
+            {"name": "ts", "learners": {"can": {
+                "method": "train_subsample",
+                "estimator": {"method": "occ", "k": 1.0, "M": 1.0, "order": "canonical"},
+                "variants": {"fraction": [0.3, 1.0]},
+            }}},
+        ],
+        "report": {
+            "labels": {"subset_accuracy": "Exact-Match"},
+            "section": [
+                {"kind": "compare", "methods": {"BR": "BR", "oCC": "oCC_M*"},
+                 "paper": {"subset_accuracy": {"emotions": [0.233, 0.270]}},
+                 "parts": ["main"]},
+                {"kind": "curve", "parts": ["abl"], "file": "k.png", "x": "k",
+                 "series": {"k": "k[*"}, "lines": "datasets", "errorbars": True},
+                {"kind": "curve", "parts": ["ts"], "file": "ts.png", "x": "fraction",
+                 "series": {"can": "can[*"}, "metrics": ["subset_accuracy", "macro_f1"]},
+                {"kind": "bars", "parts": ["abl"], "file": "bars.png",
+                 "series": {"k0": "k[k=0]", "k1": "k[k=1.0]"}},
+                {"kind": "table", "parts": ["main", "abl"], "metric": "subset_accuracy",
+                 "learners": ["oCC_M*", "k[*"], "std": True},
+            ],
+        },
+    }
+
+
+# --------------------------------------------------------------- straightforward code
+def _folds(n: int, k: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Shuffled k-fold: array_split of one seeded permutation (the engine's protocol)."""
+    perm = np.random.default_rng(seed).permutation(n)
+    out = []
+    for fold in np.array_split(perm, k):
+        test = np.sort(fold)
+        out.append((np.setdiff1d(np.arange(n), test), test))
+    return out
+
+
+def _exact_match(Y, P) -> float:
+    return float(np.mean(np.all(np.asarray(Y) == np.asarray(P), axis=1)))
+
+
+def _seeded(est):
+    """The engine's default: ``random_state`` = the experiment's seed when the estimator
+    has one left at None."""
+    if est.get_params(deep=False).get("random_state", 0) is None:
+        est.set_params(random_state=0)
+    return est
+
+
+def _script_train_fraction(est, fraction, seed, X, Y):
+    """The reproduction script's Fig. 7 learner: rows then the chain's seed, one RNG."""
+    rng = np.random.RandomState(seed)
+    n = X.shape[0]
+    m = min(n, max(2, int(np.ceil(fraction * n - 1e-9))))
+    rows = np.sort(rng.choice(n, m, replace=False)) if m < n else np.arange(n)
+    est.set_params(random_state=int(rng.randint(2**31 - 1)))
+    return est.fit(X[rows], Y[rows])
+
+
+@pytest.mark.slow
+def test_parts_equal_a_straightforward_computation(tmp_path, datasets_dir, monkeypatch):
+    """Every part's per-cell values equal the computation written out here (the oCC
+    script's protocol): the grid, the ablation at the M chosen by the main part, the M =
+    ⌈f·min(d, cap)⌉ budget and the training-share learner."""
+    from skmlfs.datasets import load_name
+    from skmlfs.learners import OCC, BinaryRelevance
+
+    monkeypatch.setenv("MLFS_DATASETS", str(datasets_dir))
+    ep = parts_from_dict(_experiment(), source="tiny")
+    with ResultStore(tmp_path / "t.db") as store:
+        res = run_parts(ep, store, n_jobs=1, progress=False, verbose=False)
+        assert res.n_failed_tasks == 0
+        ids = res.cell_ids()
+        frames = {p: store.to_frame(cell_ids=ids[p]) for p in ids}
+        again = run_parts(ep, store, n_jobs=1, progress=False, verbose=False)
+        assert sum(s.n_computed for v in again.summaries.values() for s in v) == 0
+        files = write_parts_report(store, tmp_path / "rep", ep)
+    ds = load_name("mulan/emotions")
+    X, Y = np.asarray(ds.X, dtype=float), np.asarray(ds.Y)
+    folds = _folds(X.shape[0], 2, 0)
+
+    def ref(make):
+        vals = []
+        for tr, te in folds:
+            vals.append(_exact_match(Y[te], make().fit(X[tr], Y[tr]).predict(X[te])))
+        return vals
+
+    def got(part, learner):
+        df = frames[part]
+        return list(df[df["learner"] == learner].sort_values("split")["subset_accuracy"])
+
+    grid = {M: ref(lambda M=M: OCC(M=M, random_state=0)) for M in (0.1, 0.5)}
+    assert got("main", "oCC_M0.1") == grid[0.1]
+    assert got("main", "oCC_M0.5") == grid[0.5]
+    assert got("main", "BR") == ref(lambda: _seeded(BinaryRelevance()))
+    best = max((0.1, 0.5), key=lambda M: (round(np.mean(grid[M]), 12), -M))
+    for k in (0, 1.0):
+        assert got("abl", f"k[k={k}]") == ref(lambda k=k: OCC(k=k, M=best, random_state=0))
+    m_fs = max(1, int(np.ceil(0.1 * min(X.shape[1], 50) - 1e-9)))
+    assert got("fs", "fs[M=0.1]") == ref(
+        lambda: OCC(M=m_fs, feature_selection="mlmim", max_candidates=200, random_state=0))
+    for f in (0.3, 1.0):
+        vals = []
+        for tr, te in folds:
+            est = _script_train_fraction(OCC(k=1.0, M=1.0, order="canonical"), f, 0,
+                                         X[tr], Y[tr])
+            vals.append(_exact_match(Y[te], est.predict(X[te])))
+        assert got("ts", f"can[fraction={f}]") == vals
+        n_tr = frames["ts"][frames["ts"]["learner"] == f"can[fraction={f}]"]["n_train"]
+        assert set(n_tr) == {tr.size for tr, _ in folds}  # the split is not subsampled
+    # the report: declared sections, figures and the per-cell CSV
+    names = {p.name for p in files}
+    assert {"k.png", "ts.png", "bars.png", "results_folds.csv", "README.md"} <= names
+    text = (tmp_path / "rep" / "README.md").read_text()
+    chosen = f"oCC_M{best}"[len("oCC_M"):]
+    em = np.mean(grid[best])
+    assert f"{em:.3f}".replace("0.", ".", 1) in text
+    assert f"<sub>{chosen}</sub>" in text
+    assert "(.270)" in text or "(**.270**)" in text
+
+
+def test_training_subsample_rows_and_seed():
+    """Rows: ⌈f·n⌉ (at least 2) drawn first, then the estimator's seed, from one RNG; the
+    same seed gives the same rows whatever the estimator."""
+    from sklearn.dummy import DummyClassifier
+
+    class Rec(DummyClassifier):
+        def __init__(self, random_state=None):
+            super().__init__(strategy="most_frequent", random_state=random_state)
+
+        def fit(self, X, y):
+            self.rows_ = np.asarray(X)[:, 0].astype(int)
+            return super().fit(X, y)
+
+    X = np.arange(50, dtype=float).reshape(-1, 1)
+    Y = np.zeros((50, 2), dtype=int)
+    Y[::3] = 1
+    t = TrainingSubsample(Rec(), fraction=0.3, random_state=7).fit(X, Y)
+    rng = np.random.RandomState(7)
+    rows = np.sort(rng.choice(50, 15, replace=False))
+    assert t.n_train_used_ == 15
+    np.testing.assert_array_equal(t.estimator_.rows_, rows)
+    assert t.estimator_.random_state == rng.randint(2**31 - 1)
+    full = TrainingSubsample(Rec(), fraction=1.0, random_state=7).fit(X, Y)
+    np.testing.assert_array_equal(full.estimator_.rows_, np.arange(50))
+    assert full.estimator_.random_state == np.random.RandomState(7).randint(2**31 - 1)
+    assert TrainingSubsample(Rec(), fraction=0.01, random_state=0).fit(X, Y).n_train_used_ == 2
+    with pytest.raises(ValueError, match="fraction"):
+        TrainingSubsample(Rec(), fraction=0).fit(X, Y)
+
+
+def test_part_errors_name_the_key(tmp_path):
+    d = _experiment()
+    d["part"][0]["protocl"] = "kfold"
+    with pytest.raises(SpecError, match=r"part\[0\]\.protocl.*did you mean 'protocol'"):
+        parts_from_dict(d, source="x.toml")
+    d = _experiment()
+    d["part"][0]["learners"]["k"]["M"]["part"] = "ts"
+    with pytest.raises(SpecError, match="not an earlier part"):
+        parts_from_dict(d, source="x.toml")
+    d = _experiment()
+    d["part"][1]["learners"]["fs"]["variants"]["M"][0]["cap"] = 0
+    with pytest.raises(SpecError, match="cap"):
+        parts_from_dict(d, source="x.toml")
+    d = _experiment()
+    d["report"]["section"][0]["paper"]["subset_accuracy"]["emotions"] = [0.1]
+    with pytest.raises(SpecError, match="1 values for 2 methods"):
+        parts_from_dict(d, source="x.toml")
+    p = tmp_path / "m.toml"
+    p.write_text('name = "m"\nselectors = ["all"]\ndatasets = ["emotions"]\n'
+                 '[[part]]\nname = "b"\n')
+    with pytest.raises(SpecError, match=r"\[\[part\]\] tables"):
+        load_experiment(p)
+    assert [n for n, _ in load_parts(p).parts] == ["main", "b"]
+
+
+def test_occ_paper_file_declares_every_phase():
+    """experiments/occ_paper.toml: no script hand-off; the six phases of the reproduction
+    are parts; the report declares the ablation, selector and training-size figures."""
+    ep = load_parts(ROOT / "experiments" / "occ_paper.toml")
+    assert "experiment" not in ep.checked["main"].report
+    assert [n for n, _ in ep.parts] == ["main", "large", "large_delicious", "ablation", "fs",
+                                       "large_cv", "large_cv_delicious", "ts"]
+    files = {s.get("file") for s in ep.report["section"]}
+    assert {"ablation_k.png", "ablation_M.png", "ablation_order.png", "selectors_M.png",
+            "training_size.png"} <= files
+    assert len(ep.checked["fs"].learners) == 25 and len(ep.checked["ts"].learners) == 20
+
+
+def test_docs_list_part_and_report_keys():
+    text = (ROOT / "docs" / "experiment_file.md").read_text()
+    keys = PART_KEYS | REPORT_KEYS | {k for v in SECTION_KEYS.values() for k in v}
+    missing = sorted(k for k in keys if not re.search(rf"\| `{re.escape(k)}` \|", text))
+    assert not missing, missing
