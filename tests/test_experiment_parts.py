@@ -242,3 +242,39 @@ def test_docs_list_part_and_report_keys():
     keys = PART_KEYS | REPORT_KEYS | {k for v in SECTION_KEYS.values() for k in v}
     missing = sorted(k for k in keys if not re.search(rf"\| `{re.escape(k)}` \|", text))
     assert not missing, missing
+
+
+def test_cli_runs_parts_with_dataset_and_part_filters(tmp_path, datasets_dir, monkeypatch,
+                                                      capsys):
+    """`mlfs benchmark` on a multi-part file: --datasets keeps those data sets in every
+    part, --parts those parts; a second call computes nothing; the report is written."""
+    from skmlfs.cli import main
+
+    monkeypatch.setenv("MLFS_DATASETS", str(datasets_dir))
+    exp = tmp_path / "p.toml"
+    exp.write_text(
+        'name = "p"\nselectors = ["all"]\nn_features = "all"\ndiscretizer = "none"\n'
+        'metrics = ["subset_accuracy"]\nprotocol = { kind = "kfold", k = 2 }\n'
+        'datasets = ["mulan/emotions", "mulan/yeast"]\n'
+        '[learners.BR]\nmethod = "br"\n'
+        '[[part]]\nname = "two"\ndatasets = ["emotions"]\n'
+        '[part.learners.half]\nmethod = "train_subsample"\n'
+        'estimator = { method = "br" }\nfraction = 0.5\n'
+        '[[part]]\nname = "three"\nprotocol = { kind = "kfold", k = 3 }\n'
+        '[report]\n[[report.section]]\nkind = "table"\nmetric = "subset_accuracy"\n'
+        'learners = ["*"]\n'
+    )
+    db, out = tmp_path / "p.db", tmp_path / "rep"
+    args = ["benchmark", str(exp), "--db", str(db), "--out", str(out), "-q"]
+    assert main(args + ["--datasets", "emotions", "--parts", "main,two"]) == 0
+    with ResultStore(db, readonly=True) as store:
+        df = store.to_frame()
+    assert set(df["dataset"]) == {"emotions"}
+    assert sorted(set(df["learner"])) == ["BR", "half"]
+    assert len(df) == 4  # 2 folds x (BR in main, half in two); part three not run
+    text = (out / "README.md").read_text()
+    assert "| half |" in text and "| BR |" in text
+    assert main(args + ["--datasets", "emotions"]) == 0  # now part three too
+    with ResultStore(db, readonly=True) as store:
+        assert len(store.to_frame()) == 4 + 3
+    capsys.readouterr()
