@@ -450,9 +450,10 @@ def test_occ_beats_br_in_exact_match_on_scene(datasets_dir):
 def test_experiment_file_builds_every_learner():
     from pathlib import Path
 
-    from skmlfs.experiments import load_experiment
+    from skmlfs.experiments import load_parts
 
-    spec = load_experiment(Path(__file__).resolve().parents[1] / "experiments/occ_paper.toml")
+    ep = load_parts(Path(__file__).resolve().parents[1] / "experiments/occ_paper.toml")
+    spec = ep.checked["main"]  # the main grid (the other parts: tests/test_experiment_parts)
     built = {m.name: m.build(random_state=0) for m in spec.learners}
     assert {"BR", "ECC", "EBCC", "EoCC", "oCC_M0.5", "MDDM_thr0.1", "LLSF_b1"} <= set(built)
     assert isinstance(built["EoCC"], EnsembleOfChains)
