@@ -195,7 +195,12 @@ def _run_multipart(args: argparse.Namespace) -> int:
         for target in args.export:
             store.export(target)
         if not args.no_report:
-            cmd = "mlfs benchmark " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else None
+            cmd = " ".join(
+                ["mlfs benchmark", str(args.experiment)]
+                + ([f"-j {args.jobs}"] if args.jobs != 1 else [])
+                + [f"--{k} {v}" for k, v in (("parts", args.parts),
+                                             ("datasets", args.datasets)) if v]
+            )
             files = write_parts_report(store, out, ep, figures=not args.no_figures,
                                        command=cmd)
             print(f"report: {files[-1]}")
