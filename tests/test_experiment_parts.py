@@ -89,6 +89,10 @@ def _exact_match(Y, P) -> float:
     return float(np.mean(np.all(np.asarray(Y) == np.asarray(P), axis=1)))
 
 
+def _f3(x: float) -> str:
+    return f"{x:.3f}".replace("0.", ".", 1)
+
+
 def _seeded(est):
     """The engine's default: ``random_state`` = the experiment's seed when the estimator
     has one left at None."""
@@ -278,3 +282,53 @@ def test_cli_runs_parts_with_dataset_and_part_filters(tmp_path, datasets_dir, mo
     with ResultStore(db, readonly=True) as store:
         assert len(store.to_frame()) == 4 + 3
     capsys.readouterr()
+
+
+def test_compare_section_prefers_complete_parts_and_keeps_a_family_together(tmp_path):
+    """`prefer`: a (data set, method) comes from the first listed part where it is stored;
+    a tuned family is taken from one part only (never mixed across protocols); results not
+    from the first part are listed; the tuned member is the best mean of `tune_metric`."""
+    gen = "skmlfs.datasets:make_multilabel_discrete"
+    knn = {"method": "mlknn", "variants": {"k": [3, 5]}}
+    d = {
+        "name": "cmp", "seed": 1, "n_features": "all", "selectors": ["all"],
+        "discretizer": "none", "metrics": ["hamming_loss", "subset_accuracy"],
+        "protocol": {"kind": "kfold", "k": 2},
+        "datasets": [{"name": "A", "generator": gen, "params": {
+            "n_samples": 120, "n_features": 12, "n_labels": 3, "random_state": 0}}],
+        "learners": {"knn": knn, "NB": {"method": "mlnb"}},
+        "part": [
+            {"name": "one", "protocol": {"kind": "holdout", "repeats": 1},
+             "datasets": [{"name": "B", "generator": gen, "params": {
+                 "n_samples": 120, "n_features": 12, "n_labels": 3, "random_state": 1}}]},
+            {"name": "cv", "datasets": [{"name": "B", "generator": gen, "params": {
+                "n_samples": 120, "n_features": 12, "n_labels": 3, "random_state": 1}}],
+             "learners": {"knn": {"method": "mlknn", "k": 3}}},
+        ],
+        "report": {"section": [{"kind": "compare", "methods": {"kNN": "knn*", "NB": "NB"},
+                                "tune_metric": "subset_accuracy",
+                                "prefer": ["main", "cv", "one"]}]},
+    }
+    ep = parts_from_dict(d, source="cmp")
+    with ResultStore(tmp_path / "c.db") as store:
+        run_parts(ep, store, n_jobs=1, progress=False, verbose=False)
+        df = store.to_frame()
+        write_parts_report(store, tmp_path / "r", ep, figures=False)
+    text = (tmp_path / "r" / "README.md").read_text()
+    a = df[df["dataset"] == "A"].groupby("learner")["subset_accuracy"].mean().round(12)
+    best = str(a[[n for n in a.index if n.startswith("knn")]].sort_index().idxmax())
+    em = text[text.index("### subset_accuracy"):]
+    row = next(line for line in em.splitlines() if line.startswith("| A |"))
+    assert f"<sub>{best[len('knn'):]}</sub>" in row
+    hl = text[text.index("### hamming_loss"):]
+    row = next(line for line in hl.splitlines() if line.startswith("| A |"))
+    lowest = min(float("0" + c.strip(" *").split(" ")[0]) for c in row.split("|")[2:4])
+    assert f"**{_f3(lowest)}**" in row  # a loss: the lowest is the best
+    # B: kNN only from part cv (its one member, "knn"), NB from part one
+    note = text[text.index("Results not from part `main`"):]
+    assert "| B | kNN | cv | knn |" in note and "| B | NB | one | NB |" in note
+    b_cv = df[(df["dataset"] == "B") & (df["learner"] == "knn")]
+    assert len(b_cv) == 2
+    assert _f3(b_cv["subset_accuracy"].mean()) in next(
+        line for line in em.splitlines() if line.startswith("| B |"))
+    assert "avg. rank (1 data sets of main)" in text

@@ -93,6 +93,15 @@ def _fmt(x: Any, d: int = 3) -> str:
     return f"{x:.{d}f}".replace("0.", ".", 1)
 
 
+def _greater_is_better(metric: str) -> bool:
+    from ..metrics import get_metric
+
+    try:
+        return bool(get_metric(metric).greater_is_better)
+    except (KeyError, ValueError):
+        return True  # times and unknown columns: as printed, larger first
+
+
 def _match(names: Sequence[str], glob: str | Sequence[str]) -> list[str]:
     """Names matching ``glob`` (``*`` only; see :func:`~._parts.glob_match`) or any of a
     list of globs."""
@@ -187,7 +196,7 @@ def _compare(sec, data: _Data, labels, dec) -> list[str]:
                     rows = df[(df["part"] == p) & (df["dataset"] == ds)
                               & df["learner"].isin(full)]
                     means = rows.groupby("learner")[tune].mean().round(12).sort_index()
-                    lr = str(means.idxmax())
+                    lr = str(means.idxmax() if _greater_is_better(tune) else means.idxmin())
                 else:
                     lr = full[0]
                 chosen[(ds, m)] = (p, lr)
@@ -209,14 +218,16 @@ def _compare(sec, data: _Data, labels, dec) -> list[str]:
                     if (ds, m) in chosen else np.nan for m in names]
             if not np.isfinite(ours).any():
                 continue
-            best = np.nanmax(np.round(ours, dec))
+            sign = 1.0 if _greater_is_better(metric) else -1.0  # best = largest sign·value
+            best = sign * np.nanmax(sign * np.round(ours, dec))
             pv = paper.get(metric, {}).get(ds)
             cells = []
             for i, m in enumerate(names):
                 p_s = ""
                 if pv is not None:
                     ps = _fmt(pv[i], dec)
-                    p_s = f" ({'**' + ps + '**' if pv[i] == max(pv) else ps})"
+                    pbest = max(pv) if sign > 0 else min(pv)
+                    p_s = f" ({'**' + ps + '**' if pv[i] == pbest else ps})"
                 if not np.isfinite(ours[i]):
                     cells.append(f"—{p_s}")
                     continue
@@ -229,20 +240,24 @@ def _compare(sec, data: _Data, labels, dec) -> list[str]:
                     sub = f" <sub>{chosen[(ds, m)][1][len(glob.split('*')[0]):]}</sub>"
                 cells.append(f"{s}{p_s}{sub}")
             L.append(f"| {ds} | " + " | ".join(cells) + " |")
+        seen: list = []
         for rparts in sec.get("ranks", [[prefer[0]]]):
             ok = [ds for ds in dss if all((ds, m) in chosen and chosen[(ds, m)][0] in rparts
                                           for m in names)]
-            if not ok:
+            if not ok or ok in seen:  # a row over the same data sets as another: once
                 continue
-            ro = np.mean([rankdata(-np.round(
+            seen.append(ok)
+            sign = 1.0 if _greater_is_better(metric) else -1.0
+            ro = np.mean([rankdata(-sign * np.round(
                 [means.loc[(chosen[(ds, m)][0], ds, chosen[(ds, m)][1]), metric]
                  for m in names], dec)) for ds in ok], axis=0)
             pok = [ds for ds in ok if ds in paper.get(metric, {})]
-            rp = (np.mean([rankdata(-np.asarray(paper[metric][ds])) for ds in pok], axis=0)
+            rp = (np.mean([rankdata(-sign * np.asarray(paper[metric][ds])) for ds in pok],
+                          axis=0)
                   if len(pok) == len(ok) else None)
             cells = [f"{a:.2f}" + (f" ({b:.2f})" if rp is not None else "")
                      for a, b in zip(ro, rp if rp is not None else ro, strict=True)]
-            L.append(f"| avg. rank ({len(ok)} datasets: {', '.join(rparts)}) | "
+            L.append(f"| avg. rank ({len(ok)} data sets of {', '.join(rparts)}) | "
                      + " | ".join(cells) + " |")
     other = sorted((ds, m, p, lr) for (ds, m), (p, lr) in chosen.items() if p != prefer[0])
     if other:
