@@ -282,6 +282,10 @@ def test_cli_runs_parts_with_dataset_and_part_filters(tmp_path, datasets_dir, mo
     with ResultStore(db, readonly=True) as store:
         assert len(store.to_frame()) == 4 + 3
     capsys.readouterr()
+    one = tmp_path / "one.toml"
+    one.write_text('selectors = ["all"]\ndatasets = ["mulan/emotions"]\n')
+    assert main(["benchmark", str(one), "--parts", "main", "--db", str(tmp_path / "o.db")]) == 2
+    assert "has no [[part]] tables" in capsys.readouterr().err
 
 
 def test_compare_section_prefers_complete_parts_and_keeps_a_family_together(tmp_path):

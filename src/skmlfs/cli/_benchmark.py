@@ -130,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
 
     if is_multipart(args.experiment):
         return _run_multipart(args)
+    if args.parts:
+        print(f"mlfs benchmark: error: --parts: {args.experiment} has no [[part]] tables.",
+              file=sys.stderr)
+        return 2
     spec = load_experiment(args.experiment)
     if args.datasets:
         import dataclasses
