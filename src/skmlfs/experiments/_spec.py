@@ -442,7 +442,8 @@ _SCRIPT_TABLES = {
     "wilcoxon": "use [report] alpha",
     "robustness": "NOT SUPPORTED: re-runs with other sampling seeds at fixed folds (use "
     "variants over a method's random_state)",
-    "paper": "NOT SUPPORTED: the paper's values beside the engine's in the report",
+    "paper": "the paper's values beside the engine's: a [[report.section]] with kind = "
+    "'compare' and paper = { <metric> = { <dataset> = [...] } } (files with [[part]] tables)",
     "search": "a wrapper search is a selector table (method = 'memetic', population_size, "
     "max_evaluations, ...); one search per metric: variants = { metric = [...] }",
     "learner": "write learners = [...] tables",
