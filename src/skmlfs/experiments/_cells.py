@@ -267,7 +267,7 @@ def _rank(task: Task, Xtr: Any, Ytr: np.ndarray) -> RankingResult:
 
 def _evaluate_cell(
     cell: CellSpec, ranking: np.ndarray, Xtr, Ytr, Xte, Yte, metrics, seed,
-    selector_info: dict | None = None, nominal_columns: Any = None,
+    selector_info: dict | None = None, nominal_columns: Any = None, graphs: Any = None,
 ) -> CellResult:
     feats = ranking[: cell.k]
     if feats.size == 0:
@@ -279,14 +279,11 @@ def _evaluate_cell(
         nominal_columns = np.flatnonzero(np.isin(feats, nominal_columns)).tolist() or None
     learner = cell.learner.build(random_state=seed, nominal_columns=nominal_columns)
     A, B = _columns(Xtr, feats), _columns(Xte, feats)
-    t0 = time.perf_counter()
-    learner.fit(A, Ytr)
-    t1 = time.perf_counter()
     specs = [(m, m.spec()) for m in metrics]
     needs = {s.needs for _, s in specs}
-    pred = learner.predict(B) if "pred" in needs else None
-    score = learner.predict_proba(B) if "score" in needs else None
-    t2 = time.perf_counter()
+    from ._graphs import fit_predict  # neighbour graphs shared by the task's cells
+
+    pred, score, fit_time, predict_time = fit_predict(learner, A, Ytr, B, needs, graphs, feats)
     values = {}
     for m, s in specs:
         out = pred if s.needs == "pred" else score
@@ -305,8 +302,8 @@ def _evaluate_cell(
         learner=cell.learner.name,
         n_selected=int(feats.size),
         metrics=values,
-        fit_time=t1 - t0,
-        predict_time=t2 - t1,
+        fit_time=fit_time,
+        predict_time=predict_time,
         info=info,
     )
 
@@ -329,11 +326,14 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
             )
             res.n_train, res.n_test, res.discretize_time = len(Ytr), len(Yte), tdisc
             res.ranking = _rank(task, Xtr, Ytr)
+            from ._graphs import NeighbourGraphs
+
+            graphs = NeighbourGraphs.for_cells(task.cells, task.seed)
             for cell in task.cells:
                 res.cells.append(
                     _evaluate_cell(
                         cell, res.ranking.ranking, Xtr, Ytr, Xte, Yte, task.metrics, task.seed,
-                        res.ranking.info, task.categorical_features,
+                        res.ranking.info, task.categorical_features, graphs,
                     )
                 )
         except Exception as exc:  # noqa: BLE001 — reported to the caller, see docstring

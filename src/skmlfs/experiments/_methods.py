@@ -96,6 +96,18 @@ class WeightedLearner(MetaEstimatorMixin, BaseEstimator):
                 f"{type(self.learner).__name__} has no parameter {self.weights_param!r} to "
                 "receive feature weights."
             )
+        self.fit_weights(X, Y)
+        self.learner_ = clone(self.learner).set_params(
+            **{self.weights_param: self.feature_weights_}
+        )
+        self.learner_.fit(X, Y)
+        self.n_features_in_ = int(self.feature_weights_.size)
+        return self
+
+    def fit_weights(self, X: Any, Y: Any) -> np.ndarray:
+        """Fit (or take from the per-process cache) the weighter only: sets ``weighter_``
+        and ``feature_weights_`` and returns the weights (the shared neighbour graphs of
+        the experiment cells fit the learner themselves)."""
         key = _weights_key(self.weighter, self.weights_attr, X, Y)
         hit = _WEIGHTS_CACHE.get(key) if key is not None else None
         if hit is not None:
@@ -116,12 +128,7 @@ class WeightedLearner(MetaEstimatorMixin, BaseEstimator):
                 while len(_WEIGHTS_CACHE) > _WEIGHTS_CACHE_SIZE:
                     _WEIGHTS_CACHE.popitem(last=False)
         self.feature_weights_ = np.asarray(w, dtype=float)
-        self.learner_ = clone(self.learner).set_params(
-            **{self.weights_param: self.feature_weights_}
-        )
-        self.learner_.fit(X, Y)
-        self.n_features_in_ = int(self.feature_weights_.size)
-        return self
+        return self.feature_weights_
 
     def predict(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "learner_")

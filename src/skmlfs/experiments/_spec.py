@@ -398,6 +398,7 @@ _TOP_KEYS = {
     "estimator_seed",
 }
 _REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
+_REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation"}  # see _report_views
 _DATASET_KEYS = {
     "name",
     "load",
@@ -935,6 +936,12 @@ class ExperimentSpec:
         _unknown(src, "report", report, _REPORT_KEYS)
         if report.get("columns", "selectors") not in ("selectors", "learners"):
             raise _fail(src, "report.columns", "must be 'selectors' or 'learners'.")
+        from ._report_views import check_report_views
+
+        try:
+            check_report_views(src, report, {m.name for m in metrics})
+        except ValueError as exc:
+            raise SpecError(str(exc)) from None
         compared = {m.name for m in
                     (learners if report.get("columns") == "learners" else selectors)}
         if "control" in report and report["control"] not in compared:
