@@ -530,6 +530,11 @@ def write_report(
             ds_pref += [d for d in o["datasets"] if d not in ds_pref]
             key = "learners" if columns == "learners" and "learners" in o else "methods"
             m_pref += [m for m in o[key] if m not in m_pref]
+    if views.get("optimised"):  # the folded names, in the order of their first variant
+        from ._report_views import fold_name
+
+        m_pref = list(dict.fromkeys(fold_name(m, views["optimised"]["parameter"])
+                                    for m in m_pref))
     if control is None:
         for nm in names:
             c = meta.get(f"control:{nm}")

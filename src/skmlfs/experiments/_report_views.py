@@ -174,6 +174,14 @@ def prepare(df: Any, report: Mapping[str, Any]) -> tuple[Any, dict]:
     return df, state
 
 
+def fold_name(name: str, parameter: str) -> str:
+    """``"memetic[metric=one_error]"`` → ``"memetic"`` (other variant labels are kept)."""
+    base, params = split_variant(name)
+    if params.pop(parameter, None) is None:
+        return str(name)
+    return _join(base, params)
+
+
 def fold_optimised(df: Any, parameter: str, convergence: str | None = None) -> Any:
     """Each variant ``base[parameter=<metric>]`` keeps only its metric's value, and the
     variants of a base become one method ``base`` (one row per dataset, split, k,
