@@ -33,6 +33,7 @@ import tomllib
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from skmlfs.datasets import load_name
@@ -71,7 +72,8 @@ def nominal(ds) -> list[int] | None:
 def loop(name: str, folds: int, grid: list[int], seed: int) -> dict:
     """values[(learner name, split)][metric], the learner name as the engine names it."""
     ds = load_name(name)
-    X, Y = np.asarray(ds.X, dtype=float), np.asarray(ds.Y)
+    X = sp.csr_matrix(ds.X, dtype=float) if sp.issparse(ds.X) else np.asarray(ds.X, float)
+    Y = np.asarray(ds.Y)
     cat = nominal(ds)
     fold = iterative_stratification(Y, folds, seed)
     out = {}

@@ -6,6 +6,7 @@ k-choice views, paper values and Wilcoxon pairs."""
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -164,3 +165,30 @@ def test_report_views_k_choice_paper_values_and_wilcoxon(datasets_dir, tmp_path)
     assert line.split("|")[9].strip() == f"{p_scipy:.3g}"
     wins = sum(a < b for a, b in zip(x, y, strict=True))
     assert line.split("|")[3].strip() == str(wins)
+
+
+def test_shared_graphs_leave_an_invalid_k_to_the_learner():
+    rng = np.random.default_rng(0)
+    X, Y = rng.random((40, 5)), (rng.random((40, 3)) < 0.4).astype(int)
+    graphs = NeighbourGraphs.for_learners([MLkNN(k=3), MLkNN(k=60)])
+    assert graphs.k_max == 60
+    with pytest.raises(ValueError, match="k=60 must be smaller than the number of training"):
+        fit_predict(MLkNN(k=60), X[:30], Y[:30], X[30:], {"pred"}, graphs, np.arange(5))
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"choose": {"parameter": "k", "criterion": "hamming", "fixed": 10}}, "choose.criterion"),
+    ({"pairs": {"pairs": [["a"]]}}, "pairs.pairs"),
+    ({"paper": {"columns": ["a", "b"], "hamming_loss": {"emotions": [0.1]}}},
+     "paper.hamming_loss.emotions"),
+    ({"choose": {"parameter": "k", "criterion": "hamming_loss", "fixed": 10, "tuning": 1}},
+     "choose.tuning"),
+    ({"ablation": {"method": "m", "parameter": "p", "reference": "r"}}, "ablation"),
+])
+def test_report_view_errors_name_the_key(change, key):
+    from skmlfs.experiments import SpecError
+
+    d = {"selectors": ["all"], "datasets": ["emotions"], "metrics": ["hamming_loss"],
+         "report": change}
+    with pytest.raises(SpecError, match=rf"report\.{re.escape(key)}"):
+        ExperimentSpec.from_dict(d)

@@ -18,6 +18,7 @@ neighbours, any other estimator) are fitted as they are, and predict once with
 
 from __future__ import annotations
 
+import numbers
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -67,7 +68,8 @@ class NeighbourGraphs:
     def for_learners(cls, learners: Iterable[Any]) -> NeighbourGraphs | None:
         """A cache sized for ``learners`` (built estimators), or ``None`` when fewer than
         two of them could share a graph (nothing to gain)."""
-        ks = [int(g[1].k) for g in map(_graph_learner, learners) if g is not None]
+        ks = [int(g[1].k) for g in map(_graph_learner, learners)
+              if g is not None and _valid_k(g[1].k)]
         if len(ks) < 2:
             return None
         return cls(max(ks))
@@ -90,7 +92,7 @@ class NeighbourGraphs:
         from ..learners import heom_kneighbors_graph
 
         hit = self._graphs.get(key)
-        if hit is not None and hit[0].shape[1] and _stored(hit[0]) >= k:
+        if hit is not None and _stored(hit[0]) >= k:
             return hit[0], hit[1], 0.0, 0.0
         kk = max(k, min(self.k_max, A.shape[0] - 1))
         kw = {"categorical_features": cat, "feature_weights": weights, "n_neighbors": kk,
@@ -104,6 +106,10 @@ class NeighbourGraphs:
         self.seconds += t2 - t0
         self.n_built += 1
         return Gtr, Gte, t1 - t0, t2 - t1
+
+
+def _valid_k(k: Any) -> bool:
+    return isinstance(k, numbers.Integral) and not isinstance(k, bool) and k > 0
 
 
 def _stored(G: Any) -> int:
@@ -130,6 +136,8 @@ def fit_predict(
     from the shared graph (``feats``, the selected columns, is part of its key).
     """
     g = _graph_learner(learner) if graphs is not None else None
+    if g is not None and not (_valid_k(g[1].k) and g[1].k < A.shape[0]):
+        g = None  # an invalid k: the learner's own fit says what is wrong
     if g is not None:
         wrapper, inner = g
         t0 = time.perf_counter()

@@ -63,7 +63,7 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
             raise fail(key, "must be a table.")
         for k in t:
             if k not in allowed and not (key == "paper" and k in metric_names):
-                raise fail(f"{k}", f"unknown key; allowed: {', '.join(sorted(allowed))}"
+                raise fail(f"{key}.{k}", f"unknown key; allowed: {', '.join(sorted(allowed))}"
                            + (" and the metric names" if key == "paper" else "") + ".")
         for k in required:
             if k not in t:
