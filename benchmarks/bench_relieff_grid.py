@@ -30,6 +30,7 @@ import argparse
 import tempfile
 import time
 import tomllib
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +66,9 @@ LEARNERS = {
 
 
 def nominal(ds) -> list[int] | None:
-    cols = [j for j, t in enumerate(ds.feature_types or ()) if t == "nominal"]
+    """Nominal attributes with more than two values (binary ones are exact as 0/1)."""
+    cols = [j for j, (t, c) in enumerate(zip(ds.feature_types, ds.categories, strict=True))
+            if t == "nominal" and len(c or ()) > 2]
     return cols or None
 
 
@@ -134,6 +137,8 @@ def main() -> None:
     ap.add_argument("--grid", default="5,10,15")
     ap.add_argument("--repeat", type=int, default=1, help="alternating rounds (best of)")
     args = ap.parse_args()
+    # labels without positives in a training part (medical) warn in every learner fit
+    warnings.simplefilter("ignore", UserWarning)
     names = args.datasets.split(",")
     grid = [int(k) for k in args.grid.split(",")]
     seed = 2013

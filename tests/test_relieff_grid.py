@@ -57,28 +57,39 @@ def test_paper_file_is_an_engine_experiment():
     assert set(spec.report["paper"]["hamming_loss"]) == {x.name for x in spec.datasets}
 
 
-def test_engine_cells_equal_straightforward_loops_on_emotions(datasets_dir, tmp_path):
+@pytest.mark.parametrize("name", ["emotions", "genbase"])
+def test_engine_cells_equal_straightforward_loops(name, datasets_dir, tmp_path):
     """Every learner, plain and -WF, k in {5, 10}, 3 folds: the engine's cells (shared
-    neighbour graphs) equal each learner fitted with its own HEOM search."""
+    neighbour graphs) equal each learner fitted with its own HEOM search; genbase's
+    protein identifier (nominal, 32 values) is categorical, its binary nominal attributes
+    numeric 0/1."""
+    import scipy.sparse as sp
+
     from skmlfs.datasets import load_name
 
-    spec = ExperimentSpec.from_dict(_reduced(["emotions"], 3, [5, 10]), source="reduced")
+    spec = ExperimentSpec.from_dict(_reduced([name], 3, [5, 10]), source="reduced")
     run_experiment(spec, tmp_path / "r.db", verbose=False, progress=False)
     with ResultStore(tmp_path / "r.db") as st:
         df = st.to_frame()
     assert len(df) == 3 * 12
-    ds = load_name("emotions")
-    X, Y = np.asarray(ds.X, dtype=float), ds.Y
+    ds = load_name(name)
+    X = sp.csr_matrix(ds.X, dtype=float) if sp.issparse(ds.X) else np.asarray(ds.X, float)
+    Y = ds.Y
+    cat = [j for j, (t, c) in enumerate(zip(ds.feature_types, ds.categories, strict=True))
+           if t == "nominal" and len(c) > 2] or None
+    assert (cat is not None) == (name == "genbase")
     fold = iterative_stratification(Y, 3, 2013)
     classes = {"ML-kNN": (MLkNN, {"s": 1.0}), "DML-kNN": (DMLkNN, {"s": 1.0, "delta": 6}),
                "MLC-WkNN": (MLCWkNN, {"reg": 1e-3})}
     for f in range(3):
         tr, te = fold != f, fold == f
         for k in (5, 10):
-            w = ReliefFML(k=k, s=1.0, random_state=2013 + f).fit(X[tr], Y[tr]).weights_
+            w = ReliefFML(k=k, s=1.0, random_state=2013 + f, categorical_features=cat)
+            w = w.fit(X[tr], Y[tr]).weights_
             for name, (cls, params) in classes.items():
                 for suffix, fw in (("", None), ("-WF", w)):
-                    est = cls(k=k, metric="heom", feature_weights=fw, **params)
+                    est = cls(k=k, metric="heom", feature_weights=fw,
+                              categorical_features=cat, **params)
                     est.fit(X[tr], Y[tr])
                     ref = _metrics(Y[te], est.predict(X[te]), est.predict_proba(X[te]))
                     row = df[(df.split == f) & (df.learner == f"{name}{suffix}[k={k}]")]
@@ -192,3 +203,26 @@ def test_report_view_errors_name_the_key(change, key):
          "report": change}
     with pytest.raises(SpecError, match=rf"report\.{re.escape(key)}"):
         ExperimentSpec.from_dict(d)
+
+
+def test_multivalued_nominal_keeps_the_nominal_attributes_with_more_than_two_values():
+    from skmlfs.experiments._cells import nominal_columns
+    from skmlfs.experiments._methods import build_method
+
+    class DS:
+        feature_types = ["numeric", "nominal", "nominal", "nominal"]
+        categories = [None, ["a", "b"], ["x", "y", "z"], ["0", "1"]]
+
+    cols = nominal_columns(DS())
+    assert tuple(cols) == (1, 2, 3) and cols.multivalued == (2,)
+    est = build_method("mlknn", {"categorical_features": "multivalued_nominal"}, nominal=cols)
+    assert est.categorical_features == [2]
+    est = build_method("mlknn", {"categorical_features": "nominal"}, nominal=cols)
+    assert est.categorical_features == [1, 2, 3]
+    # positions among selected features (ranking [2, 0, 3]): nominal 2 -> 0, 3 -> 2
+    pos = cols.positions(np.array([2, 0, 3]))
+    assert tuple(pos) == (0, 2) and pos.multivalued == (0,)
+    import pickle
+
+    back = pickle.loads(pickle.dumps(cols))
+    assert tuple(back) == (1, 2, 3) and back.multivalued == (2,)

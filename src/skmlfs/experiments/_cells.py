@@ -194,11 +194,37 @@ _PREP_CACHE: OrderedDict = OrderedDict()
 _PREP_CACHE_SIZE = 2  # a worker holds at most this many prepared splits (memory stays flat)
 
 
+class NominalColumns(tuple):
+    """Indices of the nominal features; ``multivalued``: those with more than two declared
+    values (for ``categorical_features = "multivalued_nominal"``: binary nominal
+    attributes coded 0/1 are exact as numeric in HEOM, and far faster)."""
+
+    multivalued: tuple[int, ...] = ()
+
+    def __new__(cls, cols: Any, multivalued: Any = ()) -> NominalColumns:
+        obj = super().__new__(cls, cols)
+        obj.multivalued = tuple(int(j) for j in multivalued)
+        return obj
+
+    def __reduce__(self):  # pickled to workers with its attribute
+        return (NominalColumns, (tuple(self), self.multivalued))
+
+    def positions(self, feats: np.ndarray) -> NominalColumns | None:
+        """The same columns as positions among the selected features ``feats``."""
+        pos = np.flatnonzero(np.isin(feats, list(self))).tolist()
+        if not pos:
+            return None
+        return NominalColumns(pos, np.flatnonzero(np.isin(feats, self.multivalued)).tolist())
+
+
 def nominal_columns(dataset: Any) -> tuple[int, ...] | None:
     """Indices of a dataset's ``"nominal"`` features (``feature_types``), ``None`` if none."""
     types = getattr(dataset, "feature_types", None) or ()
     cols = tuple(j for j, t in enumerate(types) if t == "nominal")
-    return cols or None
+    if not cols:
+        return None
+    cats = list(getattr(dataset, "categories", None) or [None] * len(types))
+    return NominalColumns(cols, [j for j in cols if j < len(cats) and len(cats[j] or ()) > 2])
 
 
 def prepare_split(
@@ -275,7 +301,9 @@ def _evaluate_cell(
             f"the selector returned no feature for k={cell.k} (every feature is constant on "
             "this training split?)."
         )
-    if nominal_columns is not None:  # positions of the nominal features among the selected
+    if isinstance(nominal_columns, NominalColumns):  # positions among the selected
+        nominal_columns = nominal_columns.positions(feats)
+    elif nominal_columns is not None:  # positions of the nominal features among the selected
         nominal_columns = np.flatnonzero(np.isin(feats, nominal_columns)).tolist() or None
     learner = cell.learner.build(random_state=seed, nominal_columns=nominal_columns)
     A, B = _columns(Xtr, feats), _columns(Xte, feats)

@@ -205,7 +205,8 @@ def build_method(
     Nested estimators built from tables get ``random_state`` when they have that parameter
     and the table does not set it (the top-level estimator is left to the caller, which
     applies its own defaults). ``categorical_features = "nominal"`` (at any depth) becomes
-    ``nominal``: the indices of the dataset's nominal attributes (``None`` if it has none).
+    ``nominal``: the indices of the dataset's nominal attributes (``None`` if it has none);
+    ``"multivalued_nominal"``: only those with more than two declared values.
 
     Raises
     ------
@@ -244,6 +245,10 @@ def build_method(
                                 nominal)
         elif p == "categorical_features" and isinstance(v, str) and v == "nominal":
             kwargs[p] = None if nominal is None else list(nominal)
+        elif p == "categorical_features" and isinstance(v, str) and v == "multivalued_nominal":
+            # nominal attributes with more than two values; binary ones stay numeric 0/1
+            multi = list(getattr(nominal, "multivalued", nominal or ()))
+            kwargs[p] = multi or None
         else:
             kwargs[p] = v
     if validate:
