@@ -1,34 +1,29 @@
-"""experiments/memetic_grid.toml through the engine gives the values of
-scripts/reproduce_memetic.py (same splits, same search seeds), issue #14."""
+"""experiments/memetic_paper.toml through the engine (issue #14): the cells equal a
+straightforward protocol written here (same splits, same search seeds), and the report
+shows each search on the metric it optimised, the constant-p ablation and the
+convergence records."""
 
 from __future__ import annotations
 
-import importlib.util
 import tomllib
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from skmlfs.experiments import ExperimentSpec, ResultStore, run_experiment
+from skmlfs.experiments._methods import build_method
+from skmlfs.learners import MLNB
+from skmlfs.metrics import METRICS
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "scripts" / "reproduce_memetic.py"
+PAPER = REPO / "experiments" / "memetic_paper.toml"
+METRIC_NAMES = ("multilabel_accuracy", "one_error", "ranking_loss", "coverage")
 
 
-@pytest.mark.skipif(not SCRIPT.exists(), reason="the reproduction script has been removed")
-@pytest.mark.parametrize("name", ["emotions", "scene"])
-def test_engine_cells_equal_the_script(name, datasets_dir, tmp_path):
-    spec_ = importlib.util.spec_from_file_location("reproduce_memetic", SCRIPT)
-    script = importlib.util.module_from_spec(spec_)
-    spec_.loader.exec_module(script)
-    cfg = tomllib.loads((REPO / "experiments" / "memetic_paper.toml").read_text())
-    # a smaller search keeps the test short; the engine gets the same parameters
-    cfg["search"].update(population_size=8, max_evaluations=30, n_features_to_select=10)
-    metrics = ["one_error", "multilabel_accuracy"]
-    d = next(x for x in cfg["datasets"] if x["name"] == name)
-    items = tuple(sorted(dict(d, _repeats=2, _test_size=0.2, _seed=0).items()))
-
-    g = tomllib.loads((REPO / "experiments" / "memetic_grid.toml").read_text())
+def _reduced(name: str, metrics: list[str], fractions=(0.2, 0.5)) -> dict:
+    g = tomllib.loads(PAPER.read_text())
     g["datasets"] = [x for x in g["datasets"] if x["name"] == name]
     if "protocol" in g["datasets"][0]:
         g["datasets"][0]["protocol"]["n_splits"] = 2
@@ -37,20 +32,121 @@ def test_engine_cells_equal_the_script(name, datasets_dir, tmp_path):
     for sel in ("memetic", "ga"):
         g["selectors"][sel].update(population_size=8, max_evaluations=30,
                                    variants={"metric": metrics})
-    spec = ExperimentSpec.from_dict(g, source="memetic_grid.toml")
+    g["selectors"]["memetic_p"].update(population_size=8, max_evaluations=30,
+                                       variants={"z_fraction": list(fractions)})
+    return g
+
+
+def _splits(name: str, g: dict, datasets_dir: Path):
+    """(X, Y, [(train, test)]) as the paper's protocol defines them, written directly."""
+    from skmlfs.datasets import load_mat, load_name
+
+    d = g["datasets"][0]
+    if "path" in d:
+        ds = load_mat(datasets_dir / d["path"], **d.get("options", {}))
+        X = ds.X_discrete if d.get("use_discretized") else ds.X
+        masks = ds.split_masks[:, :2]
+        return X, ds.Y, [(np.flatnonzero(m), np.flatnonzero(~m)) for m in masks.T]
+    ds = load_name(d["load"])
+    n = ds.Y.shape[0]
+    rng = np.random.default_rng(0)
+    out = []
+    for _ in range(2):
+        perm = rng.permutation(n)
+        n_test = int(np.floor(0.2 * n))
+        out.append((np.sort(perm[n_test:]), np.sort(perm[:n_test])))
+    return ds.X, ds.Y, out
+
+
+def _scores(Xtr, Ytr, Xte, Yte, feats) -> dict:
+    model = MLNB(alpha=0.0).fit(Xtr[:, feats], Ytr)
+    pred, proba = model.predict(Xte[:, feats]), model.predict_proba(Xte[:, feats])
+    return {m: float(METRICS[m].function(Yte, proba if METRICS[m].needs == "score" else pred,
+                                         convention="plcfs")) for m in METRIC_NAMES}
+
+
+def test_paper_file_is_an_engine_experiment(datasets_dir):
+    d = tomllib.loads(PAPER.read_text())
+    spec = ExperimentSpec.from_dict(d, source=str(PAPER), base_dir=str(PAPER.parent))
+    assert "experiment" not in d and "search" not in d
+    names = [m.name for m in spec.selectors]
+    assert "memetic[metric=coverage]" in names and "memetic_p[z_fraction=0.3]" in names
+    assert spec.report["optimised"]["parameter"] == "metric"
+
+
+@pytest.mark.parametrize("name", ["emotions", "scene"])
+def test_engine_cells_equal_the_protocol(name, datasets_dir, tmp_path):
+    metrics = ["one_error", "multilabel_accuracy"]
+    g = _reduced(name, metrics)
+    spec = ExperimentSpec.from_dict(g, source="memetic_paper.toml (reduced)",
+                                    base_dir=str(PAPER.parent))
     run_experiment(spec, tmp_path / "m.db", verbose=False, progress=False)
     with ResultStore(tmp_path / "m.db") as st:
         df = st.to_frame()
-    assert len(df) == 2 * 5
-    for k in range(2):
-        gics = {r["optimised"]: r["value"] for r in script.run_gics(items, k, cfg)}
+    assert len(df) == 2 * (2 * len(metrics) + 1 + 2)
+    X, Y, splits = _splits(name, g, datasets_dir)
+    tables = g["selectors"]
+    for k, (tr, te) in enumerate(splits):
+        Xtr, Xte, Ytr, Yte = X[tr], X[te], np.asarray(Y[tr]), np.asarray(Y[te])
+        if g["datasets"][0].get("discretizer") == "laim":
+            from skmlfs.discretize import LAIMDiscretizer
+
+            disc = LAIMDiscretizer().fit(Xtr, Ytr)
+            Xtr, Xte = disc.transform(Xtr), disc.transform(Xte)
+        from skmlfs.selection import GICS
+
+        gics = GICS(n_features_to_select=10).fit(Xtr, Ytr)
         row = df[(df.split == k) & (df.method == "gics")].iloc[0]
-        for m in ("multilabel_accuracy", "one_error", "ranking_loss", "coverage"):
-            assert row[m] == pytest.approx(gics[m], abs=1e-12), ("gics", k, m)
+        for m, v in _scores(Xtr, Ytr, Xte, Yte, gics.ranking_[:10]).items():
+            assert row[m] == pytest.approx(v, abs=1e-12), ("gics", k, m)
         for method in ("memetic", "ga"):
             for m in metrics:
-                old = script.run_search(items, k, method, m, cfg)
+                # the selector as the table describes it (the registry builds it), fitted
+                # with the split's seed and the budget, its best subset scored by MLNB
+                params = {p: v for p, v in tables[method].items()
+                          if p not in ("method", "variants")}
+                sel = build_method(method, {**params, "metric": m}, "selector",
+                                   random_state=k)
+                sel.set_params(n_features_to_select=10, random_state=k).fit(Xtr, Ytr)
+                want = _scores(Xtr, Ytr, Xte, Yte, np.asarray(sel.best_subset_))[m]
                 row = df[(df.split == k) & (df.method == f"{method}[metric={m}]")].iloc[0]
-                assert row[m] == pytest.approx(old["value"], abs=1e-12), (method, k, m)
+                assert row[m] == pytest.approx(want, abs=1e-12), (method, k, m)
                 hist = row["info"]["selector"]["history"]
-                assert len(hist) == old["ffcs"]
+                assert len(hist) == sel.n_evaluations_
+
+
+def test_report_optimised_ablation_convergence(datasets_dir, tmp_path):
+    from skmlfs.experiments import write_report
+
+    g = _reduced("emotions", ["one_error", "multilabel_accuracy"])
+    spec = ExperimentSpec.from_dict(g, source="memetic_paper.toml (reduced)",
+                                    base_dir=str(PAPER.parent))
+    db = tmp_path / "m.db"
+    run_experiment(spec, db, verbose=False, progress=False)
+    write_report(db, tmp_path / "rep", experiment=spec.name, decimals=4)
+    with ResultStore(db) as st:
+        df = st.to_frame()
+    rep = tmp_path / "rep"
+    for m in ("one_error", "multilabel_accuracy"):
+        t = pd.read_csv(rep / "tables" / f"{m}.csv", index_col=0)
+        # the memetic column of metric m is the search that optimised m (not another one)
+        want = df[df.method == f"memetic[metric={m}]"][m].mean()
+        col = next(c for c in t.columns if c.startswith("memetic") and "std" not in c)
+        assert t.loc["emotions", col] == pytest.approx(want, abs=1e-6)  # CSV: 6 digits
+        other = "one_error" if m == "multilabel_accuracy" else "multilabel_accuracy"
+        assert not np.isclose(want, df[df.method == f"memetic[metric={other}]"][m].mean())
+    text = (rep / "README.md").read_text()
+    sec = text[text.index("## multilabel accuracy"):]
+    head = next(ln for ln in sec.splitlines() if ln.startswith("| Dataset | "))
+    assert [c.strip() for c in head.split("|")[2:-1]] == ["memetic", "ga", "gics"]
+    assert "memetic_p" not in head
+    ab = pd.read_csv(rep / "tables" / "ablation.csv")
+    for p in (0.2, 0.5):
+        cells = df[df.method == f"memetic_p[z_fraction={p}]"].sort_values("split")
+        got = ab[ab.z_fraction == p].sort_values("split")["multilabel_accuracy"]
+        np.testing.assert_allclose(got, cells["multilabel_accuracy"], atol=1e-6)
+    assert (rep / "figures" / "ablation.png").stat().st_size > 0
+    conv = pd.read_csv(rep / "tables" / "convergence.csv")
+    r = df[(df.method == "memetic[metric=multilabel_accuracy]") & (df.split == 1)].iloc[0]
+    c = conv[(conv.method == "memetic") & (conv.split == 1)].sort_values("evaluation")
+    np.testing.assert_allclose(c["best_loss"], r["info"]["selector"]["history"], rtol=1e-5)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -104,39 +103,6 @@ def test_splitter_protocol_and_sklearn_use():
         next(cv.split(X))
     with pytest.raises(ValueError, match="n_splits"):
         iterative_stratification(Y, 1)
-
-
-def _script_function():
-    path = REPO / "scripts" / "reproduce_relieff_ml.py"
-    spec = importlib.util.spec_from_file_location("reproduce_relieff_ml", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.iterative_stratification
-
-
-@pytest.mark.skipif(
-    not (REPO / "scripts" / "reproduce_relieff_ml.py").exists(),
-    reason="the reproduction script (the function's former home) has been removed",
-)
-@pytest.mark.parametrize("seed", [0, 2013, 7])
-def test_same_folds_as_the_relieff_script(seed):
-    """The splitter moved out of scripts/reproduce_relieff_ml.py gives the same folds."""
-    old = _script_function()
-    rng = np.random.default_rng(seed)
-    Y = (rng.random((250, 9)) < np.linspace(0.01, 0.5, 9)).astype(int)
-    Y[:7] = 0  # patterns without labels
-    for k in (3, 10):
-        np.testing.assert_array_equal(iterative_stratification(Y, k, seed), old(Y, k, seed))
-
-
-def test_same_folds_as_the_relieff_script_real(dataset_path):
-    if not (REPO / "scripts" / "reproduce_relieff_ml.py").exists():
-        pytest.skip("the reproduction script has been removed")
-    from skmlfs.datasets import load_name
-
-    old = _script_function()
-    Y = load_name("emotions").Y
-    np.testing.assert_array_equal(iterative_stratification(Y, 10, 2013), old(Y, 10, 2013))
 
 
 def test_protocol_kfold_iterative():

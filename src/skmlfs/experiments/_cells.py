@@ -194,11 +194,37 @@ _PREP_CACHE: OrderedDict = OrderedDict()
 _PREP_CACHE_SIZE = 2  # a worker holds at most this many prepared splits (memory stays flat)
 
 
+class NominalColumns(tuple):
+    """Indices of the nominal features; ``multivalued``: those with more than two declared
+    values (for ``categorical_features = "multivalued_nominal"``: binary nominal
+    attributes coded 0/1 are exact as numeric in HEOM, and far faster)."""
+
+    multivalued: tuple[int, ...] = ()
+
+    def __new__(cls, cols: Any, multivalued: Any = ()) -> NominalColumns:
+        obj = super().__new__(cls, cols)
+        obj.multivalued = tuple(int(j) for j in multivalued)
+        return obj
+
+    def __reduce__(self):  # pickled to workers with its attribute
+        return (NominalColumns, (tuple(self), self.multivalued))
+
+    def positions(self, feats: np.ndarray) -> NominalColumns | None:
+        """The same columns as positions among the selected features ``feats``."""
+        pos = np.flatnonzero(np.isin(feats, list(self))).tolist()
+        if not pos:
+            return None
+        return NominalColumns(pos, np.flatnonzero(np.isin(feats, self.multivalued)).tolist())
+
+
 def nominal_columns(dataset: Any) -> tuple[int, ...] | None:
     """Indices of a dataset's ``"nominal"`` features (``feature_types``), ``None`` if none."""
     types = getattr(dataset, "feature_types", None) or ()
     cols = tuple(j for j, t in enumerate(types) if t == "nominal")
-    return cols or None
+    if not cols:
+        return None
+    cats = list(getattr(dataset, "categories", None) or [None] * len(types))
+    return NominalColumns(cols, [j for j in cols if j < len(cats) and len(cats[j] or ()) > 2])
 
 
 def prepare_split(
@@ -267,7 +293,7 @@ def _rank(task: Task, Xtr: Any, Ytr: np.ndarray) -> RankingResult:
 
 def _evaluate_cell(
     cell: CellSpec, ranking: np.ndarray, Xtr, Ytr, Xte, Yte, metrics, seed,
-    selector_info: dict | None = None, nominal_columns: Any = None,
+    selector_info: dict | None = None, nominal_columns: Any = None, graphs: Any = None,
 ) -> CellResult:
     feats = ranking[: cell.k]
     if feats.size == 0:
@@ -275,18 +301,17 @@ def _evaluate_cell(
             f"the selector returned no feature for k={cell.k} (every feature is constant on "
             "this training split?)."
         )
-    if nominal_columns is not None:  # positions of the nominal features among the selected
+    if isinstance(nominal_columns, NominalColumns):  # positions among the selected
+        nominal_columns = nominal_columns.positions(feats)
+    elif nominal_columns is not None:  # positions of the nominal features among the selected
         nominal_columns = np.flatnonzero(np.isin(feats, nominal_columns)).tolist() or None
     learner = cell.learner.build(random_state=seed, nominal_columns=nominal_columns)
     A, B = _columns(Xtr, feats), _columns(Xte, feats)
-    t0 = time.perf_counter()
-    learner.fit(A, Ytr)
-    t1 = time.perf_counter()
     specs = [(m, m.spec()) for m in metrics]
     needs = {s.needs for _, s in specs}
-    pred = learner.predict(B) if "pred" in needs else None
-    score = learner.predict_proba(B) if "score" in needs else None
-    t2 = time.perf_counter()
+    from ._graphs import fit_predict  # neighbour graphs shared by the task's cells
+
+    pred, score, fit_time, predict_time = fit_predict(learner, A, Ytr, B, needs, graphs, feats)
     values = {}
     for m, s in specs:
         out = pred if s.needs == "pred" else score
@@ -305,8 +330,8 @@ def _evaluate_cell(
         learner=cell.learner.name,
         n_selected=int(feats.size),
         metrics=values,
-        fit_time=t1 - t0,
-        predict_time=t2 - t1,
+        fit_time=fit_time,
+        predict_time=predict_time,
         info=info,
     )
 
@@ -329,11 +354,14 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
             )
             res.n_train, res.n_test, res.discretize_time = len(Ytr), len(Yte), tdisc
             res.ranking = _rank(task, Xtr, Ytr)
+            from ._graphs import NeighbourGraphs
+
+            graphs = NeighbourGraphs.for_cells(task.cells, task.seed)
             for cell in task.cells:
                 res.cells.append(
                     _evaluate_cell(
                         cell, res.ranking.ranking, Xtr, Ytr, Xte, Yte, task.metrics, task.seed,
-                        res.ranking.info, task.categorical_features,
+                        res.ranking.info, task.categorical_features, graphs,
                     )
                 )
         except Exception as exc:  # noqa: BLE001 — reported to the caller, see docstring

@@ -96,6 +96,18 @@ class WeightedLearner(MetaEstimatorMixin, BaseEstimator):
                 f"{type(self.learner).__name__} has no parameter {self.weights_param!r} to "
                 "receive feature weights."
             )
+        self.fit_weights(X, Y)
+        self.learner_ = clone(self.learner).set_params(
+            **{self.weights_param: self.feature_weights_}
+        )
+        self.learner_.fit(X, Y)
+        self.n_features_in_ = int(self.feature_weights_.size)
+        return self
+
+    def fit_weights(self, X: Any, Y: Any) -> np.ndarray:
+        """Fit (or take from the per-process cache) the weighter only: sets ``weighter_``
+        and ``feature_weights_`` and returns the weights (the shared neighbour graphs of
+        the experiment cells fit the learner themselves)."""
         key = _weights_key(self.weighter, self.weights_attr, X, Y)
         hit = _WEIGHTS_CACHE.get(key) if key is not None else None
         if hit is not None:
@@ -116,12 +128,7 @@ class WeightedLearner(MetaEstimatorMixin, BaseEstimator):
                 while len(_WEIGHTS_CACHE) > _WEIGHTS_CACHE_SIZE:
                     _WEIGHTS_CACHE.popitem(last=False)
         self.feature_weights_ = np.asarray(w, dtype=float)
-        self.learner_ = clone(self.learner).set_params(
-            **{self.weights_param: self.feature_weights_}
-        )
-        self.learner_.fit(X, Y)
-        self.n_features_in_ = int(self.feature_weights_.size)
-        return self
+        return self.feature_weights_
 
     def predict(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "learner_")
@@ -198,7 +205,8 @@ def build_method(
     Nested estimators built from tables get ``random_state`` when they have that parameter
     and the table does not set it (the top-level estimator is left to the caller, which
     applies its own defaults). ``categorical_features = "nominal"`` (at any depth) becomes
-    ``nominal``: the indices of the dataset's nominal attributes (``None`` if it has none).
+    ``nominal``: the indices of the dataset's nominal attributes (``None`` if it has none);
+    ``"multivalued_nominal"``: only those with more than two declared values.
 
     Raises
     ------
@@ -237,6 +245,10 @@ def build_method(
                                 nominal)
         elif p == "categorical_features" and isinstance(v, str) and v == "nominal":
             kwargs[p] = None if nominal is None else list(nominal)
+        elif p == "categorical_features" and isinstance(v, str) and v == "multivalued_nominal":
+            # nominal attributes with more than two values; binary ones stay numeric 0/1
+            multi = list(getattr(nominal, "multivalued", nominal or ()))
+            kwargs[p] = multi or None
         else:
             kwargs[p] = v
     if validate:

@@ -504,6 +504,15 @@ def write_report(
         raise ValueError("the results store holds no cell to report.")
     if columns not in ("selectors", "learners"):
         raise ValueError(f"columns must be 'selectors' or 'learners'; got {columns!r}.")
+    names_ = [experiment] if experiment else [k.split(":", 1)[1] for k in meta
+                                              if k.startswith("order:")]
+    views = {}
+    for nm in names_:  # report views declared in the experiment's [report] (issue #14)
+        views.update(json.loads(meta.get(f"report:{nm}", "{}")))
+    if views:
+        from ._report_views import prepare
+
+        df, view_state = prepare(df, views)
     if columns == "learners":  # learners become the compared methods (issue #14)
         col = df["learner"].astype(str)
         if df["method"].nunique() > 1:
@@ -521,6 +530,11 @@ def write_report(
             ds_pref += [d for d in o["datasets"] if d not in ds_pref]
             key = "learners" if columns == "learners" and "learners" in o else "methods"
             m_pref += [m for m in o[key] if m not in m_pref]
+    if views.get("optimised"):  # the folded names, in the order of their first variant
+        from ._report_views import fold_name
+
+        m_pref = list(dict.fromkeys(fold_name(m, views["optimised"]["parameter"])
+                                    for m in m_pref))
     if control is None:
         for nm in names:
             c = meta.get(f"control:{nm}")
@@ -602,6 +616,14 @@ def write_report(
             for f in conv:
                 written.append(f)
                 md.append(f"![search convergence](figures/{f.name})\n")
+    if views:
+        from ._report_views import sections
+
+        v_md, v_files = sections(df, view_state, views, meta, out, figures=figures,
+                                 ds_order=ds_pref, m_order=m_pref, decimals=decimals,
+                                 alpha=alpha)
+        md += v_md
+        written += v_files
     md.append(_runtime_section(df, ds_pref, m_pref))
     if figures:
         p = _runtime_figure(df, out, ds_pref, m_pref)

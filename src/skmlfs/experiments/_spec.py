@@ -398,6 +398,7 @@ _TOP_KEYS = {
     "estimator_seed",
 }
 _REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
+_REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation"}  # see _report_views
 _DATASET_KEYS = {
     "name",
     "load",
@@ -435,15 +436,18 @@ _SCRIPT_TABLES = {
     "experiment": "write 'name' (and 'seed') at the top level; the report folder is "
     "`mlfs benchmark --out`",
     "tuning": "nested tuning is per method: 'tune', 'inner_cv', 'scoring' keys of a learner "
-    "table; NOT SUPPORTED: choosing k by the outer test folds' mean (the ReliefF-ML script's "
-    "'tuned' tables) - run the k values as variants and compare them in the report",
+    "table; choosing k by the folds' mean (the ReliefF-ML paper's 'tuned' tables): run the k "
+    "values as variants and declare [report] choose = { parameter = 'k', criterion = ..., "
+    "fixed = ... }",
     "weighting": "feature weighting is a learner table: method = 'weighted', weighter = "
     "{ method = 'relieff_ml', ... }, learner = { method = 'mlknn', ... }",
-    "wilcoxon": "use [report] alpha",
+    "wilcoxon": "use [report] alpha, and [report] pairs = { pairs = [[a, b], ...] } for the "
+    "signed-rank test of method pairs over the datasets",
     "robustness": "NOT SUPPORTED: re-runs with other sampling seeds at fixed folds (use "
     "variants over a method's random_state)",
-    "paper": "the paper's values beside the engine's: a [[report.section]] with kind = "
-    "'compare' and paper = { <metric> = { <dataset> = [...] } } (files with [[part]] tables)",
+    "paper": "the paper's values beside the engine's: [report] paper = { columns = [...], "
+    "<metric> = { <dataset> = [...] } } (with [report] choose) in a single-grid file, or a "
+    "[[report.section]] with kind = 'compare' in a file with [[part]] tables",
     "search": "a wrapper search is a selector table (method = 'memetic', population_size, "
     "max_evaluations, ...); one search per metric: variants = { metric = [...] }",
     "learner": "write learners = [...] tables",
@@ -451,7 +455,9 @@ _SCRIPT_TABLES = {
     "convergence": "wrapper searches store their history with every cell and the report "
     "draws it (figures/convergence_<dataset>.png); NOT SUPPORTED: an optimiser's objective "
     "per iteration (RLEFS) and the memetic paper's low-accuracy-label curves (Fig. 4)",
-    "ablation": "ablation switches are variants = { parameter = [values] } of a method table",
+    "ablation": "ablation switches are variants = { parameter = [values] } of a method table; "
+    "[report] ablation = { method, parameter, reference, metric } draws them against a "
+    "reference method",
     "sensitivity": "one parameter varied: variants = { parameter = [values] }",
     "methods": "write [selectors.X] tables; parameters tuned at the largest budget with "
     "tune, tune_with = { method = <learner> }, inner_cv, scoring and tune_search = "
@@ -936,6 +942,12 @@ class ExperimentSpec:
         _unknown(src, "report", report, _REPORT_KEYS)
         if report.get("columns", "selectors") not in ("selectors", "learners"):
             raise _fail(src, "report.columns", "must be 'selectors' or 'learners'.")
+        from ._report_views import check_report_views
+
+        try:
+            check_report_views(src, report, {m.name for m in metrics})
+        except ValueError as exc:
+            raise SpecError(str(exc)) from None
         compared = {m.name for m in
                     (learners if report.get("columns") == "learners" else selectors)}
         if "control" in report and report["control"] not in compared:

@@ -1,0 +1,497 @@
+"""Report parts declared in an experiment's ``[report]`` table (issue #14).
+
+Generic mechanisms the paper reproductions need beyond the per-metric tables of
+:func:`~skmlfs.experiments.write_report`; each is a sub-table of ``[report]``:
+
+``optimised = { parameter = "metric", convergence = "multilabel_accuracy" }``
+    Methods with variants over a parameter that names the metric they optimise (one
+    wrapper search per metric): each variant is reported on its own metric only, and the
+    variants fold into one column (``memetic[metric=one_error]`` → ``memetic``). The
+    convergence figures use the searches of ``convergence``.
+``choose = { parameter = "k", criterion = "hamming_loss", fixed = 10, views = {...} }``
+    A variant parameter chosen per dataset × method by the mean of ``criterion`` over the
+    splits (ties → the smaller value when lower is better, the larger otherwise). Views:
+    ``fixed`` (``fixed`` everywhere), ``tuned`` (chosen everywhere), and one per entry of
+    ``views`` (name → methods tuned; the others at ``fixed``). Each view: mean ± std tables
+    with the chosen value, the paper's values (``paper``), and the ``pairs`` test.
+``pairs = { test = "wilcoxon", pairs = [[a, b], ...] }``
+    Wilcoxon signed-rank test over the datasets of the per-dataset means of each pair
+    (``a`` against ``b``; R⁺ = rank sum where ``b`` is better, Demšar 2006), per metric and
+    view; with ``paper``, how often the direction of ``a`` vs ``b`` agrees with the paper.
+``paper = { columns = [...], <metric> = { <dataset> = [...] } }``
+    The paper's published values, one per column (``nan``: unreadable), printed beside ours.
+``ablation = { method = ..., parameter = ..., reference = ..., metric = ... }``
+    The variants of ``method`` over ``parameter`` (e.g. a constant |Z|/|L| = p) against the
+    ``reference`` method on ``metric``: table, ``figures/ablation.png`` and
+    ``tables/ablation.csv``; the ablation cells leave the main tables.
+
+Also written for every experiment with wrapper histories: ``tables/convergence.csv`` (the
+best fitness per evaluation), and, with ``choose``, ``results.json`` (per-split values and
+run times per dataset and method).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["REPORT_VIEW_KEYS", "check_report_views", "prepare", "sections"]
+
+REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation"}
+_VARIANT = re.compile(r"^(?P<base>.*)\[(?P<label>[^\[\]]*)\]$")
+
+
+# --------------------------------------------------------------------------- validation
+def check_report_views(source: str, report: Mapping[str, Any], metric_names: set[str]) -> None:
+    """Validate the report-view sub-tables of ``[report]``; ``ValueError`` naming the key."""
+
+    def fail(key: str, msg: str) -> ValueError:
+        return ValueError(f"{source}: report.{key}: {msg}")
+
+    def table(key: str, required: Sequence[str], allowed: set[str]) -> Mapping | None:
+        t = report.get(key)
+        if t is None:
+            return None
+        if not isinstance(t, Mapping):
+            raise fail(key, "must be a table.")
+        for k in t:
+            if k not in allowed and not (key == "paper" and k in metric_names):
+                raise fail(f"{key}.{k}", f"unknown key; allowed: {', '.join(sorted(allowed))}"
+                           + (" and the metric names" if key == "paper" else "") + ".")
+        for k in required:
+            if k not in t:
+                raise fail(key, f"missing {k!r}.")
+        return t
+
+    opt = table("optimised", ["parameter"], {"parameter", "convergence"})
+    if opt is not None and "convergence" in opt and opt["convergence"] not in metric_names:
+        raise fail("optimised.convergence", f"{opt['convergence']!r} is not a metric column.")
+    ch = table("choose", ["parameter", "criterion", "fixed"],
+               {"parameter", "criterion", "fixed", "views"})
+    if ch is not None:
+        if ch["criterion"] not in metric_names:
+            raise fail("choose.criterion", f"{ch['criterion']!r} is not a metric column.")
+        views = ch.get("views", {})
+        if not isinstance(views, Mapping) or not all(
+            isinstance(v, Sequence) and not isinstance(v, str) for v in views.values()
+        ):
+            raise fail("choose.views", "a table view name -> list of the methods tuned.")
+        if {"fixed", "tuned"} & set(views):
+            raise fail("choose.views", "'fixed' and 'tuned' are always made; use other names.")
+    pr = table("pairs", ["pairs"], {"test", "pairs"})
+    if pr is not None:
+        if pr.get("test", "wilcoxon") != "wilcoxon":
+            raise fail("pairs.test", "only 'wilcoxon' (over the datasets) is supported.")
+        ok = isinstance(pr["pairs"], Sequence) and all(
+            isinstance(p, Sequence) and not isinstance(p, str) and len(p) == 2
+            and all(isinstance(x, str) for x in p) for p in pr["pairs"]
+        )
+        if not ok or not pr["pairs"]:
+            raise fail("pairs.pairs", "a list of [method, method] pairs.")
+    pa = table("paper", ["columns"], {"columns"})
+    if pa is not None:
+        cols = pa["columns"]
+        if not isinstance(cols, Sequence) or isinstance(cols, str) or not cols:
+            raise fail("paper.columns", "a list of the compared methods' names.")
+        for m, rows in pa.items():
+            if m == "columns":
+                continue
+            if not isinstance(rows, Mapping):
+                raise fail(f"paper.{m}", "a table dataset -> list of values.")
+            for ds, vals in rows.items():
+                if not isinstance(vals, Sequence) or len(vals) != len(cols) or not all(
+                    isinstance(v, numbers.Real) for v in vals
+                ):
+                    raise fail(f"paper.{m}.{ds}", f"{len(cols)} numbers (one per column).")
+    ab = table("ablation", ["method", "parameter", "reference", "metric"],
+               {"method", "parameter", "reference", "metric"})
+    if ab is not None and ab["metric"] not in metric_names:
+        raise fail("ablation.metric", f"{ab['metric']!r} is not a metric column.")
+
+
+# --------------------------------------------------------------------------- helpers
+def split_variant(name: str) -> tuple[str, dict[str, str]]:
+    """``"ML-kNN-WF[k=5]"`` → ``("ML-kNN-WF", {"k": "5"})`` (no brackets: no variants)."""
+    m = _VARIANT.match(str(name))
+    if not m:
+        return str(name), {}
+    params = {}
+    for part in m.group("label").split(","):
+        k, _, v = part.partition("=")
+        params[k.strip()] = v.strip()
+    return m.group("base"), params
+
+
+def _join(base: str, params: Mapping[str, str]) -> str:
+    return f"{base}[{','.join(f'{k}={v}' for k, v in params.items())}]" if params else base
+
+
+def _value_key(v: str) -> Any:
+    try:
+        return (0, float(v), "")
+    except ValueError:
+        return (1, 0.0, v)
+
+
+def _fmt_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _direction(metric: str, meta: Mapping) -> bool:
+    from ._report import _metric_direction
+
+    return _metric_direction(metric, dict(meta))
+
+
+def _metric_columns(df: Any) -> list[str]:
+    from ._runner import _NON_METRIC
+
+    return [c for c in df.columns if c not in _NON_METRIC and df[c].dtype.kind == "f"]
+
+
+# --------------------------------------------------------------------------- preparing
+def prepare(df: Any, report: Mapping[str, Any]) -> tuple[Any, dict]:
+    """Apply ``optimised`` and take the ablation cells out; returns ``(df, state)`` where
+    ``state`` keeps what :func:`sections` needs (the ablation cells, the full frame)."""
+    state: dict[str, Any] = {"full": df}
+    ab = report.get("ablation")
+    if ab:
+        base = df["method"].map(lambda m: split_variant(m)[0])
+        state["ablation"] = df[base == ab["method"]]
+        df = df[base != ab["method"]]
+    opt = report.get("optimised")
+    if opt:
+        df = fold_optimised(df, opt["parameter"], opt.get("convergence"))
+    return df, state
+
+
+def fold_name(name: str, parameter: str) -> str:
+    """``"memetic[metric=one_error]"`` → ``"memetic"`` (other variant labels are kept)."""
+    base, params = split_variant(name)
+    if params.pop(parameter, None) is None:
+        return str(name)
+    return _join(base, params)
+
+
+def fold_optimised(df: Any, parameter: str, convergence: str | None = None) -> Any:
+    """Each variant ``base[parameter=<metric>]`` keeps only its metric's value, and the
+    variants of a base become one method ``base`` (one row per dataset, split, k,
+    learner). The history kept for the convergence figures is that of the
+    ``convergence`` metric's search (default: the first metric column)."""
+    metrics = _metric_columns(df)
+    rows = df.copy()
+    target = []
+    names = []
+    for m in rows["method"]:
+        base, params = split_variant(m)
+        t = params.pop(parameter, None)
+        target.append(t)
+        names.append(_join(base, params) if t is not None else m)
+    target = np.asarray(target, dtype=object)
+    if not any(t is not None for t in target):
+        return df
+    for c in metrics:
+        other = np.array([t is not None and t != c for t in target])
+        rows.loc[other, c] = np.nan
+    rows["method"] = names
+    first = convergence or (metrics[0] if metrics else None)
+    rows["_order"] = [0 if t == first else 1 for t in target]
+    rows = rows.sort_values("_order", kind="stable").drop(columns="_order")
+    keys = ["dataset", "split", "method", "k", "learner"]
+    out = rows.groupby(keys, sort=False, dropna=False).first().reset_index()
+    return out.sort_values(["dataset", "method", "k", "learner", "split"]).reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- sections
+def sections(df: Any, state: Mapping, report: Mapping[str, Any], meta: Mapping, out: Path,
+             *, figures: bool = True, ds_order: Sequence[str] = (),
+             m_order: Sequence[str] = (), decimals: int = 4,
+             alpha: float = 0.05) -> tuple[list[str], list[Path]]:
+    """Markdown sections and files of the declared report views (see the module doc)."""
+    md: list[str] = []
+    files: list[Path] = []
+    from ._report import _order
+
+    datasets = _order(df["dataset"].unique(), ds_order)
+    if report.get("choose"):
+        m, f = _choose_sections(df, report, meta, out, datasets, decimals, alpha, m_order)
+        md += m
+        files += f
+    if report.get("ablation") and len(state.get("ablation", [])):
+        m, f = _ablation_section(state["ablation"], df, report["ablation"], out, datasets,
+                                 figures, meta)
+        md += m
+        files += f
+    from ._histories import search_histories
+
+    h = search_histories(df) if "info" in df else None
+    if h is not None and not h.empty:
+        (out / "tables").mkdir(parents=True, exist_ok=True)
+        p = out / "tables" / "convergence.csv"
+        h.to_csv(p, index=False, float_format="%.6g")
+        files.append(p)
+    return md, files
+
+
+def chosen_values(df: Any, parameter: str, criterion: str, gib: bool) -> dict:
+    """``{(dataset, base): value}``: the variant value with the best mean ``criterion``
+    over the splits (ties → the smaller value for losses, the larger for scores)."""
+    out = {}
+    means = df.groupby(["dataset", "method"])[criterion].mean()
+    best: dict = {}
+    for (ds, method), v in means.items():
+        base, params = split_variant(method)
+        if parameter not in params:
+            continue
+        key = (float(v), _value_key(params[parameter]))
+        cur = best.get((ds, base))
+        if cur is None or (key > cur[0] if gib else key < cur[0]):
+            best[(ds, base)] = (key, params[parameter])
+    for k, (_, val) in best.items():
+        out[k] = val
+    return out
+
+
+def _choose_sections(df, report, meta, out, datasets, decimals, alpha, m_order):
+    ch = report["choose"]
+    par, crit = ch["parameter"], ch["criterion"]
+    fixed = _fmt_value(ch["fixed"])
+    views = {"fixed": [], "tuned": None, **{k: list(v) for k, v in ch.get("views", {}).items()}}
+    chosen = chosen_values(df, par, crit, _direction(crit, meta))
+    metrics = [c for c in _metric_columns(df)]
+    from ._report import _order
+
+    bases = list(dict.fromkeys(
+        split_variant(m)[0] for m in _order(df["method"].unique(), m_order)
+        if par in split_variant(m)[1]
+    ))
+    paper = report.get("paper") or {}
+    pairs = (report.get("pairs") or {}).get("pairs", [])
+    md = [f"## {par} chosen per dataset × method ({crit}, mean over the splits)\n",
+          f"Views: **fixed** ({par} = {fixed} everywhere), **tuned** ({par} with the best mean "
+          f"{crit} over the grid, per dataset × method, chosen on the same splits that are "
+          "reported)" + "".join(f", **{v}** (tuned: {', '.join(t)}; the others at "
+                                f"{par} = {fixed})" for v, t in views.items()
+                                if v not in ("fixed", "tuned")) +
+          ". Cells: mean ± std (ddof = 1) over the splits; bold: the better of each "
+          "compared pair; *paper*: the published values.\n"]
+    per_split = df.groupby(["dataset", "method", "split"])[metrics].mean()
+    results: dict = {}
+    for view, tuned in views.items():
+        md.append(f"### View: {view}\n")
+        means: dict = {}
+        for metric in metrics:
+            gib = _direction(metric, meta)
+            md.append(f"#### {metric} {'↑' if gib else '↓'}\n")
+            md.append("| dataset | " + " | ".join(bases) + " |")
+            md.append("|---|" + "---|" * len(bases))
+            for ds in datasets:
+                cells = []
+                for b in bases:
+                    val = chosen.get((ds, b), fixed) if (
+                        tuned is None or b in tuned) else fixed
+                    name = _join(b, {par: val})
+                    try:
+                        v = per_split.loc[(ds, name), metric].to_numpy()
+                    except KeyError:
+                        cells.append("–")
+                        continue
+                    mu = float(np.mean(v))
+                    sd = float(np.std(v, ddof=1)) if v.size > 1 else float("nan")
+                    means.setdefault(metric, {}).setdefault(ds, {})[b] = mu
+                    cells.append(f"{mu:.{decimals}f} ± {sd:.{decimals}f} ({par}={val})")
+                for a, b in pairs:  # bold the better of each pair
+                    row = means.get(metric, {}).get(ds, {})
+                    if a in row and b in row and round(row[a] - row[b], 12) != 0:
+                        j = bases.index(a if (row[a] > row[b]) == gib else b)
+                        cells[j] = f"**{cells[j]}**"
+                md.append(f"| {ds} | " + " | ".join(cells) + " |")
+                prow = (paper.get(metric) or {}).get(ds)
+                if prow is not None:
+                    pc = list(paper["columns"])
+                    md.append("| *paper* | " + " | ".join(
+                        "–" if b not in pc or math.isnan(prow[pc.index(b)])
+                        else f"{prow[pc.index(b)]:.{decimals}f}" for b in bases) + " |")
+            md.append("")
+        if pairs:
+            md.append(_pairs_markdown(means, pairs, meta, alpha, view))
+            if paper:
+                md.append(_direction_markdown(means, pairs, paper, meta, view))
+        results[view] = means
+    files = []
+    out.mkdir(parents=True, exist_ok=True)
+    p = out / "results.json"
+    p.write_text(json.dumps(_results_json(df, meta, chosen, par, metrics), indent=1),
+                 encoding="utf-8")
+    files.append(p)
+    md.append("Per-split values and run times: [results.json](results.json).\n")
+    return md, files
+
+
+def _pairs_markdown(means, pairs, meta, alpha, view) -> str:
+    from scipy.stats import wilcoxon
+
+    from ..stats import wilcoxon_signed_rank
+
+    lines = [f"Wilcoxon signed-rank test over the datasets ({view}; α = {alpha}; "
+             "better / worse / ties count datasets; R⁺ = rank sum where the second method is "
+             "better, R⁻ where the first is):\n",
+             "| comparison | metric | first better | second better | ties | R⁺ | R⁻ | "
+             "p (exact) | p (scipy, zsplit) | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for a, b in pairs:
+        for metric, byds in means.items():
+            ds = [d for d, row in byds.items() if a in row and b in row]
+            if len(ds) < 2:
+                continue
+            gib = _direction(metric, meta)
+            x = np.array([byds[d][a] for d in ds])
+            y = np.array([byds[d][b] for d in ds])
+            d = np.round(x - y, 12)
+            wins = int(np.sum(d > 0) if gib else np.sum(d < 0))
+            ties = int(np.sum(d == 0))
+            r = wilcoxon_signed_rank(x, y, gib, alpha=alpha, decimals=12)
+            try:
+                p_sc = float(wilcoxon(x, y, zero_method="zsplit").pvalue)
+            except ValueError:  # every difference zero
+                p_sc = float("nan")
+            verdict = {"win": f"R ({a} better)", "loss": f"R ({b} better)", "tie": "NR"}
+            lines.append(f"| {a} vs {b} | {metric} | {wins} | {len(ds) - wins - ties} | "
+                         f"{ties} | {r.r_plus:g} | {r.r_minus:g} | {r.pvalue:.3g} | "
+                         f"{p_sc:.3g} | {verdict[r.verdict]} |")
+    return "\n".join(lines) + "\n"
+
+
+def _direction_markdown(means, pairs, paper, meta, view) -> str:
+    cols = list(paper["columns"])
+    lines = [f"Direction of each pair's difference against the paper's ({view}; "
+             "dataset × pair):\n",
+             "| metric | same as paper | opposite | we tie | paper ties or unreadable |",
+             "|---|---|---|---|---|"]
+    for metric, byds in means.items():
+        same = opp = tie = na = 0
+        for ds, row in byds.items():
+            pv = (paper.get(metric) or {}).get(ds)
+            for a, b in pairs:
+                if a not in row or b not in row:
+                    continue
+                if pv is None or a not in cols or b not in cols or any(
+                    math.isnan(pv[cols.index(x)]) for x in (a, b)
+                ):
+                    na += 1
+                    continue
+                theirs = np.sign(round(pv[cols.index(a)] - pv[cols.index(b)], 6))
+                ours = np.sign(round(row[a] - row[b], 12))
+                if theirs == 0:
+                    na += 1
+                elif ours == 0:
+                    tie += 1
+                elif ours == theirs:
+                    same += 1
+                else:
+                    opp += 1
+        lines.append(f"| {metric} | {same} | {opp} | {tie} | {na} |")
+    return "\n".join(lines) + "\n"
+
+
+def _results_json(df, meta, chosen, par, metrics) -> dict:
+    res: dict = {}
+    for ds, g in df.groupby("dataset", sort=False):
+        info = meta.get(f"dataset:{ds}")
+        entry: dict = {"dataset": json.loads(info) if info else {}}
+        times = g[["selection_time", "fit_time", "predict_time"]].fillna(0.0)
+        entry["seconds_cells"] = float(times.to_numpy().sum())
+        entry["chosen"] = {b: v for (d, b), v in chosen.items() if d == ds}
+        vals: dict = {}
+        for method, gm in g.groupby("method", sort=False):
+            gm = gm.sort_values("split")
+            vals[method] = {
+                "splits": [int(s) for s in gm["split"]],
+                **{m: [float(x) for x in gm[m]] for m in metrics},
+                "seconds": float(gm[["fit_time", "predict_time"]].to_numpy().sum()),
+            }
+        entry["values"] = vals
+        res[str(ds)] = entry
+    return {"parameter": par, "results": res}
+
+
+def _ablation_section(ab_df, df, ab, out, datasets, figures, meta):
+    par, metric, ref = ab["parameter"], ab["metric"], ab["reference"]
+    gib = _direction(metric, meta)
+    vals: dict = {}
+    for (ds, method), g in ab_df.groupby(["dataset", "method"]):
+        v = split_variant(method)[1].get(par)
+        if v is not None:
+            vals.setdefault(ds, {})[v] = g.groupby("split")[metric].mean()
+    levels = sorted({v for d in vals.values() for v in d}, key=_value_key)
+    rows = [d for d in datasets if d in vals] + sorted(set(vals) - set(datasets))
+    md = [f"## Ablation: {ab['method']} with constant {par} versus {ref} ({metric})\n",
+          f"Mean {metric} over the splits for each value of {par}, and the reference method "
+          "on the same splits.\n",
+          "| dataset | " + " | ".join(f"{par} = {v}" for v in levels) + f" | {ref} | "
+          f"{ref} best? |",
+          "|---|" + "---|" * (len(levels) + 2)]
+    csv_rows = []
+    curves = {}
+    for ds in rows:
+        const = [float(vals[ds][v].mean()) if v in vals[ds] else float("nan") for v in levels]
+        splits = sorted({s for v in vals[ds].values() for s in v.index})
+        r = df[(df["dataset"] == ds) & (df["method"] == ref) & df["split"].isin(splits)]
+        refv = float(r.groupby("split")[metric].mean().mean()) if len(r) else float("nan")
+        md.append(f"| {ds} | " + " | ".join(f"{c:.4f}" for c in const) + f" | {refv:.4f} | "
+                  + ("–" if math.isnan(refv) else
+                     ("yes" if _beats(refv, const, gib) else "no")) + " |")
+        for v in levels:
+            for s, x in vals[ds].get(v, {}).items():
+                csv_rows.append((ds, int(s), v, float(x)))
+        curves[ds] = (const, refv)
+    md.append("")
+    files = []
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    p = out / "tables" / "ablation.csv"
+    with open(p, "w", encoding="utf-8") as fh:
+        fh.write(f"dataset,split,{par},{metric}\n")
+        for r in csv_rows:
+            fh.write(f"{r[0]},{r[1]},{r[2]},{r[3]:.6f}\n")
+    files.append(p)
+    if figures and curves:
+        from ..plots._common import new_figure, save
+
+        fig = new_figure(3.6 * len(curves), 3.2, 130)
+        x = [float(v[1]) if v[0] == 0 else i for i, v in enumerate(map(_value_key, levels))]
+        for i, (ds, (const, refv)) in enumerate(curves.items()):
+            ax = fig.add_subplot(1, len(curves), i + 1)
+            ax.plot(x, const, "k:", marker="o", label=f"constant {par}")
+            ax.axhline(refv, color="tab:red", lw=1.5, label=ref)
+            ax.set_title(str(ds))
+            ax.set_xlabel(par)
+            ax.set_ylabel(metric)
+            ax.grid(True, alpha=0.3)
+            if i == 0:
+                ax.legend(fontsize="x-small", frameon=False)
+        fig.tight_layout()
+        (out / "figures").mkdir(parents=True, exist_ok=True)
+        p = out / "figures" / "ablation.png"
+        save(fig, p)
+        from ._report import _close
+
+        _close(fig)
+        files.append(p)
+        md.append("![ablation](figures/ablation.png)\n")
+    return md, files
+
+
+def _beats(ref: float, const: Sequence[float], gib: bool) -> bool:
+    c = [x for x in const if not math.isnan(x)]
+    if not c:
+        return False
+    return ref > max(c) if gib else ref < min(c)
