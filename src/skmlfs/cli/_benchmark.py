@@ -35,6 +35,15 @@ def register(p: argparse.ArgumentParser) -> None:
         help="override the experiment file's seed (its splits and every stochastic method "
         "left unseeded); a new seed gives new cells in the database",
     )
+    p.add_argument(
+        "--datasets", metavar="NAMES",
+        help="run only these data sets of the file (comma-separated names): a reduced run, "
+        "e.g. to check a long experiment end to end; its cells are those of the full run",
+    )
+    p.add_argument(
+        "--selectors", metavar="NAMES",
+        help="run only these selectors of the file (comma-separated names)",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar or messages")
     p.add_argument("--no-report", action="store_true", help="only run; write no report")
     p.add_argument("--no-figures", action="store_true", help="report tables only")
@@ -121,6 +130,9 @@ def run(args: argparse.Namespace) -> int:
         import dataclasses
 
         spec = dataclasses.replace(spec, seed=args.seed)
+    for what in ("datasets", "selectors"):
+        if getattr(args, what, None):
+            spec = _only(spec, what, getattr(args, what))
     db = Path(args.db) if args.db else Path("runs") / f"{spec.name}.db"
     try:
         return _run(args, spec, db)
@@ -128,6 +140,22 @@ def run(args: argparse.Namespace) -> int:
         from ..experiments._store import StoreError
 
         raise StoreError(f"{db}: {exc}") from None
+
+
+def _only(spec, what: str, names: str):
+    """``spec`` with only the named data sets or selectors (``--datasets``/``--selectors``);
+    an unknown name is an error that lists the file's names."""
+    import dataclasses
+
+    from ..experiments import SpecError
+
+    want = [n.strip() for n in names.split(",") if n.strip()]
+    have = {m.name: m for m in getattr(spec, what)}
+    bad = [n for n in want if n not in have]
+    if bad or not want:
+        raise SpecError(f"--{what}: unknown name(s) {bad}; the experiment has: "
+                        f"{', '.join(have)}.")
+    return dataclasses.replace(spec, **{what: tuple(have[n] for n in want)})
 
 
 def _run(args: argparse.Namespace, spec, db: Path) -> int:

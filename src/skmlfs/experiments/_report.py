@@ -709,7 +709,9 @@ def _figures_for(t: MetricTable, df, out: Path, stem: str, control, k) -> list[P
         d = d[d["method"].isin(multi)]
         d = d[~_repeated_budgets(d)]  # a budget the selector could not fill is no new point
         per = d.groupby(["method", "k", "split"])[t.metric].mean().groupby(["method", "k"])
-        curves = per.mean().rename("mean").to_frame().join(per.std(ddof=1).rename("std"))
+        # one split (train/test files): no spread, a std of 0 (not NaN)
+        curves = per.mean().rename("mean").to_frame().join(
+            per.std(ddof=1).fillna(0.0).rename("std"))
         curves = curves.reset_index().rename(columns={"k": "x"})
         order = {m: i for i, m in enumerate(t.mean.columns)}
         curves = curves.sort_values(["method", "x"], key=lambda s: s.map(order)

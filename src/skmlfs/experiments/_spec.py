@@ -130,6 +130,9 @@ class MethodSpec:
     #: :func:`skmlfs.experiments._methods.parse_tuning`): the built estimator is searched
     #: by ``GridSearchCV`` on the training part of each split
     tuning: Mapping[str, Any] | None = None
+    #: method options (``preprocess``, ``budgets``, ``feature_order``, ``by_dataset``), see
+    #: :mod:`skmlfs.experiments._tuning`
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_estimator(cls, name: str, estimator: Any, kind: str = "selector") -> MethodSpec:
@@ -186,6 +189,8 @@ class MethodSpec:
         out = {"method": method, "params": json.loads(canonical_json(dict(self.params)))}
         if self.tuning:  # only when set: ids of untuned methods are unchanged
             out["tuning"] = json.loads(canonical_json(dict(self.tuning)))
+        if self.options:  # likewise
+            out["options"] = json.loads(canonical_json(dict(self.options)))
         return out
 
 
@@ -607,10 +612,14 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
             if not isinstance(params, Mapping):
                 raise _fail(source, f"{kp}.params", "must be a table.")
             try:
+                from ._methods import _TUNING_KEYS
+                from ._tuning import parse_options
+
+                options = parse_options(body, kp, kind, sorted(_TUNING_KEYS))
                 tuning = parse_tuning(body, kp)
             except ValueError as exc:
                 raise SpecError(f"{source}: {exc}") from None
-            for k in ("tune", "inner_cv", "scoring", "tune_with", "tune_search", "tune_start"):
+            for k in _TUNING_KEYS:
                 body.pop(k, None)
             if tuning and kind == "selector" and "tune_with" not in tuning:
                 raise _fail(source, f"{kp}.tune_with", "a tuned selector needs the learner "
@@ -620,7 +629,8 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
                             "scored by itself).")
             params = {**params, **body}
             spec = MethodSpec(
-                name=name, method=str(method), params=params, kind=kind, tuning=tuning
+                name=name, method=str(method), params=params, kind=kind, tuning=tuning,
+                options=options,
             )
         try:
             cls = spec.estimator_class()
@@ -652,7 +662,7 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
                 est = build_method(spec.method, spec.params, kind, key=kp)
                 if spec.tuning:
                     check_tuning_grid(est, spec.tuning, kp)
-                    if "tune_with" in spec.tuning:
+                    if spec.tuning.get("tune_with", "learner") != "learner":
                         tw = dict(spec.tuning["tune_with"])
                         build_method(str(tw.pop("method")), tw, "learner",
                                      key=f"{kp}.tune_with")
