@@ -142,7 +142,8 @@ def _reference(Xtr, Ytr, Xte, Yte):
 
 
 def test_rlefs_protocol_cells_equal_a_straightforward_computation(dataset_path, tmp_path):
-    tr, te = dataset_path("mulan/flags/flags-train.arff"), dataset_path("mulan/flags/flags-test.arff")
+    tr = dataset_path("mulan/flags/flags-train.arff")
+    te = dataset_path("mulan/flags/flags-test.arff")
     xml = dataset_path("mulan/flags/flags.xml")
     spec = _spec(tr, te)
     db = tmp_path / "r.db"
@@ -172,7 +173,8 @@ def test_rlefs_protocol_cells_equal_a_straightforward_computation(dataset_path, 
 def test_tune_budget_largest_and_by_dataset(dataset_path, tmp_path):
     """C tuned once, on the largest budget's features, and reused at every budget (RLEFS's
     enron protocol), switched on for one data set by ``by_dataset``."""
-    tr, te = dataset_path("mulan/flags/flags-train.arff"), dataset_path("mulan/flags/flags-test.arff")
+    tr = dataset_path("mulan/flags/flags-train.arff")
+    te = dataset_path("mulan/flags/flags-test.arff")
     xml = dataset_path("mulan/flags/flags.xml")
     spec = _spec(tr, te)
     svm = dict(spec.learners[0].params)
