@@ -127,7 +127,7 @@ def test_nominal_placeholder_maps_to_selected_positions():
     assert not np.allclose(numeric.predict_proba(B), ref.predict_proba(B))
 
 
-@pytest.mark.parametrize("paper", ["relieff_ml_paper", "rlefs_paper"])
+@pytest.mark.parametrize("paper", ["relieff_ml_paper"])
 def test_script_schema_files_say_what_the_engine_lacks(paper):
     d = tomllib.loads((REPO / "experiments" / f"{paper}.toml").read_text())
     with pytest.raises(SpecError) as e:

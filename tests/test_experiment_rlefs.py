@@ -252,3 +252,20 @@ def test_pieces_and_errors():
         with pytest.raises(SpecError, match=msg):
             ExperimentSpec.from_dict({**base, "selectors": {"m": body},
                                       "datasets": [{"generator": base["datasets"][0]}]})
+
+
+def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
+    from pathlib import Path
+
+    from skmlfs.experiments import load_experiment
+
+    monkeypatch.setenv("MLFS_DATASETS", str(datasets_dir))
+    spec = load_experiment(Path(__file__).resolve().parents[1] / "experiments"
+                           / "rlefs_paper.toml")
+    assert [m.name for m in spec.selectors] == ["PPTMI", "PPTCHI", "MIFS", "MDMR", "LRFS",
+                                               "RALMFS", "RLEFS"]
+    rlefs = spec.selectors[-1]
+    assert rlefs.tuning["tune_with"] == "learner" and rlefs.tuning["search"] == "coordinate"
+    assert rlefs.options["by_dataset"]["flags"]["tuning"].get("search", "grid") == "grid"
+    assert [m.name for m in spec.learners] == ["BR-SVM", "BR-3NN"]
+    assert spec.learners[0].options["by_dataset"]["enron"]["tuning"]["budget"] == "largest"

@@ -460,9 +460,9 @@ _SCRIPT_TABLES = {
     "methods": "write [selectors.X] tables; parameters tuned at the largest budget with "
     "tune, tune_with = { method = <learner> }, inner_cv, scoring and tune_search = "
     "'coordinate' (+ tune_start); budgets as n_features = '1%..20%'; scaling as the "
-    "dataset's discretizer = { method = 'sklearn.preprocessing:MinMaxScaler' }; NOT "
-    "SUPPORTED: a tuning metric averaging two metrics, and re-tuning the learner's C per "
-    "budget only on some datasets",
+    "dataset's discretizer = { method = 'skmlfs.experiments:MinMaxScale' }; tuning per "
+    "learner: tune_with = 'learner'; two metrics averaged: scoring = [...]; per-dataset "
+    "choices: by_dataset = { name = { tune_search = ..., tune_budget = 'largest' } }",
     "dataset": "write [[datasets]] with train = '...-train.arff' and test = '...-test.arff' "
     "(protocol train_test)",
     "weights": "feature weighting: a 'weighted' learner table",
