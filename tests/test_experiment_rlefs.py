@@ -269,3 +269,36 @@ def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
     assert rlefs.options["by_dataset"]["flags"]["tuning"].get("search", "grid") == "grid"
     assert [m.name for m in spec.learners] == ["BR-SVM", "BR-3NN"]
     assert spec.learners[0].options["by_dataset"]["enron"]["tuning"]["budget"] == "largest"
+
+
+def test_benchmark_reduced_run_by_datasets_and_selectors(tmp_path):
+    import subprocess
+
+    from test_cli_benchmark import mlfs
+
+    gen = "skmlfs.datasets:make_multilabel_discrete"
+    p = tmp_path / "small.toml"
+    p.write_text(f"""
+name = "small"
+n_features = [2, 3]
+selectors = ["mi_rank", "mdmr"]
+metrics = ["hamming_loss"]
+protocol = {{ kind = "holdout", repeats = 2 }}
+[[datasets]]
+name = "a"
+generator = "{gen}"
+params = {{ n_samples = 60, n_features = 8, n_labels = 3, random_state = 0 }}
+[[datasets]]
+name = "b"
+generator = "{gen}"
+params = {{ n_samples = 60, n_features = 8, n_labels = 3, random_state = 1 }}
+""")
+    db = tmp_path / "s.db"
+    subprocess.run(mlfs("benchmark", p, "--db", db, "--quiet", "--no-report", "--datasets",
+                        "b", "--selectors", "mdmr"), check=True, cwd=tmp_path)
+    with ResultStore(db, readonly=True) as st:
+        df = st.to_frame()
+    assert set(df.dataset) == {"b"} and set(df.method) == {"mdmr"} and len(df) == 2 * 2
+    bad = subprocess.run(mlfs("benchmark", p, "--db", db, "--quiet", "--selectors", "nope"),
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert bad.returncode != 0 and "--selectors" in bad.stderr and "mi_rank" in bad.stderr

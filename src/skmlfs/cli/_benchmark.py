@@ -150,12 +150,17 @@ def _only(spec, what: str, names: str):
     from ..experiments import SpecError
 
     want = [n.strip() for n in names.split(",") if n.strip()]
-    have = {m.name: m for m in getattr(spec, what)}
-    bad = [n for n in want if n not in have]
+    items = getattr(spec, what)
+
+    def base(name: str) -> str:  # "scene (train 0.5)" is a training fraction of "scene"
+        return name.split(" (train")[0]
+
+    bad = [n for n in want if not any(n in (m.name, base(m.name)) for m in items)]
     if bad or not want:
         raise SpecError(f"--{what}: unknown name(s) {bad}; the experiment has: "
-                        f"{', '.join(have)}.")
-    return dataclasses.replace(spec, **{what: tuple(have[n] for n in want)})
+                        f"{', '.join(m.name for m in items)}.")
+    keep = tuple(m for m in items if m.name in want or base(m.name) in want)
+    return dataclasses.replace(spec, **{what: keep})
 
 
 def _run(args: argparse.Namespace, spec, db: Path) -> int:
