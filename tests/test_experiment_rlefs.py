@@ -165,6 +165,19 @@ def test_rlefs_protocol_cells_equal_a_straightforward_computation(dataset_path, 
             want = chosen[row["learner"]]
             assert best == {"alpha": want["alpha"], "lambda_": want["lambda_"],
                             **({"estimator__C": want["C"]} if "C" in want else {})}
+    # the optimiser's objective per iteration (Fig. 7) is stored with the cells and drawn
+    from skmlfs.experiments._objectives import objective_curves, plot_objectives
+
+    lo, rng = Xtr.min(0), np.where(np.ptp(Xtr, 0) > 0, np.ptp(Xtr, 0), 1.0)
+    t = objective_curves(df)
+    for learner, p in chosen.items():
+        obj = RLEFS(n_features_to_select=3, random_state=0, max_iter=30, alpha=p["alpha"],
+                    lambda_=p["lambda_"]).fit((Xtr - lo) / rng, Ytr).objective_
+        got = t[(t.method == "RLEFS") & (t.learner == learner)].sort_values("iteration")
+        assert got["objective"].tolist() == obj.tolist()
+    assert set(t.method) == {"RLEFS", "RALMFS"}
+    files = plot_objectives(df, tmp_path / "fig")
+    assert [f.name for f in files] == ["objective_flags.png"] and files[0].stat().st_size > 0
     # resumable: the same run again computes nothing
     s2 = run_experiment(spec, db, verbose=False, progress=False)
     assert s2.n_computed == 0 and s2.n_cached == 18
@@ -262,9 +275,11 @@ def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
     monkeypatch.setenv("MLFS_DATASETS", str(datasets_dir))
     spec = load_experiment(Path(__file__).resolve().parents[1] / "experiments"
                            / "rlefs_paper.toml")
-    assert [m.name for m in spec.selectors] == ["PPTMI", "PPTCHI", "MIFS", "MDMR", "LRFS",
-                                               "RALMFS", "RLEFS"]
-    rlefs = spec.selectors[-1]
+    assert [m.name for m in spec.selectors][:7] == ["PPTMI", "PPTCHI", "MIFS", "MDMR", "LRFS",
+                                                   "RALMFS", "RLEFS"]
+    sens = [m for m in spec.selectors[7:] if m.options.get("sensitivity")]
+    assert len(sens) == len(spec.selectors) - 7 == 4 * 7
+    rlefs = spec.selectors[6]
     assert rlefs.tuning["tune_with"] == "learner" and rlefs.tuning["search"] == "coordinate"
     assert rlefs.options["by_dataset"]["flags"]["tuning"].get("search", "grid") == "grid"
     assert [m.name for m in spec.learners] == ["BR-SVM", "BR-3NN"]
@@ -302,3 +317,40 @@ params = {{ n_samples = 60, n_features = 8, n_labels = 3, random_state = 1 }}
     bad = subprocess.run(mlfs("benchmark", p, "--db", db, "--quiet", "--selectors", "nope"),
                          cwd=tmp_path, capture_output=True, text=True)
     assert bad.returncode != 0 and "--selectors" in bad.stderr and "mi_rank" in bad.stderr
+
+
+def test_sensitivity_study_cells_and_figure(tmp_path):
+    """variants + sensitivity + datasets / n_features / learners options: cells only where
+    declared, left out of the tables, drawn as a figure (RLEFS Fig. 6)."""
+    from skmlfs.experiments import write_report
+
+    gen = "skmlfs.datasets:make_multilabel_discrete"
+    spec = ExperimentSpec.from_dict({
+        "name": "sens", "n_features": [2, 4], "metrics": ["macro_f1", "micro_f1"],
+        "protocol": {"kind": "holdout", "repeats": 2},
+        "datasets": [{"name": "a", "generator": gen, "params": {"n_samples": 80,
+                      "n_features": 10, "n_labels": 3, "random_state": 0}},
+                     {"name": "b", "generator": gen, "params": {"n_samples": 80,
+                      "n_features": 10, "n_labels": 3, "random_state": 1}}],
+        "learners": {"knn": {"method": "sklearn.neighbors:KNeighborsClassifier",
+                             "n_neighbors": 3}, "nb": "mlnb"},
+        "selectors": {"mdmr": "mdmr", "mi_rank": "mi_rank",
+                      "r": {"method": "rlefs", "random_state": 0, "max_iter": 5,
+                            "variants": {"alpha": [0.1, 0.5]}, "sensitivity": "alpha",
+                            "datasets": ["b"], "n_features": "30%", "learners": ["knn"],
+                            "feature_order": "index"}},
+    })
+    db = tmp_path / "s.db"
+    run_experiment(spec, db, verbose=False, progress=False)
+    with ResultStore(db, readonly=True) as st:
+        df = st.to_frame()
+    s = df[df.method.str.startswith("r[")]
+    assert set(s.method) == {"r[alpha=0.1]", "r[alpha=0.5]"}
+    assert set(s.dataset) == {"b"} and set(s.learner) == {"knn"} and set(s.k) == {3}
+    assert len(s) == 2 * 2  # 2 variants x 2 splits
+    assert len(df) == len(s) + 2 * 2 * 2 * 2 * 2  # datasets x splits x selectors x k x learners
+    files = write_report(db, tmp_path / "rep", formats=("md",))
+    names = {f.name for f in files}
+    assert {"sensitivity_b_knn.png"} <= names
+    table = (tmp_path / "rep" / "tables" / "macro_f1_knn.md").read_text()
+    assert "alpha" not in table and "mdmr" in table

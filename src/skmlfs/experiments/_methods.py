@@ -663,10 +663,13 @@ def expand_variants(name: str, body: Mapping[str, Any], key: str) -> list[tuple[
     for p in keys:
         if not isinstance(var[p], Sequence) or isinstance(var[p], str) or not var[p]:
             raise ValueError(f"{key}.variants.{p}: a non-empty list of values is needed.")
+    from ._tuning import OPTION_KEYS  # method options are not parameters
+
     out = []
     for combo in itertools.product(*(var[p] for p in keys)):
         b = {k: v for k, v in body.items()
-             if k not in ("params", "method") and k not in _TUNING_KEYS}
+             if k not in ("params", "method") and k not in _TUNING_KEYS
+             and k not in OPTION_KEYS}
         merged = {**dict(body.get("params", {})), **b}  # params may be given either way
         for p, v in zip(keys, combo, strict=True):
             for path in p.split("+"):
@@ -675,7 +678,7 @@ def expand_variants(name: str, body: Mapping[str, Any], key: str) -> list[tuple[
             f"{p.split('+')[-1].strip().rpartition('__')[2]}={_fmt(v)}"
             for p, v in zip(keys, combo, strict=True)
         )
-        tuning = {k: v for k, v in body.items() if k in _TUNING_KEYS}
+        tuning = {k: v for k, v in body.items() if k in _TUNING_KEYS or k in OPTION_KEYS}
         out.append((f"{name}[{label}]", {"method": body.get("method", name),
                                           "params": merged, **tuning}))
     return out
@@ -728,7 +731,9 @@ def fitted_info(est: Any) -> dict:
     * a :class:`WeightedLearner`: its weighter's info;
     * a wrapper search with a convergence record (``history_`` holding ``best_loss``,
       e.g. :class:`~skmlfs.selection.MemeticSelector`): ``history`` = the best fitness
-      after every evaluation, and ``n_evaluations``.
+      after every evaluation, and ``n_evaluations``;
+    * an optimiser with ``objective_`` (RLEFS, MIFS, RALM-FS): ``objective``, its value
+      after every iteration.
     """
     info: dict[str, Any] = {}
     if hasattr(est, "best_params_") and hasattr(est, "cv_results_"):
@@ -755,6 +760,9 @@ def fitted_info(est: Any) -> dict:
         if sub:
             info["weighter"] = sub
         return info
+    obj = getattr(est, "objective_", None)  # an optimiser's objective per iteration (RLEFS)
+    if obj is not None and np.ndim(obj) == 1 and len(obj):
+        info["objective"] = [float(x) for x in np.ravel(obj)]
     hist = getattr(est, "history_", None)
     if isinstance(hist, Mapping) and "best_loss" in hist:
         info["history"] = [float(x) for x in np.ravel(hist["best_loss"])]

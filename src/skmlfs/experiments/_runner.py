@@ -143,11 +143,12 @@ def _build_tasks(
     """
     tasks: list[Task] = []
     all_ids: list[str] = []
-    from ._tuning import per_learner
+    from ._tuning import per_learner, selector_budgets
 
     for i, sp_ in enumerate(splits):
         for sel, sel_learners in per_learner(selectors, learners):
-            sel_ks = [n_features] if sel.selects_all else list(ks)
+            sel_ks = [n_features] if sel.selects_all else selector_budgets(
+                sel, ks, len(sp_.train) + len(sp_.test), n_features)
             k_max = max(sel_ks)
             payload = {
                 "dataset": dataset_identity,
@@ -518,7 +519,7 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
     Each dataset is loaded once here (for its shape, splits and nominal columns) and
     fingerprinted; workers load it again from the same recipe and check the fingerprint.
     """
-    from ._tuning import for_dataset
+    from ._tuning import for_dataset, runs_on
 
     metric_keys = {m.name: m.key() for m in spec.metrics}
     done = store.done_cells(metric_keys.values())
@@ -543,7 +544,7 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
             dataset_identity=ds.identity(),
             protocol_identity=prot.identity(),
             splits=splits,
-            selectors=[for_dataset(m, ds.name) for m in spec.selectors],
+            selectors=[for_dataset(m, ds.name) for m in spec.selectors if runs_on(m, ds.name)],
             learners=[for_dataset(m, ds.name) for m in spec.learners],
             ks=ks,
             n_features=d,

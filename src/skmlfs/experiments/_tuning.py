@@ -41,7 +41,8 @@ __all__ = [
 ]
 
 #: method-table keys read by this module (stored in ``MethodSpec.options``)
-OPTION_KEYS = ("preprocess", "budgets", "feature_order", "by_dataset")
+OPTION_KEYS = ("preprocess", "budgets", "feature_order", "by_dataset", "datasets",
+               "learners", "n_features", "sensitivity")
 
 
 # --------------------------------------------------------------------------- transformers
@@ -280,9 +281,20 @@ def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -
         if k in body:
             opts[k] = body.pop(k)
     if kind != "selector":
-        for k in ("preprocess", "budgets", "feature_order"):
+        for k in ("preprocess", "budgets", "feature_order", "datasets", "learners",
+                  "n_features", "sensitivity"):
             if k in opts:
                 raise ValueError(f"{key}.{k}: only for selectors.")
+    for k in ("datasets", "learners"):
+        v = opts.get(k)
+        if v is not None and (isinstance(v, str) or not isinstance(v, Sequence) or not v):
+            raise ValueError(f"{key}.{k}: a non-empty list of names.")
+    if "n_features" in opts:
+        from ._spec import parse_n_features
+
+        parse_n_features(opts["n_features"], f"{key}.n_features")
+    if "sensitivity" in opts and not isinstance(opts["sensitivity"], str):
+        raise ValueError(f"{key}.sensitivity: the name of the parameter varied.")
     if opts.get("budgets", "prefix") not in ("prefix", "refit"):
         raise ValueError(f"{key}.budgets: 'prefix' (one fit at the largest budget, prefixes "
                          f"of its ranking) or 'refit' (one fit per budget); got "
@@ -339,6 +351,9 @@ def per_learner(selectors: Sequence[Any], learners: Sequence[Any]) -> list[tuple
     learner's own ``tune`` grid, from its ``tune_start``) and evaluated by it alone."""
     out: list[tuple[Any, list]] = []
     for sel in selectors:
+        only = (getattr(sel, "options", None) or {}).get("learners")
+        if only is not None:  # evaluated by these learners only
+            learners_all, learners = learners, [m for m in learners if m.name in only]
         if not (sel.tuning and sel.tuning.get("tune_with") == "learner"):
             out.append((sel, list(learners)))
             continue
@@ -350,7 +365,25 @@ def per_learner(selectors: Sequence[Any], learners: Sequence[Any]) -> list[tuple
                 if lt.get("start"):
                     tuning["learner_start"] = dict(lt["start"])
             out.append((dataclasses.replace(sel, tuning=tuning), [lrn]))
+        if only is not None:
+            learners = learners_all
     return out
+
+
+def runs_on(spec: Any, dataset: str) -> bool:
+    """A method with ``datasets = [...]`` runs on those data sets only."""
+    only = (getattr(spec, "options", None) or {}).get("datasets")
+    return only is None or dataset in only or dataset.split(" (train")[0] in only
+
+
+def selector_budgets(sel: Any, ks: Sequence[int], n_samples: int, n_features: int) -> list:
+    """The budgets of a selector: its own ``n_features`` option, else the experiment's."""
+    opt = (getattr(sel, "options", None) or {}).get("n_features")
+    if opt is None:
+        return list(ks)
+    from ._spec import parse_n_features, resolve_n_features_grid
+
+    return resolve_n_features_grid(parse_n_features(opt), n_samples, n_features)
 
 
 # --------------------------------------------------------------------------- run-time helpers
