@@ -446,3 +446,32 @@ def test_sigkill_of_a_selector_tuned_per_learner_then_resume(tmp_path):
     cols = ["cell_id", "macro_f1", "micro_f1", "n_selected", "learner"]
     assert got[cols].equals(want[cols])
     assert got["info"].tolist() == want["info"].tolist()
+
+
+def test_selector_fits_are_shared_between_searches_of_one_process():
+    """A selector tuned with each learner fits every (fold, setting) once per process."""
+    from sklearn.model_selection import KFold as KF
+
+    from skmlfs.experiments import _tuning
+
+    rng = np.random.default_rng(3)
+    X = rng.random((60, 8))
+    Y = (rng.random((60, 3)) < 0.4).astype(int)
+    folds = list(KF(2, shuffle=True, random_state=0).split(X))
+    sc = MeanScorer([{"metric": "macro_f1"}, {"metric": "micro_f1"}])
+    sel = RLEFS(n_features_to_select=3, random_state=0, max_iter=5)
+    _tuning._SETS_CACHE.clear()
+    a = _tuning.search_selector(sel, KNeighborsClassifier(3), {"alpha": [0.1, 0.5]}, {}, sc,
+                                folds, X, Y, n_features=3)
+    n = len(_tuning._SETS_CACHE)
+    assert n == 2 * 2  # folds x settings
+    b = _tuning.search_selector(sel, _svm(1.0), {"alpha": [0.1, 0.5]},
+                                {"estimator__C": [0.1, 1.0]}, sc, folds, X, Y, n_features=3)
+    assert len(_tuning._SETS_CACHE) == n  # no new selector fit
+    assert a["n_sets"] == b["n_sets"]
+    # and the same sets as fresh fits
+    for tr, _ in folds:
+        for alpha in (0.1, 0.5):
+            fresh = RLEFS(n_features_to_select=3, random_state=0, max_iter=5,
+                          alpha=alpha).fit(X[tr], Y[tr]).ranking_[:3]
+            assert tuple(int(i) for i in np.sort(fresh)) in set(_tuning._SETS_CACHE.values())

@@ -453,10 +453,12 @@ _SCRIPT_TABLES = {
     "learner": "write learners = [...] tables",
     "evaluation": "metrics = [...]; the per-metric searches: selector variants over 'metric'",
     "convergence": "wrapper searches store their history with every cell and the report "
-    "draws it (figures/convergence_<dataset>.png); NOT SUPPORTED: an optimiser's objective "
-    "per iteration (RLEFS) and the memetic paper's low-accuracy-label curves (Fig. 4)",
+    "draws it (figures/convergence_<dataset>.png); an optimiser's objective per iteration "
+    "(RLEFS) likewise (figures/objective_<dataset>.png); NOT SUPPORTED: the memetic paper's "
+    "low-accuracy-label curves (Fig. 4)",
     "ablation": "ablation switches are variants = { parameter = [values] } of a method table",
-    "sensitivity": "one parameter varied: variants = { parameter = [values] }",
+    "sensitivity": "one parameter varied: variants = { parameter = [values] } and "
+    "sensitivity = 'parameter' (a figure, not a table column)",
     "methods": "write [selectors.X] tables; parameters tuned at the largest budget with "
     "tune, tune_with = { method = <learner> }, inner_cv, scoring and tune_search = "
     "'coordinate' (+ tune_start); budgets as n_features = '1%..20%'; scaling as the "

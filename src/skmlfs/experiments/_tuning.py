@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import warnings
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -172,6 +173,38 @@ def _feature_set(est: Any, n: int | None) -> tuple[int, ...]:
     return tuple(int(i) for i in np.sort(r))
 
 
+_SETS_CACHE: OrderedDict = OrderedDict()
+_SETS_CACHE_SIZE = 200_000  # (key, small tuple) pairs: a few tens of MB at most
+
+
+def _digest(X: Any, Y: Any) -> str:
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for a in (X, Y):
+        parts = (a.data, a.indices, a.indptr) if sp.issparse(a) else (np.asarray(a),)
+        for p in parts:
+            h.update(str((p.dtype, p.shape)).encode())
+            h.update(np.ascontiguousarray(p).tobytes())
+    return h.hexdigest()
+
+
+def _fit_key(est: Any, n: int | None, digest: str) -> tuple | None:
+    """Key of a deterministic selector fit (``None``: not cacheable, e.g. unseeded)."""
+    import numbers
+
+    from ._spec import canonical_json
+
+    params = est.get_params(deep=False)
+    if "random_state" in params and not isinstance(params["random_state"], numbers.Integral):
+        return None
+    try:
+        ptxt = canonical_json(params)
+    except (TypeError, ValueError):
+        return None
+    return (type(est).__module__, type(est).__qualname__, ptxt, n, digest)
+
+
 def search_selector(
     selector: Any, learner: Any, selector_grid: Mapping[str, Sequence],
     learner_grid: Mapping[str, Sequence], scoring: Any, folds: Sequence, X: Any, Y: Any,
@@ -206,14 +239,29 @@ def search_selector(
     cvs: dict = {}
     results: list[dict] = []
 
+    digests: dict = {}
+
     def feats(f: int, sp_: tuple) -> tuple:
         if (f, sp_) not in sets:
             tr = folds[f][0]
             est = clone(selector).set_params(**dict(zip(sel_names, sp_, strict=True)))
+            if f not in digests:
+                digests[f] = _digest(X[tr], Y[tr])
+            key = _fit_key(est, n_features, digests[f])
+            if key is not None and key in _SETS_CACHE:
+                # the same seeded fit in another search of this process (a selector tuned
+                # with each learner repeats its fits for every learner)
+                _SETS_CACHE.move_to_end(key)
+                sets[(f, sp_)] = _SETS_CACHE[key]
+                return sets[(f, sp_)]
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 est.fit(X[tr], Y[tr])
             sets[(f, sp_)] = _feature_set(est, n_features)
+            if key is not None:
+                _SETS_CACHE[key] = sets[(f, sp_)]
+                while len(_SETS_CACHE) > _SETS_CACHE_SIZE:
+                    _SETS_CACHE.popitem(last=False)
         return sets[(f, sp_)]
 
     def score(f: int, s: tuple, lp: tuple) -> float:
