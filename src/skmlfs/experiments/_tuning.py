@@ -174,7 +174,7 @@ def _feature_set(est: Any, n: int | None) -> tuple[int, ...]:
 
 
 _SETS_CACHE: OrderedDict = OrderedDict()
-_SETS_CACHE_SIZE = 200_000  # (key, small tuple) pairs: a few tens of MB at most
+_SETS_CACHE_SIZE = 50_000  # (key, small tuple) pairs, about 0.5 kB each: < 30 MB
 
 
 def _digest(X: Any, Y: Any) -> str:
