@@ -35,8 +35,14 @@ from threadpoolctl import threadpool_limits
 from skmlfs.selection import RLEFS
 from skmlfs.selection._sparse_learning import _minmax_scale, fit_settings
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from reproduce_rlefs import load_part  # noqa: E402
+
+def load_part(arff_path: Path, xml_path: Path):
+    """Features and 0/1 labels (uint8) of one Mulan ARFF part, labels named in the XML."""
+    from skmlfs.datasets import load
+
+    ds = load(arff_path, labels=xml_path)
+    return ds.X, np.asarray(ds.Y, dtype=np.uint8)
+
 
 DATASETS = [  # (name, arff relative to mulan/, xml)
     ("flags", "flags/flags-train.arff", "flags/flags.xml"),

@@ -127,17 +127,6 @@ def test_nominal_placeholder_maps_to_selected_positions():
     assert not np.allclose(numeric.predict_proba(B), ref.predict_proba(B))
 
 
-@pytest.mark.parametrize("paper", ["rlefs_paper"])
-def test_script_schema_files_say_what_the_engine_lacks(paper):
-    d = tomllib.loads((REPO / "experiments" / f"{paper}.toml").read_text())
-    with pytest.raises(SpecError) as e:
-        ExperimentSpec.from_dict(d, source=f"{paper}.toml")
-    msg = str(e.value)
-    assert "schema of a stand-alone reproduction script" in msg
-    assert "unknown key" not in msg
-    assert "[experiment]" in msg and "NOT SUPPORTED" in msg
-
-
 def test_report_compares_learners(tmp_path):
     from skmlfs.experiments import write_report
 

@@ -37,8 +37,13 @@ def register(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--datasets", metavar="NAMES",
-        help="comma-separated dataset names: run only these (a reduced run; use another "
-        "--db and --out so that a full report is not overwritten)",
+        help="run only these data sets of the file (comma-separated names): a reduced run, "
+        "e.g. to check a long experiment end to end; its cells are those of the full run "
+        "(use another --db and --out so that a full report is not overwritten)",
+    )
+    p.add_argument(
+        "--selectors", metavar="NAMES",
+        help="run only these selectors of the file (comma-separated names)",
     )
     p.add_argument(
         "--parts", metavar="NAMES",
@@ -129,23 +134,23 @@ def run(args: argparse.Namespace) -> int:
     from ..experiments._parts import is_multipart
 
     if is_multipart(args.experiment):
+        if args.selectors:
+            print("mlfs benchmark: error: --selectors: not available for a file with "
+                  "[[part]] tables; use --parts and --datasets.", file=sys.stderr)
+            return 2
         return _run_multipart(args)
     if args.parts:
         print(f"mlfs benchmark: error: --parts: {args.experiment} has no [[part]] tables.",
               file=sys.stderr)
         return 2
     spec = load_experiment(args.experiment)
-    if args.datasets:
-        import dataclasses
-
-        keep = set(args.datasets.split(","))
-        spec = dataclasses.replace(
-            spec, datasets=tuple(d for d in spec.datasets if d.name.split(" (train")[0] in keep)
-        )
     if args.seed is not None:
         import dataclasses
 
         spec = dataclasses.replace(spec, seed=args.seed)
+    for what in ("datasets", "selectors"):
+        if getattr(args, what, None):
+            spec = _only(spec, what, getattr(args, what))
     db = Path(args.db) if args.db else Path("runs") / f"{spec.name}.db"
     try:
         return _run(args, spec, db)
@@ -153,6 +158,27 @@ def run(args: argparse.Namespace) -> int:
         from ..experiments._store import StoreError
 
         raise StoreError(f"{db}: {exc}") from None
+
+
+def _only(spec, what: str, names: str):
+    """``spec`` with only the named data sets or selectors (``--datasets``/``--selectors``);
+    an unknown name is an error that lists the file's names."""
+    import dataclasses
+
+    from ..experiments import SpecError
+
+    want = [n.strip() for n in names.split(",") if n.strip()]
+    items = getattr(spec, what)
+
+    def base(name: str) -> str:  # "scene (train 0.5)" is a training fraction of "scene"
+        return name.split(" (train")[0]
+
+    bad = [n for n in want if not any(n in (m.name, base(m.name)) for m in items)]
+    if bad or not want:
+        raise SpecError(f"--{what}: unknown name(s) {bad}; the experiment has: "
+                        f"{', '.join(m.name for m in items)}.")
+    keep = tuple(m for m in items if m.name in want or base(m.name) in want)
+    return dataclasses.replace(spec, **{what: keep})
 
 
 def _run(args: argparse.Namespace, spec, db: Path) -> int:

@@ -40,8 +40,12 @@ from ._spec import (
 from ._store import ResultStore, StoreBusyError, StoreError
 from ._stratify import IterativeStratifiedKFold, iterative_stratification
 from ._subsample import TrainingSubsample
+from ._tuning import FractionalOnly, MeanScorer, MinMaxScale
 
 __all__ = [
+    "FractionalOnly",
+    "MeanScorer",
+    "MinMaxScale",
     "DISCRETIZERS",
     "LEARNERS",
     "SELECTORS",

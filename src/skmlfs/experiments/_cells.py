@@ -151,6 +151,8 @@ class CellResult:
     predict_time: float
     #: stored with the cell: chosen parameters of a tuned learner, search histories, ...
     info: dict = field(default_factory=dict)
+    #: the features evaluated when they are not the ranking's prefix (budgets = "refit")
+    features: np.ndarray | None = None
 
 
 @dataclass
@@ -353,17 +355,46 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
                 categorical_features=task.categorical_features,
             )
             res.n_train, res.n_test, res.discretize_time = len(Ytr), len(Yte), tdisc
-            res.ranking = _rank(task, Xtr, Ytr)
+            opts = task.selector.options or {}
+            Xsel = Xtr
+            if "preprocess" in opts:  # the selector sees its own view of the data
+                Xsel = prepare_split(
+                    X, Y, task.train, task.test, opts["preprocess"],
+                    cache_key=(task.data_token, task.split, canonical_json(opts["preprocess"])),
+                    categorical_features=task.categorical_features)[0]
+            if opts.get("budgets") == "refit":  # one fit per budget, no cached ranking
+                task.cached_ranking = None
+            res.ranking = _rank(task, Xsel, Ytr)
+            at_largest: dict = {}
             from ._graphs import NeighbourGraphs
 
             graphs = NeighbourGraphs.for_cells(task.cells, task.seed)
             for cell in task.cells:
+                ranking = res.ranking.ranking
+                if opts.get("budgets") == "refit" and cell.k != task.k_max:
+                    from ._tuning import refit_ranking
+
+                    ranking = refit_ranking(task, cell.k, Xsel, Ytr)
+                if opts.get("feature_order") == "index":  # a score depends on the set only
+                    ranking = np.sort(ranking[: cell.k])
+                if (cell.learner.tuning or {}).get("budget") == "largest":
+                    from ._tuning import learner_at_largest
+
+                    top = res.ranking.ranking[: task.k_max]
+                    cell = learner_at_largest(
+                        cell, np.sort(top) if opts.get("feature_order") == "index" else top,
+                        Xtr, Ytr, task.seed, at_largest)
                 res.cells.append(
                     _evaluate_cell(
-                        cell, res.ranking.ranking, Xtr, Ytr, Xte, Yte, task.metrics, task.seed,
+                        cell, ranking, Xtr, Ytr, Xte, Yte, task.metrics, task.seed,
                         res.ranking.info, task.categorical_features, graphs,
                     )
                 )
+                if ranking is not res.ranking.ranking:
+                    res.cells[-1].features = np.asarray(ranking[: cell.k])
+                if cell.learner.name in at_largest:
+                    res.cells[-1].info["learner"] = {
+                        "best_params": at_largest[cell.learner.name], "tuned_at_k": task.k_max}
         except Exception as exc:  # noqa: BLE001 — reported to the caller, see docstring
             if not catch:
                 raise

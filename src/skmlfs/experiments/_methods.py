@@ -290,7 +290,8 @@ def _check_params(cls: type, kwargs: Mapping[str, Any], key: str) -> None:
 
 
 # --------------------------------------------------------------------------- tuning
-_TUNING_KEYS = {"tune", "inner_cv", "scoring", "tune_with", "tune_search", "tune_start"}
+_TUNING_KEYS = {"tune", "inner_cv", "scoring", "tune_with", "tune_search", "tune_start",
+                "tune_budget"}
 
 
 def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
@@ -305,7 +306,8 @@ def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
     from ..metrics import METRICS
 
     if "tune" not in body:
-        for k in ("inner_cv", "scoring", "tune_with", "tune_search", "tune_start"):
+        for k in ("inner_cv", "scoring", "tune_with", "tune_search", "tune_start",
+                  "tune_budget"):
             if k in body:
                 raise ValueError(f"{key}.{k}: only meaningful with a 'tune' grid.")
         return None
@@ -331,9 +333,15 @@ def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
     if strat not in ("none", "iterative"):
         raise ValueError(f"{key}.inner_cv.stratification: 'none' or 'iterative'; got {strat!r}.")
     scoring = body.get("scoring", "hamming_loss")
-    if isinstance(scoring, str):
+    from ._tuning import parse_scoring
+
+    mean = parse_scoring(scoring, key)  # a list of metrics: their mean
+    if mean is not None:
+        scoring = mean
+    elif isinstance(scoring, str):
         scoring = {"metric": scoring}
-    if not isinstance(scoring, Mapping) or scoring.get("metric") not in METRICS:
+    if mean is None and (not isinstance(scoring, Mapping)
+                         or scoring.get("metric") not in METRICS):
         raise ValueError(
             f"{key}.scoring: a registered metric (or {{metric = ..., params}}); got "
             f"{scoring!r}; available: {', '.join(sorted(METRICS))}."
@@ -361,7 +369,15 @@ def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
         out["start"] = dict(start)
     elif "tune_start" in body:
         raise ValueError(f"{key}.tune_start: only with tune_search = 'coordinate'.")
-    if "tune_with" in body:
+    if "tune_budget" in body:  # a learner tuned once, at the largest budget (_tuning.py)
+        if body["tune_budget"] not in ("each", "largest"):
+            raise ValueError(f"{key}.tune_budget: 'each' or 'largest'; got "
+                             f"{body['tune_budget']!r}.")
+        if body["tune_budget"] == "largest":
+            out["budget"] = "largest"
+    if body.get("tune_with") == "learner":  # tuned with each learner (_tuning.per_learner)
+        out["tune_with"] = "learner"
+    elif "tune_with" in body:
         tw = body["tune_with"]
         if isinstance(tw, str):
             tw = {"method": tw}
@@ -415,13 +431,12 @@ def metric_scorer(metric: str, **params: Any) -> _MetricScorer:
 def tuned(estimator: Any, tuning: Mapping[str, Any], random_state: int | None) -> Any:
     """Wrap ``estimator`` in ``GridSearchCV`` (or :class:`CoordinateSearchCV` with
     ``search = "coordinate"``) as described by a parsed ``tuning``."""
-    sc = dict(tuning["scoring"])
-    metric = sc.pop("metric")
-    params = sc.pop("params", {})
+    from ._tuning import make_scorer
+
     return _search(
         estimator,
         {p: list(v) for p, v in tuning["grid"].items()},
-        metric_scorer(metric, **{**params, **sc}),
+        make_scorer(tuning["scoring"]),
         make_inner_cv(tuning["inner_cv"], random_state),
         tuning,
     )
@@ -552,7 +567,9 @@ class TunedSelector(SelectorMixin, BaseEstimator):
 
     def __init__(self, selector: Any = None, learner: Any = None, param_grid: Any = None,
                  scoring: Any = None, cv: Any = None, n_features_to_select: Any = None,
-                 random_state: Any = None, search: str = "grid", start: Any = None):
+                 random_state: Any = None, search: str = "grid", start: Any = None,
+                 learner_grid: Any = None):
+        self.learner_grid = learner_grid
         self.selector = selector
         self.learner = learner
         self.param_grid = param_grid
@@ -574,15 +591,26 @@ class TunedSelector(SelectorMixin, BaseEstimator):
         if self.random_state is not None and have.get("random_state", 0) is None:
             upd["random_state"] = self.random_state
         sel.set_params(**upd)
-        pipe = Pipeline([("selector", sel), ("learner", clone(self.learner))])
-        grid = {f"selector__{p}": list(v) for p, v in dict(self.param_grid).items()}
-        start = {f"selector__{p}": v for p, v in dict(self.start or {}).items()}
-        gs = _search(pipe, grid, self.scoring, self.cv,
-                     {"search": self.search, "start": start}).fit(X, Y)
-        self.cv_results_ = gs.cv_results_
-        self.best_params_ = {p.removeprefix("selector__"): v for p, v in gs.best_params_.items()}
-        self.best_estimator_ = gs.best_estimator_
-        self.selector_ = gs.best_estimator_.named_steps["selector"]
+        # memoised search (one selector fit per fold and setting, one learner fit per fold,
+        # feature set and learner setting), see _tuning.search_selector
+        from ._tuning import search_selector
+
+        folds = list(self.cv.split(X, Y))
+        res = search_selector(sel, self.learner, dict(self.param_grid),
+                              dict(self.learner_grid or {}), self.scoring, folds, X, Y,
+                              n_features=self.n_features_to_select, search=self.search,
+                              start=dict(self.start or {}))
+        self.cv_results_ = {"params": [r["params"] for r in res["results"]],
+                            "mean_test_score": np.asarray([r["mean"] for r in res["results"]]),
+                            "std_test_score": np.asarray([r["std"] for r in res["results"]])}
+        self.best_params_ = {**res["params"], **res["learner_params"]}
+        self.best_score_ = res["score"]
+        self.n_sweeps_ = res["n_sweeps"]
+        self.n_fits_, self.n_sets_ = res["n_fits"], res["n_sets"]
+        self.selector_ = clone(sel).set_params(**res["params"]).fit(X, Y)
+        self.best_estimator_ = Pipeline([
+            ("selector", self.selector_),
+            ("learner", clone(self.learner).set_params(**res["learner_params"]))])
         self.ranking_ = np.asarray(getattr(self.selector_, "ranking_",
                                            self.selector_.get_support(indices=True)))
         sc = getattr(self.selector_, "scores_", None)
@@ -597,18 +625,20 @@ class TunedSelector(SelectorMixin, BaseEstimator):
 
 def tuned_selector(selector: Any, tuning: Mapping[str, Any], random_state: int | None) -> Any:
     """Wrap a selector in :class:`TunedSelector` as described by a parsed ``tuning``."""
-    sc = dict(tuning["scoring"])
-    metric = sc.pop("metric")
-    params = sc.pop("params", {})
+    from ._tuning import make_scorer
+
     tw = dict(tuning["tune_with"])
     learner = _nested(str(tw.pop("method")), tw, "tune_with", random_state, False)
     n = selector.get_params(deep=False).get("n_features_to_select")
+    # a coordinate search starts the learner's parameters at their values in its table
+    lstart = {p: learner.get_params()[p] for p in tuning.get("learner_grid", {})}
     return TunedSelector(
         selector, learner, {p: list(v) for p, v in tuning["grid"].items()},
-        metric_scorer(metric, **{**params, **sc}),
+        make_scorer(tuning["scoring"]),
         make_inner_cv(tuning["inner_cv"], random_state), n_features_to_select=n,
         random_state=random_state, search=tuning.get("search", "grid"),
-        start=dict(tuning.get("start", {})),
+        start={**tuning.get("start", {}), **lstart, **tuning.get("learner_start", {})},
+        learner_grid=dict(tuning.get("learner_grid", {})) or None,
     )
 
 
@@ -645,10 +675,13 @@ def expand_variants(name: str, body: Mapping[str, Any], key: str) -> list[tuple[
     for p in keys:
         if not isinstance(var[p], Sequence) or isinstance(var[p], str) or not var[p]:
             raise ValueError(f"{key}.variants.{p}: a non-empty list of values is needed.")
+    from ._tuning import OPTION_KEYS  # method options are not parameters
+
     out = []
     for combo in itertools.product(*(var[p] for p in keys)):
         b = {k: v for k, v in body.items()
-             if k not in ("params", "method") and k not in _TUNING_KEYS}
+             if k not in ("params", "method") and k not in _TUNING_KEYS
+             and k not in OPTION_KEYS}
         merged = {**dict(body.get("params", {})), **b}  # params may be given either way
         for p, v in zip(keys, combo, strict=True):
             for path in p.split("+"):
@@ -657,7 +690,7 @@ def expand_variants(name: str, body: Mapping[str, Any], key: str) -> list[tuple[
             f"{p.split('+')[-1].strip().rpartition('__')[2]}={_fmt(v)}"
             for p, v in zip(keys, combo, strict=True)
         )
-        tuning = {k: v for k, v in body.items() if k in _TUNING_KEYS}
+        tuning = {k: v for k, v in body.items() if k in _TUNING_KEYS or k in OPTION_KEYS}
         out.append((f"{name}[{label}]", {"method": body.get("method", name),
                                           "params": merged, **tuning}))
     return out
@@ -710,7 +743,9 @@ def fitted_info(est: Any) -> dict:
     * a :class:`WeightedLearner`: its weighter's info;
     * a wrapper search with a convergence record (``history_`` holding ``best_loss``,
       e.g. :class:`~skmlfs.selection.MemeticSelector`): ``history`` = the best fitness
-      after every evaluation, and ``n_evaluations``.
+      after every evaluation, and ``n_evaluations``;
+    * an optimiser with ``objective_`` (RLEFS, MIFS, RALM-FS): ``objective``, its value
+      after every iteration.
     """
     info: dict[str, Any] = {}
     if hasattr(est, "best_params_") and hasattr(est, "cv_results_"):
@@ -737,6 +772,9 @@ def fitted_info(est: Any) -> dict:
         if sub:
             info["weighter"] = sub
         return info
+    obj = getattr(est, "objective_", None)  # an optimiser's objective per iteration (RLEFS)
+    if obj is not None and np.ndim(obj) == 1 and len(obj):
+        info["objective"] = [float(x) for x in np.ravel(obj)]
     hist = getattr(est, "history_", None)
     if isinstance(hist, Mapping) and "best_loss" in hist:
         info["history"] = [float(x) for x in np.ravel(hist["best_loss"])]

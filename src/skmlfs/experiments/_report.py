@@ -502,6 +502,9 @@ def write_report(
         df, meta, fails = _read_store(db, cell_ids, experiment, all_cells)
     if df.empty:
         raise ValueError("the results store holds no cell to report.")
+    from ._sensitivity import split_sensitivity  # sensitivity studies: a figure, no table
+
+    df, sens = split_sensitivity(df)
     if columns not in ("selectors", "learners"):
         raise ValueError(f"columns must be 'selectors' or 'learners'; got {columns!r}.")
     names_ = [experiment] if experiment else [k.split(":", 1)[1] for k in meta
@@ -624,6 +627,27 @@ def write_report(
                                  alpha=alpha)
         md += v_md
         written += v_files
+    if figures and len(sens):  # declared parameter-sensitivity studies (RLEFS Fig. 6)
+        from ._sensitivity import plot_sensitivity
+
+        mets = [c for c in sens.columns if c in set(t.metric for t in tables)]
+        figs = plot_sensitivity(sens, mets, out / "figures")
+        if figs:
+            md.append("## Parameter sensitivity\n\nTest values with one parameter varied "
+                      "over its grid, the others fixed (mean over splits and budgets).\n")
+            for f in figs:
+                written.append(f)
+                md.append(f"![parameter sensitivity](figures/{f.name})\n")
+    if figures and "info" in df:  # optimisers' objective per iteration (RLEFS Fig. 7)
+        from ._objectives import plot_objectives
+
+        objs = plot_objectives(df, out / "figures", methods=m_pref)
+        if objs:
+            md.append("## Optimiser convergence\n\nObjective after each iteration of the "
+                      "selector fits (tuned selectors: the refit at the chosen setting).\n")
+            for f in objs:
+                written.append(f)
+                md.append(f"![optimiser convergence](figures/{f.name})\n")
     md.append(_runtime_section(df, ds_pref, m_pref))
     if figures:
         p = _runtime_figure(df, out, ds_pref, m_pref)
@@ -731,7 +755,9 @@ def _figures_for(t: MetricTable, df, out: Path, stem: str, control, k) -> list[P
         d = d[d["method"].isin(multi)]
         d = d[~_repeated_budgets(d)]  # a budget the selector could not fill is no new point
         per = d.groupby(["method", "k", "split"])[t.metric].mean().groupby(["method", "k"])
-        curves = per.mean().rename("mean").to_frame().join(per.std(ddof=1).rename("std"))
+        # one split (train/test files): no spread, a std of 0 (not NaN)
+        curves = per.mean().rename("mean").to_frame().join(
+            per.std(ddof=1).fillna(0.0).rename("std"))
         curves = curves.reset_index().rename(columns={"k": "x"})
         order = {m: i for i, m in enumerate(t.mean.columns)}
         curves = curves.sort_values(["method", "x"], key=lambda s: s.map(order)

@@ -143,9 +143,12 @@ def _build_tasks(
     """
     tasks: list[Task] = []
     all_ids: list[str] = []
+    from ._tuning import per_learner, selector_budgets
+
     for i, sp_ in enumerate(splits):
-        for sel in selectors:
-            sel_ks = [n_features] if sel.selects_all else list(ks)
+        for sel, sel_learners in per_learner(selectors, learners):
+            sel_ks = [n_features] if sel.selects_all else selector_budgets(
+                sel, ks, len(sp_.train) + len(sp_.test), n_features)
             k_max = max(sel_ks)
             payload = {
                 "dataset": dataset_identity,
@@ -159,7 +162,7 @@ def _build_tasks(
             rid = make_id(payload)
             cells = []
             for k in sel_ks:
-                for lrn in learners:
+                for lrn in sel_learners:
                     cid = make_id(
                         {
                             "v": 1,
@@ -225,7 +228,8 @@ def _cell_rows(task: Task, res: TaskResult) -> list[dict]:
                 "selection_time": res.ranking.selection_time,
                 "fit_time": c.fit_time,
                 "predict_time": c.predict_time,
-                "features": res.ranking.ranking[: c.k].tolist(),
+                "features": (res.ranking.ranking[: c.k] if c.features is None
+                             else c.features).tolist(),
                 "cell_id": c.cell_id,
                 **({"info": c.info} if c.info else {}),
             }
@@ -515,6 +519,8 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
     Each dataset is loaded once here (for its shape, splits and nominal columns) and
     fingerprinted; workers load it again from the same recipe and check the fingerprint.
     """
+    from ._tuning import for_dataset, runs_on
+
     metric_keys = {m.name: m.key() for m in spec.metrics}
     done = store.done_cells(metric_keys.values())
     cached = store.rankings()
@@ -538,8 +544,8 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
             dataset_identity=ds.identity(),
             protocol_identity=prot.identity(),
             splits=splits,
-            selectors=spec.selectors,
-            learners=spec.learners,
+            selectors=[for_dataset(m, ds.name) for m in spec.selectors if runs_on(m, ds.name)],
+            learners=[for_dataset(m, ds.name) for m in spec.learners],
             ks=ks,
             n_features=d,
             metrics=spec.metrics,
@@ -633,7 +639,8 @@ def _record(store: ResultStore, plan: RunPlan, task: Task, res: TaskResult,
                 "learner_spec": _learner(spec, c.learner).identity(),
                 "seed": spec.seed,
                 "metrics": {plan.metric_keys[n]: v for n, v in c.metrics.items()},
-                "features": res.ranking.ranking[: c.k],
+                "features": (res.ranking.ranking[: c.k] if c.features is None
+                             else c.features),
                 "selection_time": res.ranking.selection_time,
                 "fit_time": c.fit_time,
                 "predict_time": c.predict_time,

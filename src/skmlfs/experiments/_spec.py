@@ -130,6 +130,9 @@ class MethodSpec:
     #: :func:`skmlfs.experiments._methods.parse_tuning`): the built estimator is searched
     #: by ``GridSearchCV`` on the training part of each split
     tuning: Mapping[str, Any] | None = None
+    #: method options (``preprocess``, ``budgets``, ``feature_order``, ``by_dataset``), see
+    #: :mod:`skmlfs.experiments._tuning`
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_estimator(cls, name: str, estimator: Any, kind: str = "selector") -> MethodSpec:
@@ -186,6 +189,8 @@ class MethodSpec:
         out = {"method": method, "params": json.loads(canonical_json(dict(self.params)))}
         if self.tuning:  # only when set: ids of untuned methods are unchanged
             out["tuning"] = json.loads(canonical_json(dict(self.tuning)))
+        if self.options:  # likewise
+            out["options"] = json.loads(canonical_json(dict(self.options)))
         return out
 
 
@@ -453,18 +458,18 @@ _SCRIPT_TABLES = {
     "learner": "write learners = [...] tables",
     "evaluation": "metrics = [...]; the per-metric searches: selector variants over 'metric'",
     "convergence": "wrapper searches store their history with every cell and the report "
-    "draws it (figures/convergence_<dataset>.png); NOT SUPPORTED: an optimiser's objective "
-    "per iteration (RLEFS) and the memetic paper's low-accuracy-label curves (Fig. 4)",
-    "ablation": "ablation switches are variants = { parameter = [values] } of a method table; "
-    "[report] ablation = { method, parameter, reference, metric } draws them against a "
-    "reference method",
-    "sensitivity": "one parameter varied: variants = { parameter = [values] }",
+    "draws it (figures/convergence_<dataset>.png); an optimiser's objective per iteration "
+    "(RLEFS) likewise (figures/objective_<dataset>.png); NOT SUPPORTED: the memetic paper's "
+    "low-accuracy-label curves (Fig. 4)",
+    "ablation": "ablation switches are variants = { parameter = [values] } of a method table",
+    "sensitivity": "one parameter varied: variants = { parameter = [values] } and "
+    "sensitivity = 'parameter' (a figure, not a table column)",
     "methods": "write [selectors.X] tables; parameters tuned at the largest budget with "
     "tune, tune_with = { method = <learner> }, inner_cv, scoring and tune_search = "
     "'coordinate' (+ tune_start); budgets as n_features = '1%..20%'; scaling as the "
-    "dataset's discretizer = { method = 'sklearn.preprocessing:MinMaxScaler' }; NOT "
-    "SUPPORTED: a tuning metric averaging two metrics, and re-tuning the learner's C per "
-    "budget only on some datasets",
+    "dataset's discretizer = { method = 'skmlfs.experiments:MinMaxScale' }; tuning per "
+    "learner: tune_with = 'learner'; two metrics averaged: scoring = [...]; per-dataset "
+    "choices: by_dataset = { name = { tune_search = ..., tune_budget = 'largest' } }",
     "dataset": "write [[datasets]] with train = '...-train.arff' and test = '...-test.arff' "
     "(protocol train_test)",
     "weights": "feature weighting: a 'weighted' learner table",
@@ -614,10 +619,14 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
             if not isinstance(params, Mapping):
                 raise _fail(source, f"{kp}.params", "must be a table.")
             try:
+                from ._methods import _TUNING_KEYS
+                from ._tuning import parse_options
+
+                options = parse_options(body, kp, kind, sorted(_TUNING_KEYS))
                 tuning = parse_tuning(body, kp)
             except ValueError as exc:
                 raise SpecError(f"{source}: {exc}") from None
-            for k in ("tune", "inner_cv", "scoring", "tune_with", "tune_search", "tune_start"):
+            for k in _TUNING_KEYS:
                 body.pop(k, None)
             if tuning and kind == "selector" and "tune_with" not in tuning:
                 raise _fail(source, f"{kp}.tune_with", "a tuned selector needs the learner "
@@ -627,7 +636,8 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
                             "scored by itself).")
             params = {**params, **body}
             spec = MethodSpec(
-                name=name, method=str(method), params=params, kind=kind, tuning=tuning
+                name=name, method=str(method), params=params, kind=kind, tuning=tuning,
+                options=options,
             )
         try:
             cls = spec.estimator_class()
@@ -659,7 +669,7 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
                 est = build_method(spec.method, spec.params, kind, key=kp)
                 if spec.tuning:
                     check_tuning_grid(est, spec.tuning, kp)
-                    if "tune_with" in spec.tuning:
+                    if spec.tuning.get("tune_with", "learner") != "learner":
                         tw = dict(spec.tuning["tune_with"])
                         build_method(str(tw.pop("method")), tw, "learner",
                                      key=f"{kp}.tune_with")
