@@ -520,9 +520,11 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
 
     # -------------------------------------------------------------- selector API
     def _get_support_mask(self) -> np.ndarray:
+        # the contract of every selector: the first n_features_to_select_ of ranking_ (here
+        # the whole best subset)
         check_is_fitted(self, "ranking_")
         mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.ranking_] = True
+        mask[self.ranking_[: self.n_features_to_select_]] = True
         return mask
 
     def __sklearn_tags__(self):
