@@ -609,3 +609,44 @@ def test_selection_does_not_import_learners():
             assert "learners" not in (node.module or ""), ast.unparse(node)
         elif isinstance(node, ast.Import):
             assert not any("learners" in a.name for a in node.names), ast.unparse(node)
+
+
+def test_splitter_and_metric_spec():
+    """``inner_split`` takes a scikit-learn splitter (every FFC scores its splits, drawn
+    once) and ``metric`` a MetricSpec; MLNB's fast path serves splits whose training rows
+    are all the other rows, a refit the others."""
+    from sklearn.model_selection import KFold, ShuffleSplit
+
+    from skmlfs.metrics import MetricSpec, hamming_loss
+
+    X, Y = _toy(n=90)
+
+    class RefitMLNB(MLNB):
+        subset_evaluator = None
+
+    kf = KFold(3, shuffle=True, random_state=0)
+    params = dict(n_features_to_select=4, population_size=4, max_evaluations=12)
+    fast = MemeticSelector(MLNB(), **params, inner_split=kf, random_state=0).fit(X, Y)
+    slow = MemeticSelector(RefitMLNB(), **params, inner_split=kf, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(fast.history_["loss"], slow.history_["loss"])
+    np.testing.assert_array_equal(fast.best_subset_, slow.best_subset_)
+    # the first FFC by hand: the mean loss over the folds, accuracies over all 90 rows
+    S0 = np.sort(check_random_state(0).permutation(30)[:4])
+    losses, correct = [], 0
+    for train, test in kf.split(X, Y):
+        pred = MLNB().fit(X[train][:, S0], Y[train]).predict(X[test][:, S0])
+        losses.append(-multilabel_accuracy(Y[test], pred, convention="plcfs"))
+        correct = correct + (pred == Y[test]).sum(axis=0)
+    assert fast.history_["loss"][0] == pytest.approx(np.mean(losses), abs=1e-12)
+    np.testing.assert_allclose(fast.history_["label_accuracy"][0], correct / 90)
+    # a split that does not train on all other rows, and a user's metric
+    ss = ShuffleSplit(2, test_size=0.2, train_size=0.5, random_state=1)
+    spec = MetricSpec(hamming_loss, False, "pred")
+    sel = GeneticSelector(MLNB(), **params, inner_split=ss, metric=spec, random_state=0)
+    sel.fit(X, Y)
+    losses = []
+    for train, test in ss.split(X, Y):
+        pred = MLNB().fit(X[train][:, S0], Y[train]).predict(X[test][:, S0])
+        losses.append(hamming_loss(Y[test], pred))
+    assert sel.history_["loss"][0] == pytest.approx(np.mean(losses), abs=1e-12)
+    assert sel.metric_ == "hamming_loss"

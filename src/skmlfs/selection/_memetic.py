@@ -48,6 +48,7 @@ from threadpoolctl import threadpool_limits
 
 from .._validation import _quiet_empty_labels, check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache
+from ..metrics import MetricSpec
 from ._base import degenerate_selection, discretize_features
 from ._info_filters import gics_select
 
@@ -78,14 +79,21 @@ def _round_half_up(x: float) -> int:
 
 
 # ---------------------------------------------------------------------- the learner
-def _resolve_metric(metric: str):
-    from ..metrics import METRICS
+def _resolve_metric(metric: Any):
+    """``(name, function, greater_is_better, needs, kwargs)`` of a metric name or spec."""
+    from ..metrics import METRICS, MetricSpec
 
+    if isinstance(metric, MetricSpec):  # a user's scorer: (function, greater_is_better, needs)
+        if metric.needs not in ("pred", "score"):
+            raise ValueError(f"metric.needs must be 'pred' or 'score'; got {metric.needs!r}.")
+        name = getattr(metric.function, "__name__", type(metric.function).__name__)
+        return name, metric.function, bool(metric.greater_is_better), metric.needs, {}
     name = _METRIC_ALIASES.get(metric, metric)
     if name not in METRICS:
         raise ValueError(
             f"unknown metric {metric!r}; use one of multilabel_accuracy (mlacc), one_error "
-            f"(onerr), ranking_loss (rloss), coverage (mlcov) or {sorted(METRICS)}."
+            f"(onerr), ranking_loss (rloss), coverage (mlcov) or {sorted(METRICS)}, or a "
+            "skmlfs.metrics.MetricSpec."
         )
     spec = METRICS[name]
     return name, spec.function, spec.greater_is_better, spec.needs, _PLCFS_KWARGS.get(name, {})
@@ -95,11 +103,13 @@ class _Fitness:
     """The fitness function (docs/methods/memetic.md#fitness): one call = one FFC.
 
     Each call draws a fresh random holdout of the training patterns (``resample``; the
-    reference's ``crossvalind('holdout', …, 0.2)``) or reuses one fixed split, trains the
-    learner on the rest with the features ``S`` (through ``evaluator``, the learner's
-    ``subset_evaluator``, when it offers one), and returns the loss (the metric as a
-    value to minimise) and the number of held-out patterns whose label ``l`` is predicted
-    correctly, per label.
+    reference's ``crossvalind('holdout', …, 0.2)``), reuses one fixed split, or scores
+    every split of a scikit-learn splitter (drawn once per fit); it trains the learner on
+    the training rows with the features ``S`` (through ``evaluator``, the learner's
+    ``subset_evaluator``, when it offers one and the training rows are all rows outside
+    the test rows), and returns the loss (the metric as a value to minimise; the mean over
+    a splitter's splits) and the number of held-out patterns whose label ``l`` is
+    predicted correctly, per label (summed over the splits).
     """
 
     def __init__(self, Xd, evaluator, Y, learner, metric, holdout, inner_split, rng):
@@ -107,10 +117,16 @@ class _Fitness:
         self.learner = learner
         self.name, self.fn, self.greater, self.needs, self.kwargs = _resolve_metric(metric)
         n = Y.shape[0]
-        self.n_test = max(1, min(n - 1, int(np.floor(holdout * n))))
-        self.resample = inner_split == "resample"
+        self.splits = None
+        if isinstance(inner_split, str):
+            self.n_test = max(1, min(n - 1, int(np.floor(holdout * n))))
+            self.resample = inner_split == "resample"
+        else:
+            self.splits = _draw_splits(inner_split, Xd, Y)
+            self.n_test = sum(test.size for _, test, _ in self.splits)
+            self.resample = False
         self.rng = rng
-        self._fixed = None if self.resample else self._draw()
+        self._fixed = None if self.resample or self.splits else self._draw()
         self.n_calls = 0
 
     def _draw(self) -> np.ndarray:
@@ -118,23 +134,34 @@ class _Fitness:
 
     def __call__(self, S: np.ndarray) -> tuple[float, np.ndarray]:
         self.n_calls += 1
-        test = self._draw() if self.resample else self._fixed
+        if self.splits is None:
+            test = self._draw() if self.resample else self._fixed
+            return self._score(S, None, test, True)
+        losses, correct = [], np.zeros(self.Y.shape[1], dtype=np.int64)
+        for train, test, complement in self.splits:
+            loss, c = self._score(S, train, test, complement)
+            losses.append(loss)
+            correct += c
+        return float(np.mean(losses)), correct
+
+    def _score(self, S, train, test, complement) -> tuple[float, np.ndarray]:
         if S.size == 0:
             return np.inf, np.zeros(self.Y.shape[1], dtype=np.int64)
-        if self.evaluator is not None:
+        if self.evaluator is not None and complement:
             pred, psi = self.evaluator.predict(S, test)
         else:
-            pred, psi = self._refit(S, test)
+            pred, psi = self._refit(S, test, train)
         Yt = self.Y[test]
         value = self.fn(Yt, psi if self.needs == "score" else pred, **self.kwargs)
         correct = np.count_nonzero(pred == Yt, axis=0).astype(np.int64)
         loss = -value if self.greater else value
         return (np.inf if np.isnan(loss) else float(loss)), correct
 
-    def _refit(self, S: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, Any]:
+    def _refit(self, S: np.ndarray, test: np.ndarray, train: Any = None) -> tuple[np.ndarray, Any]:
         """Clone, fit and predict the learner: the path of any classifier."""
-        train = np.ones(self.Y.shape[0], dtype=bool)
-        train[test] = False
+        if train is None:
+            train = np.ones(self.Y.shape[0], dtype=bool)
+            train[test] = False
         with _quiet_empty_labels():  # per-FFC refits of an inner split: fit warned once
             model = clone(self.learner).fit(self.Xd[train][:, S], self.Y[train])
         Xt = self.Xd[test][:, S]
@@ -145,6 +172,22 @@ class _Fitness:
         if self.needs == "score":
             psi = _positive_scores(model, Xt, self.Y.shape[1])
         return pred, psi
+
+
+def _draw_splits(splitter: Any, X: Any, Y: np.ndarray) -> list:
+    """``(train, test, train is every other row)`` of each split of a scikit-learn splitter."""
+    n = Y.shape[0]
+    out = []
+    for train, test in splitter.split(X, Y):
+        train, test = np.asarray(train, dtype=np.intp), np.sort(np.asarray(test, dtype=np.intp))
+        if test.size == 0 or train.size == 0:
+            raise ValueError("inner_split: every split needs training and test rows.")
+        other = np.ones(n, dtype=bool)
+        other[test] = False
+        out.append((train, test, train.size == other.sum() and bool(other[train].all())))
+    if not out:
+        raise ValueError(f"inner_split: {splitter!r} gave no split.")
+    return out
 
 
 # The warning of the library's learners for a batch with no predicted label
@@ -348,9 +391,9 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
         ],
         "population_size": [Interval(Integral, 1, None, closed="left")],
         "max_evaluations": [Interval(Integral, 1, None, closed="left")],
-        "metric": [str],
+        "metric": [str, MetricSpec],
         "holdout": [Interval(Real, 0, 1, closed="neither")],
-        "inner_split": [StrOptions({"resample", "fixed"})],
+        "inner_split": [StrOptions({"resample", "fixed"}), HasMethods(["split"])],
         "n_crossovers": [Interval(Integral, 1, None, closed="left")],
         "strict_budget": ["boolean"],
         "discretizer": [StrOptions({"auto"}), None, HasMethods(["fit", "transform"])],
@@ -600,17 +643,24 @@ class MemeticSelector(_EvolutionarySelector):
         ``v``, the budget of FFCs, counted from the initial population on. As in the
         reference, it is checked once per generation (11 offspring), so 303 FFCs are
         spent for ``m = 50, v = 300``; ``strict_budget=True`` stops at exactly ``v``.
-    metric : str, default="multilabel_accuracy"
+    metric : str or MetricSpec, default="multilabel_accuracy"
         The fitness (the scorer): ``"multilabel_accuracy"`` (``"mlacc"``),
         ``"one_error"`` (``"onerr"``), ``"ranking_loss"`` (``"rloss"``) or
         ``"coverage"`` (``"mlcov"``), computed with the PLCFS conventions
         (docs/methods/metrics.md); any other name of :data:`skmlfs.metrics.METRICS` with
-        its defaults. Metrics that are better when larger are negated into losses.
+        its defaults; or a :class:`skmlfs.metrics.MetricSpec` ``(function,
+        greater_is_better, needs)`` with ``function(Y_true, Y_pred_or_score)`` and
+        ``needs`` = ``"pred"`` (0/1 predictions) or ``"score"`` (per-label scores).
+        Metrics that are better when larger are negated into losses.
     holdout : float, default=0.2
         Fraction of the training patterns held out in each FFC (``⌊holdout·n⌋``).
-    inner_split : {"resample", "fixed"}, default="resample"
+    inner_split : {"resample", "fixed"} or splitter, default="resample"
         ``"resample"``: a fresh random holdout in every FFC (reference
-        ``crossvalind``); ``"fixed"``: one holdout drawn at the start of ``fit``.
+        ``crossvalind``); ``"fixed"``: one holdout drawn at the start of ``fit``. A
+        scikit-learn splitter (``KFold(5)``, ``ShuffleSplit(...)``, as the ``cv`` of
+        ``SequentialFeatureSelector``): its splits are drawn once at the start of ``fit``
+        and every FFC scores each of them (``holdout`` is not used); the loss is their
+        mean, the per-label accuracies are over all their test rows.
     n_crossovers : int, default=10
         Crossovers per generation (reference ``num_rep``); one mutation follows.
     z_mode : {"gap", "fixed"}, default="gap"
