@@ -650,3 +650,21 @@ def test_splitter_and_metric_spec():
         losses.append(hamming_loss(Y[test], pred))
     assert sel.history_["loss"][0] == pytest.approx(np.mean(losses), abs=1e-12)
     assert sel.metric_ == "hamming_loss"
+
+
+def test_registry_default_learner_is_mlnb():
+    """Experiment files and ``mlfs select --method memetic`` need not name a learner: the
+    registry fills in MLNB; a misspelt parameter is still named with a suggestion."""
+    from skmlfs.experiments._methods import build_method
+    from skmlfs.experiments._registry import default_params
+
+    for name in ("memetic", "GA", "genetic"):
+        (p, learner), = default_params("selector", name).items()
+        assert p == "learner" and type(learner) is MLNB
+    assert default_params("selector", "scls") == {}
+    sel = build_method("memetic", {"population_size": 4}, "selector")
+    assert type(sel.learner) is MLNB and sel.population_size == 4
+    sel = build_method("ga", {"learner": {"method": "mlnb", "alpha": 0.0}}, "selector")
+    assert sel.learner.alpha == 0.0
+    with pytest.raises(ValueError, match="did you mean 'population_size'"):
+        build_method("memetic", {"populaton_size": 4}, "selector")

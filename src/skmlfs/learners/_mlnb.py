@@ -366,7 +366,7 @@ class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstima
         -------
         self
         """
-        alpha = self._check_alpha()
+        alpha = float(self.alpha)  # [0, inf): _parameter_constraints, checked on entry
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype=np.float64, ensure_all_finite=True,
             reset=True,
@@ -407,12 +407,6 @@ class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstima
         self.n_labels_ = Yv.shape[1]
         return self
 
-    def _check_alpha(self) -> float:
-        # _parameter_constraints admit +inf for a Real >= 0; the smoothing must be finite
-        if not np.isfinite(self.alpha):
-            raise ValueError(f"alpha must be a finite real number >= 0; got {self.alpha!r}.")
-        return float(self.alpha)
-
     def subset_evaluator(self, X: Any, Y: Any) -> _NBSubsetEvaluator | None:
         """Fast stand-in for refitting this MLNB on many feature subsets and inner splits.
 
@@ -444,8 +438,8 @@ class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstima
             transformer, or ``"auto"`` on data with fractional values): its symbols then
             depend on the training rows of each split, and only a refit is exact.
         """
-        self._validate_params()
-        alpha = self._check_alpha()
+        self._validate_params()  # scikit-learn's check of _parameter_constraints
+        alpha = float(self.alpha)
         disc = self.discretizer
         if not (disc is None or (isinstance(disc, str) and disc == "auto" and is_discrete(X))):
             return None
