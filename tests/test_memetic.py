@@ -668,3 +668,36 @@ def test_registry_default_learner_is_mlnb():
     assert sel.learner.alpha == 0.0
     with pytest.raises(ValueError, match="did you mean 'population_size'"):
         build_method("memetic", {"populaton_size": 4}, "selector")
+
+
+def test_any_learner_may_offer_the_fast_path():
+    """The search finds ``subset_evaluator`` by duck typing: a user's estimator offering it
+    is asked once per fit and its evaluator serves every FFC."""
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    calls = {"make": 0, "predict": 0}
+
+    class Counting:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def predict(self, S, test):
+            calls["predict"] += 1
+            return self.inner.predict(S, test)
+
+    class MyNB(ClassifierMixin, BaseEstimator):
+        def fit(self, X, Y):
+            raise AssertionError("the fast path is offered: no refit expected")
+
+        def predict(self, X):
+            raise AssertionError("the fast path is offered: no refit expected")
+
+        def subset_evaluator(self, X, Y):
+            calls["make"] += 1
+            return Counting(MLNB().subset_evaluator(X, Y))
+
+    X, Y = _toy()
+    mine = GeneticSelector(MyNB(), **SMALL, random_state=2).fit(X, Y)
+    ref = GeneticSelector(MLNB(), **SMALL, random_state=2).fit(X, Y)
+    assert calls == {"make": 1, "predict": mine.n_evaluations_}
+    np.testing.assert_array_equal(mine.history_["loss"], ref.history_["loss"])

@@ -380,8 +380,8 @@ class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstima
         Yv = Yv.astype(np.float64)
         n, d = X.shape
         # Code 0 is the value 0 (the engine's coding of sparse input), so the stored
-        # indicators are the non-zeros of X whether X is dense or sparse.
-        D = DiscreteData.from_array(sp.csc_matrix(X, dtype=np.float64))
+        # indicators are the non-zeros of X whether X is dense or sparse; kept sparse.
+        D = DiscreteData.from_array(sp.csc_matrix(X, dtype=np.float64), dense=False)
         counts = _NBCounts(D, Yv)
         self._log_table = _nb_log_tables(
             counts.n_pos, counts.n_val, counts.off[:-1], counts.y_pos, n, alpha,
