@@ -698,7 +698,7 @@ class MemeticSelector(_EvolutionarySelector):
     ----------
     ranking_ : ndarray of int
         The best subset, ordered by GICS on all labels (training data).
-    scores_ : ndarray of shape (n_features_in_,)
+    scores_ : ndarray of shape (n_features,)
         Indexed by feature: the GICS value (on all labels, training data) at which
         feature ``f`` of the best subset was placed in ``ranking_``; NaN for the features
         outside the best subset.
