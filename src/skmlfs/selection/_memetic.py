@@ -393,7 +393,7 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
         "max_evaluations": [Interval(Integral, 1, None, closed="left")],
         "metric": [str, MetricSpec],
         "holdout": [Interval(Real, 0, 1, closed="neither")],
-        "inner_split": [StrOptions({"resample", "fixed"}), HasMethods(["split"])],
+        "inner_split": [StrOptions({"resample", "fixed"}), HasMethods(["split", "get_n_splits"])],
         "n_crossovers": [Interval(Integral, 1, None, closed="left")],
         "strict_budget": ["boolean"],
         "discretizer": [StrOptions({"auto"}), None, HasMethods(["fit", "transform"])],
