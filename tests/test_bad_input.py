@@ -55,7 +55,8 @@ SELECTORS = {
     "RALMFS": S.RALMFS(3, max_iter=20, random_state=0),
     "ReliefFML": S.ReliefFML(3, k=3, random_state=0),
     "PPTReliefF": S.PPTReliefF(3, k=3, min_support=1, random_state=0),
-    "GA": S.GeneticSelector(3, **_MEMETIC), "Memetic": S.MemeticSelector(3, **_MEMETIC),
+    "GA": S.GeneticSelector(n_features_to_select=3, **_MEMETIC),
+    "Memetic": S.MemeticSelector(n_features_to_select=3, **_MEMETIC),
 }
 TRANSFORMERS = {"MDDM": S.MDDM(n_components=3)}
 LEARNERS = {

@@ -306,10 +306,11 @@ def test_select_memetic_default_budget_is_sqrt(capsys, tmp_path, dataset_path):
 
 
 def test_memetic_n_features_none_is_sqrt_in_python():
+    from skmlfs.learners import MLNB
     from skmlfs.selection import MemeticSelector
 
     ds = make_multilabel_discrete(n_samples=49, n_features=20, n_labels=3, random_state=0)
-    sel = MemeticSelector(n_features_to_select=None, population_size=4, max_evaluations=8,
+    sel = MemeticSelector(MLNB(), n_features_to_select=None, population_size=4, max_evaluations=8,
                           random_state=0).fit(ds.X, ds.Y)
     assert sel.get_support().sum() == 7  # ceil(sqrt(49))
 

@@ -176,13 +176,21 @@ def _expected_failures() -> dict[str, dict[str, str]]:
 EXPECTED_FAILED_CHECKS = _expected_failures()
 
 
+#: constructor arguments without a default (the wrappers' classifier, as for scikit-learn's
+#: SequentialFeatureSelector)
+REQUIRED: dict[str, dict] = {
+    "GeneticSelector": {"learner": skmlfs.learners.MLNB()},
+    "MemeticSelector": {"learner": skmlfs.learners.MLNB()},
+}
+
+
 def _estimators() -> list[BaseEstimator]:
     out = []
     for module in (skmlfs.selection, skmlfs.learners, skmlfs.discretize):
         for name in sorted(dir(module)):
             obj = getattr(module, name)
             if isinstance(obj, type) and issubclass(obj, BaseEstimator):
-                est = obj()
+                est = obj(**REQUIRED.get(name, {}))
                 if "n_features_to_select" in est.get_params():
                     est.set_params(n_features_to_select=2)
                 out.append(est)

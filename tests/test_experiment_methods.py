@@ -198,6 +198,7 @@ def test_one_wrapper_search_per_metric_with_its_history(tmp_path):
     with ResultStore(tmp_path / "w.db") as st:
         df = st.to_frame()
     assert sorted(df.method) == ["mem[metric=multilabel_accuracy]", "mem[metric=ranking_loss]"]
+    from skmlfs.learners import MLNB  # the registry's default learner of "memetic"
     from skmlfs.selection import MemeticSelector
 
     X, Y = _data()
@@ -205,7 +206,7 @@ def test_one_wrapper_search_per_metric_with_its_history(tmp_path):
     for _, row in df.iterrows():
         metric = row["method"].split("=")[1].rstrip("]")
         hist = row["info"]["selector"]["history"]
-        ref = MemeticSelector(n_features_to_select=3, population_size=6, max_evaluations=20,
+        ref = MemeticSelector(MLNB(), n_features_to_select=3, population_size=6, max_evaluations=20,
                               metric=metric, random_state=1).fit(X[s.train], Y[s.train])
         assert hist == [float(v) for v in ref.history_["best_loss"]]
         assert row["info"]["selector"]["n_evaluations"] == ref.n_evaluations_ == len(hist)

@@ -242,3 +242,33 @@ class TestEstimatorConventions:
             MLNB().fit(XH, YH.ravel())
         with pytest.raises(ValueError, match="features"):
             MLNB().fit(XH, YH).predict([[0, 1, 1]])
+
+
+def test_parameters_are_validated_by_scikit_learn():
+    """MLNB declares its parameters in ``_parameter_constraints``, checked when fit starts."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    for bad in ({"alpha": "1"}, {"handle_unseen": "skip"},
+                {"reference_single_class_bug": "yes"}, {"discretizer": 3}):
+        with pytest.raises(InvalidParameterError, match=next(iter(bad))):
+            MLNB(**bad).fit(XH, YH)
+    with pytest.raises(InvalidParameterError, match=r"alpha.*range \[0.0, inf\)"):
+        MLNB(alpha=np.inf).fit(XH, YH)
+    assert not hasattr(MLNB(alpha=-1), "class_count_")  # nothing is checked in __init__
+
+
+def test_subset_evaluator_is_mlnb_refitted_on_the_other_rows():
+    """The fast path wrappers use: predictions and posteriors of the refit on the rows
+    outside ``test`` with the features ``S`` (dense and sparse input alike)."""
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 4, size=(80, 9)) * rng.choice([1, 3], size=9)
+    Y = (rng.random((80, 3)) < 0.35).astype(np.uint8)
+    for Xin in (X, sp.csr_matrix(X)):
+        ev = MLNB(alpha=0.5).subset_evaluator(Xin, Y)
+        for S in (np.array([0]), np.array([1, 4, 8]), np.arange(9)):
+            test = np.sort(rng.choice(80, size=16, replace=False))
+            train = np.setdiff1d(np.arange(80), test)
+            ref = MLNB(alpha=0.5).fit(X[train][:, S], Y[train])
+            pred, proba = ev.predict(S, test)
+            np.testing.assert_allclose(proba, ref.predict_proba(X[test][:, S]), rtol=1e-12)
+            np.testing.assert_array_equal(pred, ref.predict(X[test][:, S]))

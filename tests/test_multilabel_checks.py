@@ -56,6 +56,14 @@ KNOWN_FAILURES: dict[str, dict[str, str]] = {
 }
 
 
+#: constructor arguments without a default (the wrappers' classifier, as for scikit-learn's
+#: SequentialFeatureSelector)
+REQUIRED: dict[str, dict] = {
+    "GeneticSelector": {"learner": skmlfs.learners.MLNB()},
+    "MemeticSelector": {"learner": skmlfs.learners.MLNB()},
+}
+
+
 def _public(module) -> list[str]:
     return list(getattr(module, "__all__", [n for n in dir(module) if not n.startswith("_")]))
 
@@ -66,7 +74,7 @@ def _all_estimators() -> list[BaseEstimator]:
         for name in sorted(_public(module)):
             obj = getattr(module, name)
             if isinstance(obj, type) and issubclass(obj, BaseEstimator):
-                est = obj()
+                est = obj(**REQUIRED.get(name, {}))
                 params = est.get_params(deep=False)
                 if "n_features_to_select" in params:
                     est.set_params(n_features_to_select=3)

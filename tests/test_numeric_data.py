@@ -102,7 +102,7 @@ def test_mlnb_discretizer_transformer_and_bad_value():
     )
     assert ew.get_params() == EqualWidthDiscretizer(n_bins=4).get_params()  # cloned, not fitted
     assert not hasattr(ew, "bin_edges_")
-    with pytest.raises(ValueError, match="discretizer must be 'auto', None or a transformer"):
+    with pytest.raises(ValueError, match="'discretizer' parameter of MLNB must be .*'auto'"):
         MLNB(discretizer="laim").fit(X, Y)
 
 
@@ -233,15 +233,14 @@ def test_memetic_counts_mlnb_symbols_only_where_mlnb_would_not_discretize():
     from skmlfs.selection import MemeticSelector
 
     Xi = np.arange(12.0).reshape(4, 3)
-    fast, est = MemeticSelector(2, learner=MLNB(alpha=0.5))._learner_spec(Xi)
-    assert fast == {"alpha": 0.5, "handle_unseen": "zero", "reference_single_class_bug": False}
-    assert est is None
-    assert MemeticSelector(2, learner=MLNB(discretizer=None))._learner_spec(Xi + 0.5)[0]
+    Yi = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
+    fast = MLNB(alpha=0.5).subset_evaluator(Xi, Yi)
+    assert fast is not None and fast.params == (0.5, "zero", False)
+    assert MLNB(discretizer=None).subset_evaluator(Xi + 0.5, Yi) is not None
     for learner, X in ((MLNB(), Xi + 0.5), (MLNB(discretizer=EqualWidthDiscretizer()), Xi)):
-        fast, est = MemeticSelector(2, learner=learner)._learner_spec(X)
-        assert fast is None and est is learner
+        assert learner.subset_evaluator(X, Yi) is None  # the search refits it instead
     # end to end on numeric data with the wrapper's own discretization switched off
     X, Y = _numeric(4, n=60)
-    sel = MemeticSelector(2, discretizer=None, learner=MLNB(), population_size=4,
+    sel = MemeticSelector(MLNB(), n_features_to_select=2, discretizer=None, population_size=4,
                           max_evaluations=8, random_state=0).fit(X, Y)
     assert sel.get_support().sum() == 2

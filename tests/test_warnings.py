@@ -56,7 +56,8 @@ ESTIMATORS = [
     MLCWkNN(k=3), SCLS(3), AMI(3), MDMR(3), GICS(3), LRFS(3), MLCFS(3), MLFS(3), PPTMI(3),
     PPTCHI(3), PPTReliefF(3), ReliefFML(3, random_state=0), RLEFS(3, random_state=0),
     MIFS(3, random_state=0), RALMFS(3), MemeticSelector(
-        3, population_size=5, max_evaluations=20, random_state=0, learner=MLNB(alpha=0.5)
+        MLNB(alpha=0.5), n_features_to_select=3, population_size=5, max_evaluations=20,
+        random_state=0,
     ),
 ]
 

@@ -185,11 +185,12 @@ def make_selector(method: str, term: tuple, ds: Any, seed: int | None) -> Any:
     """The registered selector ``method`` with the budget ``term`` as a count for ``ds``
     (every method the same way; each has its own default otherwise), seeded if stochastic."""
     from .._validation import budget_count
-    from ..experiments._registry import resolve
+    from ..experiments._registry import default_params, resolve
 
     n, d = ds.X.shape
     k = budget_count(term, n, d, cap=False)
-    return seeded(resolve("selector", method), {"n_features_to_select": k}, seed)
+    params = {**default_params("selector", method), "n_features_to_select": k}
+    return seeded(resolve("selector", method), params, seed)
 
 
 def selector_input(selector: Any, ds: Any) -> Any:

@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._registry import resolve
+from ._registry import default_params, param_names, resolve
 
 __all__ = [
     "CoordinateSearchCV",
@@ -237,6 +237,8 @@ def build_method(
     cls = resolve(kind, method) if kind in ("selector", "learner", "discretizer") else (
         _resolve_nested(method, key)
     )
+    for p, v in default_params(kind, method).items():  # e.g. the memetic wrapper's learner
+        params.setdefault(p, v)
     kwargs = {}
     for p, v in params.items():
         if _is_table(v):
@@ -276,7 +278,7 @@ def _nested(method: str, params: dict, key: str, random_state, validate, nominal
 
 def _check_params(cls: type, kwargs: Mapping[str, Any], key: str) -> None:
     try:
-        valid = set(cls().get_params(deep=False))
+        valid = param_names(cls)
     except Exception:  # noqa: BLE001 — a class without defaults: checked when built
         return
     for p in kwargs:

@@ -26,7 +26,9 @@ __all__ = [
     "SELECTORS",
     "AllFeatures",
     "canonical_name",
+    "default_params",
     "normalize_name",
+    "param_names",
     "resolve",
 ]
 
@@ -189,6 +191,37 @@ ALIASES: dict[str, dict[str, str]] = {
     },
     "discretizer": {},
 }
+
+
+#: Parameters a registered method has no default for, filled with a fresh instance of a
+#: registered method when an experiment file or the command line leaves them out: the
+#: wrappers' classifier is the memetic paper's MLNB.
+REQUIRED_DEFAULTS: dict[tuple[str, str], dict[str, tuple[str, str]]] = {
+    ("selector", "memetic"): {"learner": ("learner", "mlnb")},
+    ("selector", "ga"): {"learner": ("learner", "mlnb")},
+}
+
+
+def default_params(kind: str, name: str) -> dict[str, Any]:
+    """Fresh defaults of the parameters that the registered method ``name`` requires
+    (:data:`REQUIRED_DEFAULTS`), e.g. ``{"learner": MLNB()}`` for ``"memetic"``; ``{}``
+    for every other method and for ``"module:Class"`` paths."""
+    if kind not in _KINDS or not isinstance(name, str) or ":" in name:
+        return {}
+    table = REQUIRED_DEFAULTS.get((kind, canonical_name(kind, name) or ""), {})
+    return {p: resolve(k, m)() for p, (k, m) in table.items()}
+
+
+def param_names(cls: type) -> set[str]:
+    """The constructor parameters of an estimator class, read from its signature (some
+    classes, like the memetic wrapper and ``Pipeline``, cannot be built without
+    arguments)."""
+    import inspect
+
+    return {
+        n for n, p in inspect.signature(cls).parameters.items()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
 
 
 def takes_seed(cls: type) -> bool:

@@ -30,7 +30,7 @@ from ._protocols import (
     mat_splits,
     train_test_split_of,
 )
-from ._registry import resolve
+from ._registry import param_names, resolve
 
 __all__ = [
     "DatasetSpec",
@@ -645,7 +645,7 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
             raise _fail(source, kp, str(exc)) from None
         if spec.prototype is None:
             try:
-                valid = set(cls().get_params(deep=False))
+                valid = param_names(cls)
             except Exception:  # noqa: BLE001 — a class without defaults: checked at build
                 valid = None
             if valid is not None:

@@ -5,29 +5,42 @@ label on discretized features), the assumed learner of the SCLS experiments.
 
 Implementation
 --------------
-Feature values are categorical symbols (exact equality). The non-zero entries of ``X`` are
-one-hot encoded into an ``n × K`` sparse matrix over the observed (feature, non-zero value)
-pairs; all class-conditional counts come from one product ``OneHot.T @ Y``. The value 0 of
-every feature is kept implicit (so sparse input stays sparse and dense input is handled the
-same way): its counts are the class totals minus the non-zero counts. Prediction is one
-sparse product ``OneHot_test @ T`` with the ``K × 2q`` table of log-likelihoods (class 0 and
-class 1 side by side) taken *relative to* the log-likelihood of value 0, plus a per-label
-baseline (the log-likelihood of an all-zero row).
+Feature values are categorical symbols (exact equality), coded by the count engine
+(:class:`~skmlfs.info.DiscreteData`): code 0 of every feature is implicit, only the
+indicators of the other codes are stored. :class:`_NBCounts` is the one count table of
+the library's naive Bayes: ``n_{f,v,l=1}`` and ``n_{f,v}`` for every value of every
+feature from one product ``indicatorsᵀ @ Y``, code 0 by subtraction from the totals.
+:func:`_nb_log_tables` turns counts into the log-likelihood table (class 0 and class 1
+side by side) taken *relative to* each feature's code 0, plus a baseline (the
+log-likelihood of an all-code-0 row); :func:`_nb_apply` scores test rows with one sparse
+product of their non-zero codes with that table.
+
+Both uses share these three pieces:
+
+* :class:`MLNB` codes ``X`` with code 0 = the value 0 (so sparse input stays sparse) and
+  builds the table once in ``fit``;
+* :meth:`MLNB.subset_evaluator` serves a wrapper that scores many feature subsets on many
+  inner splits of one training set (the memetic search): the counts of the whole
+  training set are computed once, and each evaluation counts only its held-out rows on
+  the selected features and subtracts (:class:`_NBSubsetEvaluator`).
 """
 
 from __future__ import annotations
 
-import numbers
+from dataclasses import dataclass
+from numbers import Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_labels
-from ..discretize._auto import fit_discretizer
+from ..discretize._auto import fit_discretizer, is_discrete
+from ..info import DiscreteData
 from ._base import MultiLabelLearnerMixin
 
 __all__ = ["MLNB"]
@@ -41,6 +54,201 @@ def _nonzero_entries(X: Any) -> tuple[sp.csr_matrix, np.ndarray]:
     Xc.sort_indices()
     rows = np.repeat(np.arange(Xc.shape[0]), np.diff(Xc.indptr))
     return Xc, rows
+
+
+# ---------------------------------------------------------------------- the count table
+class _NBCounts:
+    """Counts of a categorical per-label naive Bayes on the count engine's coding.
+
+    Feature ``f`` owns the value columns ``off[f]:off[f + 1]``, its code 0 first. From the
+    stored indicators of the non-zero codes of ``D`` (one product ``indicatorsᵀ @ Y``):
+    ``n_pos`` (columns, q) = ``n_{f,v,l=1}``, ``n_val`` (columns,) = ``n_{f,v}``;
+    the code-0 rows by subtraction from the totals ``y_pos`` (positives per label) and
+    ``n``. Counts are integers held exactly in float64.
+    """
+
+    def __init__(self, D: DiscreteData, Y: np.ndarray):
+        n, d = D.n_samples, D.n_vars
+        Y = np.ascontiguousarray(Y, dtype=np.float64)
+        self.arity = np.asarray(D.arity, dtype=np.int64)
+        self.off = np.concatenate([[0], np.cumsum(self.arity)])
+        n_cols = int(self.off[-1])
+        zero = self.off[:-1]
+        # stored indicator column j (variable f, code c >= 1) is value column off[f] + c
+        nz = np.arange(int(D.ptr[-1])) + np.repeat(np.arange(d) + 1, self.arity - 1)
+        self.y_pos = Y.sum(axis=0)
+        self.n_pos = np.zeros((n_cols, Y.shape[1]))
+        self.n_pos[nz] = np.asarray(D.indicators.T @ Y, dtype=np.float64)
+        self.n_val = np.zeros(n_cols)
+        self.n_val[nz] = D.counts
+        if d:
+            self.n_pos[zero] = self.y_pos - np.add.reduceat(self.n_pos, zero, axis=0)
+            self.n_val[zero] = n - np.add.reduceat(self.n_val, zero)
+        self.n = n
+
+    def columns(self, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Value columns of the features ``S`` and where each feature starts among them."""
+        ar = self.arity[S]
+        starts = np.concatenate([[0], np.cumsum(ar)[:-1]])
+        cols = np.arange(int(ar.sum())) + np.repeat(self.off[S] - starts, ar)
+        return cols, starts
+
+
+@dataclass
+class _NBLogTable:
+    """Log-likelihood tables of a categorical per-label NB (see :func:`_nb_log_tables`)."""
+
+    prior: np.ndarray  # (2, q): log P(y_l = 0), log P(y_l = 1)
+    rel: np.ndarray  # (c, C): table rows relative to each feature's code-0 row
+    zero_rows: np.ndarray  # (|S|, C): the code-0 rows
+    baseline: np.ndarray  # (C,): the code-0 rows summed over the features
+    q: int
+    has_zero: bool
+    check_unseen: bool
+    only_pos: np.ndarray
+    only_neg: np.ndarray
+    reference_single_class_bug: bool
+
+
+def _nb_log_tables(
+    n_pos: np.ndarray,
+    n_val: np.ndarray,
+    starts: np.ndarray,
+    y_pos: np.ndarray,
+    n_train: int,
+    alpha: float,
+    handle_unseen: str,
+    reference_single_class_bug: bool,
+) -> _NBLogTable:
+    """Categorical NB log-likelihood tables from training counts.
+
+    ``n_pos`` (c, q) and ``n_val`` (c,) are the training counts of the ``c`` value
+    columns of the selected features, ``starts`` where each feature's columns begin (its
+    code 0), ``y_pos`` the positives per label. The conventions are those of
+    :class:`MLNB` (docs/methods/lazy.md#mlnb): prior ``N_c/N``; likelihood
+    ``(N_{c,f,v} + α)/(N_c + α|V_f|)`` with ``V_f`` the values of ``f`` seen in
+    training; a zero likelihood (``α = 0``) is counted in its own columns rather than
+    summed, so ``-inf`` never meets ``+inf``; with ``handle_unseen="zero"`` one more
+    column counts the values of a test row that training never saw.
+    """
+    n_neg_l = n_train - y_pos
+    n_neg = n_val[:, None] - n_pos
+    seen = n_val > 0
+    n_seen = np.add.reduceat(seen.astype(np.float64), starts) if starts.size else np.zeros(0)
+    n_seen_col = np.repeat(n_seen, np.diff(np.append(starts, n_val.size)))
+    tabs, zeros = [], []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for cnt, tot in ((n_neg, n_neg_l), (n_pos, y_pos)):
+            num = cnt + alpha
+            ok = seen[:, None] & (num > 0)
+            den = np.log(tot[None, :] + alpha * n_seen_col[:, None])
+            tabs.append(np.where(ok, np.log(np.where(ok, num, 1.0)) - den, 0.0))
+            # zero likelihoods (α = 0) are counted, not summed, so -inf never meets +inf
+            zeros.append((seen[:, None] & ~ok).astype(np.float64))
+        prior = np.log(np.vstack([n_neg_l, y_pos]) / n_train)
+    has_zero = bool(zeros[0].any() or zeros[1].any())
+    check_unseen = handle_unseen == "zero" and not seen.all()
+    # Every table side by side (one sparse product scores them all), each taken relative
+    # to its code-0 row; the code-0 rows summed over the features give the baseline.
+    table = np.hstack(
+        tabs
+        + (zeros if has_zero else [])
+        + ([(~seen).astype(np.float64)[:, None]] if check_unseen else [])
+    )
+    zero_rows = table[starts]
+    rel = table - np.repeat(zero_rows, np.diff(np.append(starts, table.shape[0])), axis=0)
+    return _NBLogTable(
+        prior, rel, zero_rows, zero_rows.sum(axis=0), int(y_pos.size), has_zero, check_unseen,
+        n_neg_l == 0, y_pos == 0, bool(reference_single_class_bug),
+    )
+
+
+def _nb_apply(
+    t: _NBLogTable,
+    ohz: sp.csr_matrix,
+    *,
+    unseen_rows: np.ndarray | None = None,
+    left_out: sp.csr_matrix | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """0/1 predictions and posteriors ``P(y_l = 1 | x)`` of test rows, both (n_test, q).
+
+    ``ohz`` (n_test, c) is the one-hot coding of the test rows' non-zero codes over the
+    value columns of ``t`` (code 0 of each feature implicit). ``unseen_rows``: rows with a
+    value outside the table (``handle_unseen="zero"`` zeroes them); ``left_out``
+    (n_test, |S|): features whose value is outside the table, left out of the product
+    (``handle_unseen="ignore"``). A 0/0 posterior gives 0; a label with one training class
+    gets confidence 1 if that class is 1 and 0 if it is 0 (1 with
+    ``reference_single_class_bug``); relevant iff ``ψ > 0.5``, a label whose only class
+    is 0 never.
+    """
+    q = t.q
+    prod = t.baseline[None, :] + np.asarray(ohz @ t.rel)
+    if left_out is not None:
+        prod -= np.asarray(left_out @ t.zero_rows)
+    log_p0 = t.prior[0] + prod[:, :q]
+    log_p1 = t.prior[1] + prod[:, q : 2 * q]
+    if t.has_zero:
+        log_p0[prod[:, 2 * q : 3 * q] > 0.5] = -np.inf
+        log_p1[prod[:, 3 * q : 4 * q] > 0.5] = -np.inf
+    with np.errstate(invalid="ignore"):
+        psi = expit(log_p1 - log_p0)
+    psi[np.isnan(psi)] = 0.0
+    psi[:, t.only_pos] = 1.0
+    psi[:, t.only_neg] = 1.0 if t.reference_single_class_bug else 0.0
+    if t.check_unseen:
+        psi[prod[:, -1] > 0.5] = 0.0
+    if unseen_rows is not None:
+        psi[unseen_rows] = 0.0
+    pred = (psi > 0.5).astype(np.uint8)
+    pred[:, t.only_neg] = 0
+    return pred, psi
+
+
+class _NBSubsetEvaluator:
+    """An MLNB refitted on any feature subset and inner split, by slicing one count table.
+
+    Made by :meth:`MLNB.subset_evaluator`. ``codes`` (n, d) are the engine's codes of the
+    training features (code 0 the most frequent value of each column). :meth:`predict`
+    trains on the rows outside ``test`` by subtracting the counts of the ``test`` rows,
+    restricted to the columns of ``S``, from the counts of all rows.
+    """
+
+    def __init__(self, D: DiscreteData, Y: np.ndarray, alpha: float, handle_unseen: str,
+                 reference_single_class_bug: bool):
+        self.counts = _NBCounts(D, Y)
+        self.codes = D.codes().astype(np.min_scalar_type(max(1, int(D.arity.max(initial=1)))))
+        self.Y = np.ascontiguousarray(Y, dtype=np.float64)
+        self.params = (float(alpha), handle_unseen, bool(reference_single_class_bug))
+
+    def predict(self, S: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Train on all rows but ``test`` with the features ``S``; predict the ``test`` rows.
+
+        Returns the 0/1 predictions and the posteriors ``P(y_l = 1 | x)``, both
+        ``(len(test), q)``.
+        """
+        tab = self.counts
+        S = np.asarray(S, dtype=np.intp)
+        cols, starts = tab.columns(S)
+        n_test, c = test.size, cols.size
+        # Sparse one-hot of the test rows on the non-zero codes of S.
+        sub = self.codes[np.ix_(test, S)]
+        r, j = np.nonzero(sub)
+        col = starts[j] + sub[r, j]
+        ohz = sp.csr_matrix((np.ones(r.size), (r, col)), shape=(n_test, c))
+        Yt = self.Y[test]
+        t_pos = np.asarray(ohz.T @ Yt)
+        t_val = np.bincount(col, minlength=c).astype(np.float64)
+        t_pos[starts] = Yt.sum(axis=0) - np.add.reduceat(t_pos, starts, axis=0)
+        t_val[starts] = n_test - np.add.reduceat(t_val, starts)
+        logs = _nb_log_tables(
+            tab.n_pos[cols] - t_pos,
+            tab.n_val[cols] - t_val,
+            starts,
+            tab.y_pos - Yt.sum(axis=0),
+            tab.n - n_test,
+            *self.params,
+        )
+        return _nb_apply(logs, ohz)
 
 
 class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstimator):
@@ -114,6 +322,13 @@ class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstima
       counts so that ``-inf`` never meets ``+inf``.
     """
 
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "handle_unseen": [StrOptions({"zero", "ignore"})],
+        "reference_single_class_bug": ["boolean"],
+        "discretizer": [StrOptions({"auto"}), None, HasMethods(["fit", "transform"])],
+    }
+
     def __init__(
         self,
         alpha: float = 1.0,
@@ -135,21 +350,7 @@ class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstima
         return tags
 
     # ------------------------------------------------------------------ fit
-    def _validate_params(self) -> float:
-        a = self.alpha
-        if not isinstance(a, numbers.Real) or isinstance(a, bool) or not np.isfinite(a) or a < 0:
-            raise ValueError(f"alpha must be a finite real number >= 0; got {a!r}.")
-        if self.handle_unseen not in ("zero", "ignore"):
-            raise ValueError(
-                f"handle_unseen must be 'zero' or 'ignore'; got {self.handle_unseen!r}."
-            )
-        if not isinstance(self.reference_single_class_bug, bool | np.bool_):
-            raise ValueError(
-                "reference_single_class_bug must be a bool; got "
-                f"{self.reference_single_class_bug!r}."
-            )
-        return float(a)
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, Y: Any) -> MLNB:
         """Count class and (feature value, class) frequencies for every label.
 
@@ -165,7 +366,7 @@ class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstima
         -------
         self
         """
-        alpha = self._validate_params()
+        alpha = float(self.alpha)  # [0, inf): _parameter_constraints, checked on entry
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype=np.float64, ensure_all_finite=True,
             reset=True,
@@ -178,74 +379,79 @@ class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstima
             X = self.discretizer_.transform(X)
         Yv = Yv.astype(np.float64)
         n, d = X.shape
-        q = Yv.shape[1]
-
-        Xc, rows = _nonzero_entries(X)
-        feats = Xc.indices.astype(np.int64)
-        vals, gid = np.unique(Xc.data, return_inverse=True)
-        G = max(len(vals), 1)
-        keys, col = np.unique(feats * G + gid, return_inverse=True)
-        K = len(keys)
-        feat_of_k = keys // G
-        onehot = sp.csr_matrix((np.ones(len(col)), (rows, col)), shape=(n, K))
-
-        # Counts of the non-zero values: (K, q), and per feature via the K×d indicator.
-        c1_nz = np.asarray(onehot.T @ Yv)
-        tot_nz = np.bincount(col, minlength=K).astype(np.float64)
-        c0_nz = tot_nz[:, None] - c1_nz
-        indicator = sp.csr_matrix((np.ones(K), (np.arange(K), feat_of_k)), shape=(K, d))
-        n_c = np.vstack([n - Yv.sum(axis=0), Yv.sum(axis=0)])  # (2, q)
-        nnz_f = np.bincount(feats, minlength=d)
-        zero_seen = nnz_f < n
-        c1_zero = Yv.sum(axis=0)[None, :] - np.asarray(indicator.T @ c1_nz)  # (d, q)
-        c0_zero = (n - nnz_f)[:, None] - c1_zero
-
-        n_values = np.bincount(feat_of_k, minlength=d) + zero_seen  # |V_f|
-        with np.errstate(divide="ignore", invalid="ignore"):
-            den0 = np.log(n_c[0][None, :] + alpha * n_values[:, None])  # (d, q)
-            den1 = np.log(n_c[1][None, :] + alpha * n_values[:, None])
-            l0_nz = np.log(c0_nz + alpha) - den0[feat_of_k]
-            l1_nz = np.log(c1_nz + alpha) - den1[feat_of_k]
-            l0_zero = np.log(c0_zero + alpha) - den0
-            l1_zero = np.log(c1_zero + alpha) - den1
-            self.class_log_prior_ = np.log(n_c / n)
-        # Value 0 unseen for feature f: it never contributes to the baseline.
-        l0_zero[~zero_seen] = 0.0
-        l1_zero[~zero_seen] = 0.0
-
-        L_nz = np.hstack([l0_nz, l1_nz])  # (K, 2q): class 0 | class 1
-        L_zero = np.hstack([l0_zero, l1_zero])  # (d, 2q)
-        # Split every log-likelihood into a finite part and a "is log 0" count so that the
-        # sums stay exact (NaN only arises in single-class columns, overridden later).
-        fin_nz, z_nz = np.where(np.isfinite(L_nz), L_nz, 0.0), (L_nz == -np.inf) * 1.0
-        fin_zero, z_zero = np.where(np.isfinite(L_zero), L_zero, 0.0), (L_zero == -np.inf) * 1.0
-        self._table = fin_nz - fin_zero[feat_of_k]
-        self._base = fin_zero.sum(axis=0)
-        self._zero_lik_table = None
-        self._has_zero_lik = bool(z_nz.any() or z_zero.any())
-        if self._has_zero_lik:
-            self._zero_lik_table = z_nz - z_zero[feat_of_k]
-            self._zero_lik_base = z_zero.sum(axis=0)
-            self._zero_lik_of_zero = z_zero
-        self._lik_of_zero = fin_zero  # (d, 2q), used by handle_unseen="ignore"
-        self._values = vals
-        self._keys = keys
-        self._G = G
-        self._zero_seen = zero_seen
-
-        self.class_count_ = n_c
-        bounds = np.searchsorted(feat_of_k, np.arange(d + 1))
-        nz_values = vals[keys % G]
+        # Code 0 is the value 0 (the engine's coding of sparse input), so the stored
+        # indicators are the non-zeros of X whether X is dense or sparse; kept sparse.
+        D = DiscreteData.from_array(sp.csc_matrix(X, dtype=np.float64), dense=False)
+        counts = _NBCounts(D, Yv)
+        self._log_table = _nb_log_tables(
+            counts.n_pos, counts.n_val, counts.off[:-1], counts.y_pos, n, alpha,
+            self.handle_unseen, self.reference_single_class_bug,
+        )
+        self.class_log_prior_ = self._log_table.prior
+        self.class_count_ = np.vstack([n - counts.y_pos, counts.y_pos])
+        # Lookup of test values: the non-zero values of feature f are codes 1.. of f, in
+        # ascending order; key = f·G + rank of the value among all non-zero values.
+        nz_var = np.repeat(np.arange(d), counts.arity - 1)
+        nz_values = (
+            np.concatenate([v[1:] for v in D.values]).astype(np.float64)
+            if d else np.zeros(0)
+        )
+        self._values = np.unique(nz_values)
+        self._G = max(len(self._values), 1)
+        self._keys = nz_var * self._G + np.searchsorted(self._values, nz_values)
+        zero_seen = counts.n_val[counts.off[:-1]] > 0
         self.categories_ = [
-            np.sort(np.r_[nz_values[bounds[f] : bounds[f + 1]], [0.0] if zero_seen[f] else []])
-            for f in range(d)
+            np.sort(np.asarray(v[1:] if not zero_seen[f] else v, dtype=np.float64))
+            for f, v in enumerate(D.values)
         ]
-        self.n_labels_ = q
+        self.n_labels_ = Yv.shape[1]
         return self
 
+    def subset_evaluator(self, X: Any, Y: Any) -> _NBSubsetEvaluator | None:
+        """Fast stand-in for refitting this MLNB on many feature subsets and inner splits.
+
+        A wrapper that scores many candidate subsets ``S`` on inner splits of one training
+        set (:class:`~skmlfs.selection.MemeticSelector`) calls this once per ``fit``.
+        The returned object's ``predict(S, test)`` gives the 0/1 predictions and the
+        posteriors ``P(y_l = 1 | x)`` (both ``(len(test), n_labels)``) of
+        ``clone(self).fit(X[train][:, S], Y[train])`` on ``X[test][:, S]``, where
+        ``train`` is every row not in ``test``: the counts of all rows are taken once
+        and each call counts only the ``test`` rows on ``S`` and subtracts. The
+        probabilities equal the refit's up to the rounding of the log-likelihood sums
+        (the evaluator codes each column's most frequent value implicitly, the refit the
+        value 0); the predictions are identical except exactly at ``ψ = 0.5``.
+
+        Any estimator may offer a method of this name and contract; wrappers use it when
+        present (duck typing) and clone, fit and predict otherwise.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            The training features as the wrapper sees them (discrete symbols).
+        Y : array-like of shape (n_samples, n_labels)
+            0/1 labels.
+
+        Returns
+        -------
+        evaluator or None
+            ``None`` when this MLNB would discretize ``X`` itself (``discretizer`` a
+            transformer, or ``"auto"`` on data with fractional values): its symbols then
+            depend on the training rows of each split, and only a refit is exact.
+        """
+        self._validate_params()  # scikit-learn's check of _parameter_constraints
+        alpha = float(self.alpha)
+        disc = self.discretizer
+        if not (disc is None or (isinstance(disc, str) and disc == "auto" and is_discrete(X))):
+            return None
+        Yv = check_labels(Y, X.shape[0])
+        return _NBSubsetEvaluator(
+            DiscreteData.from_array(X), Yv, alpha, self.handle_unseen,
+            self.reference_single_class_bug,
+        )
+
     # -------------------------------------------------------------- predict
-    def _joint_log_likelihood(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """``Σ_f log P(x_f | y_l = c)`` for both classes, shape (n, 2q), and unseen counts."""
+    def _predict_both(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Predictions and posteriors of validated, discretized ``X``."""
         Xc, rows = _nonzero_entries(X)
         n, d = Xc.shape
         feats = Xc.indices.astype(np.int64)
@@ -255,34 +461,29 @@ class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstima
         key = feats * G + pos
         kpos = np.searchsorted(keys, key)
         seen &= keys[np.minimum(kpos, len(keys) - 1)] == key if len(keys) else False
-        onehot = sp.csr_matrix(
-            (np.ones(int(seen.sum())), (rows[seen], kpos[seen])), shape=(n, len(keys))
+        # stored non-zero code k of feature f is value column k + f + 1 (code 0 first)
+        ohz = sp.csr_matrix(
+            (np.ones(int(seen.sum())), (rows[seen], kpos[seen] + feats[seen] + 1)),
+            shape=(n, self._log_table.rel.shape[0]),
         )
-        loglik = self._base[None, :] + np.asarray(onehot @ self._table)
+        unseen_rows = left_out = None
+        if not seen.all():
+            if self.handle_unseen == "zero":
+                unseen_rows = np.bincount(rows[~seen], minlength=n) > 0
+            else:  # an unseen non-zero value leaves its feature out of the product
+                left_out = sp.csr_matrix(
+                    (np.ones(int((~seen).sum())), (rows[~seen], feats[~seen])), shape=(n, d)
+                )
+        return _nb_apply(self._log_table, ohz, unseen_rows=unseen_rows, left_out=left_out)
 
-        # unseen values: non-zero values not in V_f, and 0 where 0 was never seen for f.
-        unseen = np.bincount(rows[~seen], minlength=n)
-        zero_unseen = ~self._zero_seen
-        if zero_unseen.any():
-            nz_pattern = sp.csr_matrix(
-                (np.ones(len(feats)), (rows, feats)), shape=(n, d)
-            )
-            unseen += int(zero_unseen.sum()) - np.asarray(
-                nz_pattern @ zero_unseen.astype(np.float64)
-            ).astype(np.int64)
-        unseen_nz = None
-        if self.handle_unseen == "ignore" and not seen.all():
-            # An unseen non-zero value must not contribute the baseline's value-0 term.
-            unseen_nz = sp.csr_matrix(
-                (np.ones(int((~seen).sum())), (rows[~seen], feats[~seen])), shape=(n, d)
-            )
-            loglik -= np.asarray(unseen_nz @ self._lik_of_zero)
-        if self._has_zero_lik:
-            zeros = self._zero_lik_base[None, :] + np.asarray(onehot @ self._zero_lik_table)
-            if unseen_nz is not None:
-                zeros -= np.asarray(unseen_nz @ self._zero_lik_of_zero)
-            loglik[zeros > 0.5] = -np.inf
-        return loglik, unseen
+    def _validated(self, X: Any) -> Any:
+        check_is_fitted(self, "class_count_")
+        X = validate_data(
+            self, X, accept_sparse=["csr", "csc"], dtype=np.float64, ensure_all_finite=True,
+            reset=False,
+        )
+        disc = getattr(self, "discretizer_", None)
+        return X if disc is None else disc.transform(X)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Posterior ``ψ_l(x) = P(y_l = 1 | x)`` for every label.
@@ -297,28 +498,7 @@ class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstima
             0 for instances with an unseen value (``handle_unseen="zero"``) and for 0/0
             posteriors; single-class labels as described for ``reference_single_class_bug``.
         """
-        check_is_fitted(self, "class_count_")
-        X = validate_data(
-            self, X, accept_sparse=["csr", "csc"], dtype=np.float64, ensure_all_finite=True,
-            reset=False,
-        )
-        disc = getattr(self, "discretizer_", None)
-        if disc is not None:
-            X = disc.transform(X)
-        q = self.n_labels_
-        loglik, unseen = self._joint_log_likelihood(X)
-        with np.errstate(invalid="ignore"):
-            log_p0 = self.class_log_prior_[0][None, :] + loglik[:, :q]
-            log_p1 = self.class_log_prior_[1][None, :] + loglik[:, q:]
-            proba = expit(log_p1 - log_p0)
-        proba[np.isnan(proba)] = 0.0  # 0/0 posterior: the reference sets it to 0
-        n0, n1 = self.class_count_
-        only1, only0 = n0 == 0, n1 == 0
-        proba[:, only1] = 1.0
-        proba[:, only0] = 1.0 if self.reference_single_class_bug else 0.0
-        if self.handle_unseen == "zero":
-            proba[unseen > 0, :] = 0.0
-        return proba
+        return self._predict_both(self._validated(X))[1]
 
     def predict(self, X: Any) -> np.ndarray:
         """Relevant iff ``ψ_l(x) > 0.5`` (MAP class, ties go to 0).
@@ -329,7 +509,5 @@ class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstima
             0/1 predictions. A label whose only training class is 0 is always predicted 0
             (also with ``reference_single_class_bug=True``, where its confidence is 1).
         """
-        proba = self.predict_proba(X)
-        pred = (proba > 0.5).astype(np.int64)
-        pred[:, self.class_count_[1] == 0] = 0
+        pred = self._predict_both(self._validated(X))[0].astype(np.int64)
         return self._check_predictions(pred)

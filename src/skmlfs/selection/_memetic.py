@@ -8,39 +8,48 @@ prose and the authors' reference code ``proposed_prob.m``). :class:`GeneticSelec
 plain GA (docs/methods/memetic.md#plain-ga): the same representation, budget, learner and survivor
 selection, without the refinement.
 
+Learner, metric and split
+-------------------------
+Both searches wrap **any** multi-label classifier (``learner``, required, as the
+``estimator`` of scikit-learn's ``SequentialFeatureSelector``): a fitness function call
+(FFC) trains it on the training patterns outside an inner holdout with the features
+``S`` and scores the held-out ones with ``metric``. The paper's learner is the
+categorical multi-label naive Bayes, :class:`skmlfs.learners.MLNB`.
+
 Speed
 -----
-A fitness function call (FFC) trains the categorical multi-label naive Bayes
-(docs/methods/lazy.md#mlnb) on a random 80 % of the training patterns with the features ``S`` and
-scores the other 20 %. Training a categorical NB is nothing but counting, so
-:class:`_NBCountTables` counts every (feature value, label) pair of the training part
-**once per fit** (one sparse product); an FFC then only counts the ~20 % held-out rows on
-the ``|S|`` selected features (one small product) and subtracts: the inner-training
-counts are *full − held-out*. The log-likelihood tables are sliced to ``S``, and the
-posteriors of the held-out rows are one more small product. The result is exactly
-:class:`~skmlfs.learners.MLNB` refitted on the inner split (tested). The GICS refinement
-reads ``H(f)``, ``H(f, l)`` and ``H(f, g)`` from one :class:`~skmlfs.info.InfoCache` built
-on the training part, so no entropy is computed twice within a fit.
+A learner may offer a faster exact path for the many refits of one search: a method
+``subset_evaluator(X, Y)`` returning an object whose ``predict(S, test)`` gives the
+predictions and posteriors of the learner refitted on the rows outside ``test`` with the
+features ``S`` (or ``None`` when it cannot). The search uses it when the learner has it
+(duck typing) and clones, fits and predicts otherwise. MLNB offers it: training a
+categorical NB is nothing but counting, so it counts every (feature value, label) pair
+of the training part once per fit and each FFC only counts the ~20 % held-out rows on
+``S`` and subtracts (:meth:`skmlfs.learners.MLNB.subset_evaluator`, tested against the
+refit). The GICS refinement reads ``H(f)``, ``H(f, l)`` and ``H(f, g)`` from one
+:class:`~skmlfs.info.InfoCache` built on the training part, so no entropy is computed
+twice within a fit.
 """
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from .._validation import _quiet_empty_labels, check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache
-from ._base import degenerate_selection, discretize_features, is_discrete
+from ..metrics import MetricSpec
+from ._base import degenerate_selection, discretize_features
 from ._info_filters import gics_select
 
 __all__ = ["GeneticSelector", "MemeticSelector"]
@@ -70,186 +79,54 @@ def _round_half_up(x: float) -> int:
 
 
 # ---------------------------------------------------------------------- the learner
-def _resolve_metric(metric: str):
-    from ..metrics import METRICS
+def _resolve_metric(metric: Any):
+    """``(name, function, greater_is_better, needs, kwargs)`` of a metric name or spec."""
+    from ..metrics import METRICS, MetricSpec
 
+    if isinstance(metric, MetricSpec):  # a user's scorer: (function, greater_is_better, needs)
+        if metric.needs not in ("pred", "score"):
+            raise ValueError(f"metric.needs must be 'pred' or 'score'; got {metric.needs!r}.")
+        name = getattr(metric.function, "__name__", type(metric.function).__name__)
+        return name, metric.function, bool(metric.greater_is_better), metric.needs, {}
     name = _METRIC_ALIASES.get(metric, metric)
     if name not in METRICS:
         raise ValueError(
             f"unknown metric {metric!r}; use one of multilabel_accuracy (mlacc), one_error "
-            f"(onerr), ranking_loss (rloss), coverage (mlcov) or {sorted(METRICS)}."
+            f"(onerr), ranking_loss (rloss), coverage (mlcov) or {sorted(METRICS)}, or a "
+            "skmlfs.metrics.MetricSpec."
         )
     spec = METRICS[name]
     return name, spec.function, spec.greater_is_better, spec.needs, _PLCFS_KWARGS.get(name, {})
-
-
-class _NBCountTables:
-    """Categorical per-label naive Bayes on any feature subset and inner split, by slicing.
-
-    ``codes`` (n, d) are integer codes ``0..arity-1`` of the discrete training features.
-    The counts ``n_{f,v,l}`` (patterns with value ``v`` of ``f`` and label ``l``) and
-    ``n_{f,v}`` of *all* training rows are computed once, with one sparse product of
-    the one-hot coding and ``Y``. :meth:`predict` trains on the rows outside ``test``
-    by subtracting the counts of the test rows, restricted to the columns of ``S``.
-    """
-
-    def __init__(self, codes: np.ndarray, arity: np.ndarray, Y: np.ndarray):
-        n, d = codes.shape
-        self.codes = codes
-        self.Y = np.ascontiguousarray(Y, dtype=np.float64)
-        self.arity = np.asarray(arity, dtype=np.int64)
-        self.off = np.concatenate([[0], np.cumsum(self.arity)])
-        n_cols = int(self.off[-1])
-        # Counts of the non-zero codes from one sparse product; code 0 (the most frequent
-        # value, implicit as in the count engine) by subtraction from the totals.
-        r, c = np.nonzero(codes)
-        onehot = sp.csr_matrix((np.ones(r.size), (r, self.off[c] + codes[r, c])), shape=(n, n_cols))
-        self.n_pos = np.asarray(onehot.T @ self.Y)  # (n_cols, q): n_{f,v,l=1}
-        self.n_val = np.bincount(self.off[c] + codes[r, c], minlength=n_cols).astype(float)
-        zero = self.off[:-1]
-        self.n_pos[zero] = self.Y.sum(axis=0) - np.add.reduceat(self.n_pos, zero, axis=0)
-        self.n_val[zero] = n - np.add.reduceat(self.n_val, zero)
-        self.y_pos = self.Y.sum(axis=0)
-        self.n = n
-
-    def columns(self, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Columns of the value tables of the features ``S`` and where each feature starts."""
-        ar = self.arity[S]
-        starts = np.concatenate([[0], np.cumsum(ar)[:-1]])
-        cols = np.arange(int(ar.sum())) + np.repeat(self.off[S] - starts, ar)
-        return cols, starts
-
-    def predict(
-        self,
-        S: np.ndarray,
-        test: np.ndarray,
-        alpha: float = 1.0,
-        handle_unseen: str = "zero",
-        reference_single_class_bug: bool = False,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Train on all rows but ``test`` with the features ``S``; predict the ``test`` rows.
-
-        Returns the 0/1 predictions and the posteriors ``P(y_l = 1 | x)``, both
-        ``(len(test), q)``, with the conventions of docs/methods/lazy.md#mlnb (see
-        :func:`_nb_posteriors`).
-        """
-        S = np.asarray(S, dtype=np.intp)
-        cols, starts = self.columns(S)
-        n_test, c = test.size, cols.size
-        # Sparse one-hot of the test rows on the non-zero codes of S (code 0, the most
-        # frequent value, is implicit as in the count engine).
-        sub = self.codes[np.ix_(test, S)]
-        r, j = np.nonzero(sub)
-        col = starts[j] + sub[r, j]
-        ohz = sp.csr_matrix((np.ones(r.size), (r, col)), shape=(n_test, c))
-        Yt = self.Y[test]
-        t_pos = np.asarray(ohz.T @ Yt)
-        t_val = np.bincount(col, minlength=c).astype(np.float64)
-        t_pos[starts] = Yt.sum(axis=0) - np.add.reduceat(t_pos, starts, axis=0)
-        t_val[starts] = n_test - np.add.reduceat(t_val, starts)
-        return _nb_posteriors(
-            ohz,
-            self.n_pos[cols] - t_pos,
-            self.n_val[cols] - t_val,
-            starts,
-            self.y_pos - Yt.sum(axis=0),
-            self.n - n_test,
-            alpha,
-            handle_unseen,
-            reference_single_class_bug,
-        )
-
-
-def _nb_posteriors(
-    ohz: sp.csr_matrix,
-    n_pos: np.ndarray,
-    n_val: np.ndarray,
-    starts: np.ndarray,
-    y_pos: np.ndarray,
-    n_train: int,
-    alpha: float,
-    handle_unseen: str,
-    reference_single_class_bug: bool,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Categorical NB posteriors of test rows from training counts.
-
-    ``ohz`` (n_test, c) is the one-hot coding of the test rows' non-zero codes over the
-    ``c`` value columns of the selected features (code 0 of each feature implicit).
-    ``n_pos`` (c, q) and ``n_val`` (c,) are the training counts of the ``c`` value columns,
-    ``starts`` where each feature's columns begin, ``y_pos`` the positives per label.
-    The conventions are those of :class:`~skmlfs.learners.MLNB` (docs/methods/lazy.md#mlnb): prior
-    ``N_c/N``; likelihood ``(N_{c,f,v} + α)/(N_c + α|V_f|)`` with ``V_f`` the values of
-    ``f`` seen in training; a zero likelihood (``α = 0``) makes the class impossible and a
-    0/0 posterior gives 0; a label with one training class gets confidence 1 if that class
-    is 1 and 0 if it is 0 (1 with ``reference_single_class_bug``); a test value outside
-    ``V_f`` zeroes the whole row (``handle_unseen="zero"``) or is left out of the product
-    (``"ignore"``); relevant iff ``ψ > 0.5``, a label whose only class is 0 never.
-    """
-    n_neg_l = n_train - y_pos
-    n_neg = n_val[:, None] - n_pos
-    seen = n_val > 0
-    n_seen = np.add.reduceat(seen.astype(np.float64), starts) if starts.size else np.zeros(0)
-    n_seen_col = np.repeat(n_seen, np.diff(np.append(starts, n_val.size)))
-    q = y_pos.size
-    tabs, zeros = [], []
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for cnt, tot in ((n_neg, n_neg_l), (n_pos, y_pos)):
-            num = cnt + alpha
-            ok = seen[:, None] & (num > 0)
-            den = np.log(tot[None, :] + alpha * n_seen_col[:, None])
-            tabs.append(np.where(ok, np.log(np.where(ok, num, 1.0)) - den, 0.0))
-            # zero likelihoods (α = 0) are counted, not summed, so -inf never meets +inf
-            zeros.append((seen[:, None] & ~ok).astype(np.float64))
-        prior = np.log(np.vstack([n_neg_l, y_pos]) / n_train)
-    has_zero = zeros[0].any() or zeros[1].any()
-    check_unseen = handle_unseen == "zero" and not seen.all()
-    # One sparse product of the non-zero-code rows with every table side by side, each
-    # taken relative to its code-0 row; the code-0 rows summed over S give the baseline.
-    table = np.hstack(
-        tabs
-        + (zeros if has_zero else [])
-        + ([(~seen).astype(np.float64)[:, None]] if check_unseen else [])
-    )
-    zero_rows = table[starts]
-    rel = table - np.repeat(zero_rows, np.diff(np.append(starts, table.shape[0])), axis=0)
-    prod = zero_rows.sum(axis=0)[None, :] + np.asarray(ohz @ rel)
-    log_p0 = prior[0] + prod[:, :q]
-    log_p1 = prior[1] + prod[:, q : 2 * q]
-    if has_zero:
-        log_p0[prod[:, 2 * q : 3 * q] > 0.5] = -np.inf
-        log_p1[prod[:, 3 * q : 4 * q] > 0.5] = -np.inf
-    with np.errstate(invalid="ignore"):
-        psi = expit(log_p1 - log_p0)
-    psi[np.isnan(psi)] = 0.0
-    only_pos, only_neg = n_neg_l == 0, y_pos == 0
-    psi[:, only_pos] = 1.0
-    psi[:, only_neg] = 1.0 if reference_single_class_bug else 0.0
-    if check_unseen:
-        psi[prod[:, -1] > 0.5] = 0.0
-    pred = (psi > 0.5).astype(np.uint8)
-    pred[:, only_neg] = 0
-    return pred, psi
 
 
 class _Fitness:
     """The fitness function (docs/methods/memetic.md#fitness): one call = one FFC.
 
     Each call draws a fresh random holdout of the training patterns (``resample``; the
-    reference's ``crossvalind('holdout', …, 0.2)``) or reuses one fixed split, trains the
-    learner on the rest with the features ``S``, and returns the loss (the metric as a
-    value to minimise) and the number of held-out patterns whose label ``l`` is predicted
-    correctly, per label.
+    reference's ``crossvalind('holdout', …, 0.2)``), reuses one fixed split, or scores
+    every split of a scikit-learn splitter (drawn once per fit); it trains the learner on
+    the training rows with the features ``S`` (through ``evaluator``, the learner's
+    ``subset_evaluator``, when it offers one and the training rows are all rows outside
+    the test rows), and returns the loss (the metric as a value to minimise; the mean over
+    a splitter's splits) and the number of held-out patterns whose label ``l`` is
+    predicted correctly, per label (summed over the splits).
     """
 
-    def __init__(self, Xd, tables, Y, learner, metric, holdout, inner_split, rng):
-        self.Xd, self.tables, self.Y = Xd, tables, Y
+    def __init__(self, Xd, evaluator, Y, learner, metric, holdout, inner_split, rng):
+        self.Xd, self.evaluator, self.Y = Xd, evaluator, Y
         self.learner = learner
         self.name, self.fn, self.greater, self.needs, self.kwargs = _resolve_metric(metric)
         n = Y.shape[0]
-        self.n_test = max(1, min(n - 1, int(np.floor(holdout * n))))
-        self.resample = inner_split == "resample"
+        self.splits = None
+        if isinstance(inner_split, str):
+            self.n_test = max(1, min(n - 1, int(np.floor(holdout * n))))
+            self.resample = inner_split == "resample"
+        else:
+            self.splits = _draw_splits(inner_split, Xd, Y)
+            self.n_test = sum(test.size for _, test, _ in self.splits)
+            self.resample = False
         self.rng = rng
-        self._fixed = None if self.resample else self._draw()
+        self._fixed = None if self.resample or self.splits else self._draw()
         self.n_calls = 0
 
     def _draw(self) -> np.ndarray:
@@ -257,30 +134,92 @@ class _Fitness:
 
     def __call__(self, S: np.ndarray) -> tuple[float, np.ndarray]:
         self.n_calls += 1
-        test = self._draw() if self.resample else self._fixed
+        if self.splits is None:
+            test = self._draw() if self.resample else self._fixed
+            return self._score(S, None, test, True)
+        losses, correct = [], np.zeros(self.Y.shape[1], dtype=np.int64)
+        for train, test, complement in self.splits:
+            loss, c = self._score(S, train, test, complement)
+            losses.append(loss)
+            correct += c
+        return float(np.mean(losses)), correct
+
+    def _score(self, S, train, test, complement) -> tuple[float, np.ndarray]:
         if S.size == 0:
             return np.inf, np.zeros(self.Y.shape[1], dtype=np.int64)
-        if self.tables is not None:
-            pred, psi = self.tables.predict(S, test, **self.learner)
+        if self.evaluator is not None and complement:
+            pred, psi = self.evaluator.predict(S, test)
         else:
-            train = np.ones(self.Y.shape[0], dtype=bool)
-            train[test] = False
-            with _quiet_empty_labels():  # per-FFC refits of an inner split: fit warned once
-                model = clone(self.learner).fit(self.Xd[train][:, S], self.Y[train])
-            Xt = self.Xd[test][:, S]
-            from ..learners._base import NoPositivePredictionWarning
-
-            with warnings.catch_warnings():  # a candidate predicting nothing is scored as such
-                warnings.simplefilter("ignore", NoPositivePredictionWarning)
-                pred = np.asarray(model.predict(Xt)).astype(np.uint8)
-            psi = (
-                np.asarray(model.predict_proba(Xt), dtype=float) if self.needs == "score" else None
-            )
+            pred, psi = self._refit(S, test, train)
         Yt = self.Y[test]
         value = self.fn(Yt, psi if self.needs == "score" else pred, **self.kwargs)
         correct = np.count_nonzero(pred == Yt, axis=0).astype(np.int64)
         loss = -value if self.greater else value
         return (np.inf if np.isnan(loss) else float(loss)), correct
+
+    def _refit(self, S: np.ndarray, test: np.ndarray, train: Any = None) -> tuple[np.ndarray, Any]:
+        """Clone, fit and predict the learner: the path of any classifier."""
+        if train is None:
+            train = np.ones(self.Y.shape[0], dtype=bool)
+            train[test] = False
+        with _quiet_empty_labels():  # per-FFC refits of an inner split: fit warned once
+            model = clone(self.learner).fit(self.Xd[train][:, S], self.Y[train])
+        Xt = self.Xd[test][:, S]
+        with warnings.catch_warnings():  # a candidate predicting nothing is scored as such
+            warnings.filterwarnings("ignore", message=_NO_POSITIVE_PREDICTION)
+            pred = _as_label_matrix(model.predict(Xt), self.Y.shape[1]).astype(np.uint8)
+        psi = None
+        if self.needs == "score":
+            psi = _positive_scores(model, Xt, self.Y.shape[1])
+        return pred, psi
+
+
+def _draw_splits(splitter: Any, X: Any, Y: np.ndarray) -> list:
+    """``(train, test, train is every other row)`` of each split of a scikit-learn splitter."""
+    n = Y.shape[0]
+    out = []
+    for train, test in splitter.split(X, Y):
+        train, test = np.asarray(train, dtype=np.intp), np.sort(np.asarray(test, dtype=np.intp))
+        if test.size == 0 or train.size == 0:
+            raise ValueError("inner_split: every split needs training and test rows.")
+        other = np.ones(n, dtype=bool)
+        other[test] = False
+        out.append((train, test, train.size == other.sum() and bool(other[train].all())))
+    if not out:
+        raise ValueError(f"inner_split: {splitter!r} gave no split.")
+    return out
+
+
+# The warning of the library's learners for a batch with no predicted label
+# (skmlfs.learners.NoPositivePredictionWarning), matched by message: selection does not
+# import learners.
+_NO_POSITIVE_PREDICTION = r".* predicted no label at all for the "
+
+
+def _as_label_matrix(a: Any, q: int) -> np.ndarray:
+    """A prediction or score as a dense (n, q) array (sparse output of some learners)."""
+    a = a.toarray() if sp.issparse(a) else np.asarray(a)
+    return a.reshape(-1, q) if a.ndim == 1 else a
+
+
+def _positive_scores(model: Any, X: Any, q: int) -> np.ndarray:
+    """Per-label scores for ranking metrics: ``predict_proba`` (a (n, q) matrix, or
+    scikit-learn's per-label list of (n, 2) arrays) or else ``decision_function``."""
+    if hasattr(model, "predict_proba"):
+        P = model.predict_proba(X)
+        if isinstance(P, list):  # MultiOutputClassifier, KNeighborsClassifier: P(y_l = 1)
+            P = np.column_stack(
+                [p[:, list(c).index(1)] if 1 in c else np.zeros(p.shape[0])
+                 for p, c in zip(P, model.classes_, strict=True)]
+            )
+        return np.asarray(_as_label_matrix(P, q), dtype=float)
+    if hasattr(model, "decision_function"):
+        return np.asarray(_as_label_matrix(model.decision_function(X), q), dtype=float)
+    raise TypeError(
+        f"the metric needs per-label scores, but {type(model).__name__} has neither "
+        "predict_proba nor decision_function; use a metric on predictions "
+        "(e.g. multilabel_accuracy) or another learner."
+    )
 
 
 # ---------------------------------------------------------------------- the population
@@ -443,40 +382,26 @@ def _weighted_sample(candidates: np.ndarray, weights: np.ndarray, n: int, rng) -
 class _EvolutionarySelector(SelectorMixin, BaseEstimator):
     """Shared machinery: validation, fitness, Algorithm 1's loop and survivor selection."""
 
-    def _check_common(self, n_features: int, n_samples: int) -> int:
-        for name in ("population_size", "max_evaluations", "n_crossovers"):
-            v = getattr(self, name)
-            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{name} must be a positive int; got {v!r}.")
-        # n_max: the library's one budget parser (None = ⌈√n⌉, as for every selector)
-        n_max = resolve_n_features(self.n_features_to_select, n_samples, n_features)
-        if not 0 < self.holdout < 1:
-            raise ValueError(f"holdout must lie in (0, 1); got {self.holdout!r}.")
-        if self.inner_split not in ("resample", "fixed"):
-            raise ValueError(
-                f"inner_split must be 'resample' or 'fixed'; got {self.inner_split!r}."
-            )
-        return n_max
+    # Parameters of both searches; MemeticSelector extends them with its operators'.
+    _parameter_constraints: dict = {
+        "learner": [HasMethods(["fit", "predict"])],
+        "n_features_to_select": [
+            None, Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0, 1, closed="right"), str,
+        ],
+        "population_size": [Interval(Integral, 1, None, closed="left")],
+        "max_evaluations": [Interval(Integral, 1, None, closed="left")],
+        "metric": [str, MetricSpec],
+        "holdout": [Interval(Real, 0, 1, closed="neither")],
+        "inner_split": [StrOptions({"resample", "fixed"}), HasMethods(["split", "get_n_splits"])],
+        "n_crossovers": [Interval(Integral, 1, None, closed="left")],
+        "strict_budget": ["boolean"],
+        "discretizer": [StrOptions({"auto"}), None, HasMethods(["fit", "transform"])],
+        "random_state": ["random_state"],
+    }
 
     def _discretize(self, X, Y):
         return discretize_features(self.discretizer, X, Y)
-
-    def _learner_spec(self, Xd: Any = None):
-        """``(kwargs of the fast count-table path, None)`` or ``(None, estimator)``.
-
-        The count-table path counts the symbols of ``Xd`` as they are: it serves an MLNB
-        whose own ``discretizer`` would leave ``Xd`` unchanged (``None``, or ``"auto"`` on
-        integer-valued data); otherwise MLNB is refitted with its discretizer per FFC.
-        """
-        from ..learners import MLNB
-
-        learner = MLNB() if self.learner is None else self.learner
-        if type(learner) is MLNB:
-            disc = learner.discretizer
-            if disc is None or (isinstance(disc, str) and disc == "auto"
-                                and (Xd is None or is_discrete(Xd))):
-                return _mlnb_fast_kwargs(learner), None
-        return None, learner
 
     def fit(self, X: Any, Y: Any):
         """Search a feature subset of ``X`` for the labels ``Y``.
@@ -487,31 +412,39 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
             Discrete features (numeric ones are discretized, see ``discretizer``).
         Y : array-like or sparse matrix of shape (n_samples, n_labels), 0/1
         """
+        if self.learner is None:
+            name = type(self).__name__
+            raise TypeError(
+                f"{name} needs a multi-label classifier to score the subsets: pass it as "
+                f"the learner, e.g. {name}(MLNB()) with skmlfs.learners.MLNB, the "
+                "learner of the memetic paper."
+            )
+        return self._fit(X, Y)
+
+    @_fit_context(prefer_skip_nested_validation=False)  # the learner validates its own
+    def _fit(self, X: Any, Y: Any):
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
         Y = check_labels(Y, X.shape[0], warn_empty=True)
         if degenerate_selection(self, X):
+            self.scores_ = np.full(X.shape[1], np.nan)
             return self
         if X.shape[0] < 2:
             raise ValueError("at least 2 samples are needed for the inner holdout.")
-        n_max = self._check_common(X.shape[1], X.shape[0])
-        self._check_params()
+        # n_max: the library's one budget parser (None = ⌈√n⌉, as for every selector)
+        n_max = resolve_n_features(self.n_features_to_select, X.shape[0], X.shape[1])
         rng = check_random_state(self.random_state)
         Xd = self._discretize(X, Y)
         D = DiscreteData.from_array(Xd)
         cache = self._make_cache(D, Y)
-        fast, learner = self._learner_spec(Xd)
-        if fast is not None:
-            codes = D.codes()
-            tables = _NBCountTables(
-                codes.astype(np.min_scalar_type(max(1, D.arity.max()))), D.arity, Y
-            )
-        else:
-            tables = None
-            fast = learner
+        # the learner's own fast path for many refits on one training set, if it has one
+        make = getattr(self.learner, "subset_evaluator", None)
+        evaluator = make(Xd, Y) if callable(make) else None
         Xl = Xd.tocsr() if sp.issparse(Xd) else np.asarray(Xd)
-        fitness = _Fitness(Xl, tables, Y, fast, self.metric, self.holdout, self.inner_split, rng)
+        fitness = _Fitness(
+            Xl, evaluator, Y, self.learner, self.metric, self.holdout, self.inner_split, rng
+        )
         with threadpool_limits(limits=1):
             pop, hist = self._search(fitness, cache, rng, n_max, X.shape[1], Y.shape[1])
         best = np.sort(pop.subsets[0])
@@ -521,7 +454,8 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
             ranked, scores = gics_select(cache, best, np.arange(Y.shape[1]), best.size)
         rest = np.setdiff1d(best, ranked)
         self.ranking_ = np.concatenate([ranked, rest]).astype(np.intp)
-        self.scores_ = np.concatenate([scores, np.full(rest.size, np.nan)])
+        self.scores_ = np.full(X.shape[1], np.nan)
+        self.scores_[ranked] = scores
         self.best_subset_ = best
         self.best_loss_ = float(pop.loss[0])
         self.best_label_accuracy_ = pop.correct[0] / fitness.n_test
@@ -532,9 +466,6 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
         self.metric_ = fitness.name
         self.history_ = hist
         return self
-
-    def _check_params(self) -> None:
-        """Hook for subclass parameters."""
 
     def _make_cache(self, D: DiscreteData, Y: np.ndarray) -> InfoCache:
         """The entropy tables of the refinement (a hook for the benchmark's naive version)."""
@@ -632,9 +563,11 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
 
     # -------------------------------------------------------------- selector API
     def _get_support_mask(self) -> np.ndarray:
+        # the contract of every selector: the first n_features_to_select_ of ranking_ (here
+        # the whole best subset)
         check_is_fitted(self, "ranking_")
         mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.ranking_] = True
+        mask[self.ranking_[: self.n_features_to_select_]] = True
         return mask
 
     def __sklearn_tags__(self):
@@ -670,17 +603,6 @@ def _as_array(key: str, values: list) -> np.ndarray:
     return np.asarray(values, dtype=np.int64 if key in ("ffc", "kind", "z_size") else float)
 
 
-def _mlnb_fast_kwargs(learner) -> dict:
-    """The parameters of :class:`~skmlfs.learners.MLNB` that the count-table path honours."""
-    learner._validate_params()
-    p = learner.get_params()
-    return {
-        "alpha": float(p["alpha"]),
-        "handle_unseen": p["handle_unseen"],
-        "reference_single_class_bug": bool(p["reference_single_class_bug"]),
-    }
-
-
 def _random_subset(d: int, n_max: int, rng) -> np.ndarray:
     return np.sort(rng.permutation(d)[:n_max])
 
@@ -700,6 +622,16 @@ class MemeticSelector(_EvolutionarySelector):
 
     Parameters
     ----------
+    learner : estimator
+        The multi-label classifier whose score on the inner holdout is the fitness
+        (required, as the ``estimator`` of scikit-learn's ``SequentialFeatureSelector``);
+        the paper's is :class:`~skmlfs.learners.MLNB`, e.g. ``MemeticSelector(MLNB())``.
+        It is cloned, fitted on ``(X[train][:, S], Y[train])`` and asked for
+        ``predict`` (and per-label scores, ``predict_proba`` or ``decision_function``,
+        for ``one_error``, ``ranking_loss`` and ``coverage``) in every FFC, unless it
+        offers ``subset_evaluator(X, Y)`` (MLNB does): an object whose ``predict(S, test)``
+        returns the predictions and posteriors of that refit, computed faster (see
+        :meth:`skmlfs.learners.MLNB.subset_evaluator`; ``None`` falls back to the refit).
     n_features_to_select : int, float, str or None, default=50
         ``n_max``, the size of every subset (a float in (0, 1] is a fraction of the
         features; ``None`` or ``"sqrt"`` is ⌈√n_samples⌉, as for the filters; any form of
@@ -711,20 +643,24 @@ class MemeticSelector(_EvolutionarySelector):
         ``v``, the budget of FFCs, counted from the initial population on. As in the
         reference, it is checked once per generation (11 offspring), so 303 FFCs are
         spent for ``m = 50, v = 300``; ``strict_budget=True`` stops at exactly ``v``.
-    metric : str, default="multilabel_accuracy"
-        The fitness: ``"multilabel_accuracy"`` (``"mlacc"``), ``"one_error"``
-        (``"onerr"``), ``"ranking_loss"`` (``"rloss"``) or ``"coverage"`` (``"mlcov"``),
-        computed with the PLCFS conventions (docs/methods/metrics.md); any other name of
-        :data:`skmlfs.metrics.METRICS` with its defaults.
-    learner : estimator or None, default=None
-        ``None`` = :class:`~skmlfs.learners.MLNB` (the paper's learner). An ``MLNB``
-        instance is evaluated through exact count tables (fast); any other multi-label
-        estimator is cloned and refitted on every FFC.
+    metric : str or MetricSpec, default="multilabel_accuracy"
+        The fitness (the scorer): ``"multilabel_accuracy"`` (``"mlacc"``),
+        ``"one_error"`` (``"onerr"``), ``"ranking_loss"`` (``"rloss"``) or
+        ``"coverage"`` (``"mlcov"``), computed with the PLCFS conventions
+        (docs/methods/metrics.md); any other name of :data:`skmlfs.metrics.METRICS` with
+        its defaults; or a :class:`skmlfs.metrics.MetricSpec` ``(function,
+        greater_is_better, needs)`` with ``function(Y_true, Y_pred_or_score)`` and
+        ``needs`` = ``"pred"`` (0/1 predictions) or ``"score"`` (per-label scores).
+        Metrics that are better when larger are negated into losses.
     holdout : float, default=0.2
         Fraction of the training patterns held out in each FFC (``⌊holdout·n⌋``).
-    inner_split : {"resample", "fixed"}, default="resample"
+    inner_split : {"resample", "fixed"} or splitter, default="resample"
         ``"resample"``: a fresh random holdout in every FFC (reference
-        ``crossvalind``); ``"fixed"``: one holdout drawn at the start of ``fit``.
+        ``crossvalind``); ``"fixed"``: one holdout drawn at the start of ``fit``. A
+        scikit-learn splitter (``KFold(5)``, ``ShuffleSplit(...)``, as the ``cv`` of
+        ``SequentialFeatureSelector``): its splits are drawn once at the start of ``fit``
+        and every FFC scores each of them (``holdout`` is not used); the loss is their
+        mean, the per-label accuracies are over all their test rows.
     n_crossovers : int, default=10
         Crossovers per generation (reference ``num_rep``); one mutation follows.
     z_mode : {"gap", "fixed"}, default="gap"
@@ -762,8 +698,10 @@ class MemeticSelector(_EvolutionarySelector):
     ----------
     ranking_ : ndarray of int
         The best subset, ordered by GICS on all labels (training data).
-    scores_ : ndarray of float
-        GICS score of each feature of ``ranking_`` when it was placed.
+    scores_ : ndarray of shape (n_features,)
+        Indexed by feature: the GICS value (on all labels, training data) at which
+        feature ``f`` of the best subset was placed in ``ranking_``; NaN for the features
+        outside the best subset.
     best_subset_ : ndarray of int
         The best subset (sorted indices); ``get_support`` marks it.
     best_loss_ : float
@@ -792,22 +730,34 @@ class MemeticSelector(_EvolutionarySelector):
     Examples
     --------
     >>> import numpy as np
+    >>> from skmlfs.learners import MLNB
     >>> from skmlfs.selection import MemeticSelector
     >>> rng = np.random.default_rng(0)
     >>> X = rng.integers(0, 3, size=(200, 40)); Y = (X[:, :4] > 1).astype(int)
-    >>> sel = MemeticSelector(n_features_to_select=5, population_size=10,
+    >>> sel = MemeticSelector(MLNB(), n_features_to_select=5, population_size=10,
     ...                       max_evaluations=40, random_state=0).fit(X, Y)
     >>> sel.transform(X).shape
     (200, 5)
     """
 
+    _parameter_constraints: dict = {
+        **_EvolutionarySelector._parameter_constraints,
+        "z_mode": [StrOptions({"gap", "fixed"})],
+        "z_fraction": [Interval(Real, 0, 1, closed="right")],
+        "cap_z": ["boolean"],
+        "operators": [StrOptions({"reference", "paper"})],
+        "mutation_import": [StrOptions({"entropy_sampling", "gics"}), None],
+        "reference_parent_quirk": ["boolean"],
+    }
+
     def __init__(
         self,
+        learner: Any,
+        *,
         n_features_to_select: Any = 50,
         population_size: int = 50,
         max_evaluations: int = 300,
         metric: str = "multilabel_accuracy",
-        learner: Any = None,
         holdout: float = 0.2,
         inner_split: str = "resample",
         n_crossovers: int = 10,
@@ -838,19 +788,6 @@ class MemeticSelector(_EvolutionarySelector):
         self.reference_parent_quirk = reference_parent_quirk
         self.discretizer = discretizer
         self.random_state = random_state
-
-    def _check_params(self) -> None:
-        if self.z_mode not in ("gap", "fixed"):
-            raise ValueError(f"z_mode must be 'gap' or 'fixed'; got {self.z_mode!r}.")
-        if self.z_mode == "fixed" and not 0 < self.z_fraction <= 1:
-            raise ValueError(f"z_fraction must lie in (0, 1]; got {self.z_fraction!r}.")
-        if self.operators not in ("reference", "paper"):
-            raise ValueError(f"operators must be 'reference' or 'paper'; got {self.operators!r}.")
-        if self.mutation_import not in (None, "entropy_sampling", "gics"):
-            raise ValueError(
-                "mutation_import must be None, 'entropy_sampling' or 'gics'; got "
-                f"{self.mutation_import!r}."
-            )
 
     def _prune(self, pop, s):
         return label_pruning(
@@ -964,18 +901,19 @@ class GeneticSelector(_EvolutionarySelector):
     ``S1`` is winner ``k`` of the first tournament round and ``S2`` winner ``k`` of the
     second (the first later round that gives a different member) **[ASSUMPTION]**.
 
-    Parameters and attributes are those of :class:`MemeticSelector` that concern the
-    search itself (no ``Z`` quantities: ``history_["reproductions"]["z_size"]`` is 0 and
-    ``z_labels`` holds empty arrays).
+    Parameters and attributes (``learner`` first, required) are those of
+    :class:`MemeticSelector` that concern the search itself (no ``Z`` quantities:
+    ``history_["reproductions"]["z_size"]`` is 0 and ``z_labels`` holds empty arrays).
     """
 
     def __init__(
         self,
+        learner: Any,
+        *,
         n_features_to_select: Any = 50,
         population_size: int = 50,
         max_evaluations: int = 300,
         metric: str = "multilabel_accuracy",
-        learner: Any = None,
         holdout: float = 0.2,
         inner_split: str = "resample",
         n_crossovers: int = 10,
