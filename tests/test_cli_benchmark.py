@@ -183,28 +183,3 @@ def test_bad_experiment_is_one_clear_error(tmp_path):
                          capture_output=True, text=True)
     assert res.returncode == 2 and "does not exist" in res.stderr
     assert not os.path.exists(tmp_path / "runs")
-
-
-def test_reproduction_file_is_handed_to_its_script(tmp_path):
-    script = tmp_path / "scripts" / "repro.py"
-    script.parent.mkdir()
-    script.write_text(
-        "import sys, pathlib\n"
-        "pathlib.Path(sys.argv[1]).with_suffix('.ran').write_text(' '.join(sys.argv[1:]))\n"
-        "sys.exit(3)\n"
-    )
-    exp = tmp_path / "experiments" / "paper.toml"
-    exp.parent.mkdir()
-    exp.write_text('[experiment]\nname = "paper"\nscript = "../scripts/repro.py"\n'
-                   '[tuning]\nk_grid = [5, 10]\n')
-    res = subprocess.run(mlfs("benchmark", exp, "-q"), cwd=tmp_path, capture_output=True,
-                         text=True)
-    assert res.returncode == 3, res.stderr  # the script's own exit status
-    assert exp.with_suffix(".ran").read_text() == str(exp)
-    # runner-only options are refused rather than silently ignored
-    res = subprocess.run(mlfs("benchmark", exp, "--dask", "local"), cwd=tmp_path,
-                         capture_output=True, text=True)
-    assert res.returncode == 2 and "--dask" in res.stderr and "repro.py" in res.stderr
-    exp.write_text('[experiment]\nname = "paper"\nscript = "../scripts/missing.py"\n')
-    res = subprocess.run(mlfs("benchmark", exp), cwd=tmp_path, capture_output=True, text=True)
-    assert res.returncode == 2 and "missing.py" in res.stderr and "Traceback" not in res.stderr

@@ -10,8 +10,8 @@ from pathlib import Path
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "experiment",
-        help="experiment TOML file (see skmlfs.experiments); a paper-reproduction file whose "
-        "[experiment] table names a `script` is handed to that script",
+        help="experiment TOML file (schema: docs/experiment_file.md); experiments/ holds "
+        "one per paper",
     )
     p.add_argument(
         "--db", help="results database (SQLite); default runs/<experiment name>.db. "
@@ -64,65 +64,11 @@ def register(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _reproduction_script(path: str) -> Path | None:
-    """The script named by ``[experiment] script`` of a paper-reproduction file, if any.
-
-    Some paper protocols (per-fold hyper-parameter tuning, feature weighting, per-metric
-    searches with histories) are not cells of the generic grid; their experiment files name
-    the reproduction script that reads them, relative to the file.
-    """
-    import tomllib
-
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError):
-        return None  # load_experiment reports the problem with file and line
-    exp = data.get("experiment")
-    if not isinstance(exp, dict) or "script" not in exp:
-        return None
-    script = (Path(path).resolve().parent / str(exp["script"])).resolve()
-    if not script.is_file():
-        raise FileNotFoundError(
-            f"{path}: [experiment] script = {exp['script']!r}: no file {script} (the "
-            "reproduction scripts live in the repository's scripts/ folder)."
-        )
-    return script
-
-
-def _run_script(args: argparse.Namespace, script: Path) -> int:
-    import subprocess
-
-    ignored = [
-        flag for flag, used in (
-            ("--db", args.db), ("--out", args.out), ("--dask", args.dask),
-            ("--export", args.export), ("--durable", args.durable),
-            ("--no-report", args.no_report), ("--no-figures", args.no_figures),
-            ("--seed", args.seed is not None),
-        ) if used
-    ]
-    if ignored:
-        print(
-            f"mlfs benchmark: error: {args.experiment} is a paper reproduction run by "
-            f"{script.name}, which does not take {', '.join(ignored)}; run "
-            f"`python {script} {args.experiment} --help` for its options.",
-            file=sys.stderr,
-        )
-        return 2
-    cmd = [sys.executable, str(script), str(args.experiment)]
-    if not args.quiet:
-        print(f"running the reproduction script: {' '.join(cmd)}", file=sys.stderr)
-    return subprocess.run(cmd).returncode
-
-
 def run(args: argparse.Namespace) -> int:
     import sqlite3
 
     from ..experiments import load_experiment
 
-    script = _reproduction_script(args.experiment)
-    if script is not None:
-        return _run_script(args, script)
     if args.dask:
         from ..experiments._backends import import_distributed
 

@@ -435,62 +435,6 @@ def _unknown(source: str, key: str, got: Mapping, allowed: set) -> None:
             )
 
 
-#: tables of the stand-alone reproduction scripts' schema, and how the engine expresses
-#: each (or what it still lacks)
-_SCRIPT_TABLES = {
-    "experiment": "write 'name' (and 'seed') at the top level; the report folder is "
-    "`mlfs benchmark --out`",
-    "tuning": "nested tuning is per method: 'tune', 'inner_cv', 'scoring' keys of a learner "
-    "table; choosing k by the folds' mean (the ReliefF-ML paper's 'tuned' tables): run the k "
-    "values as variants and declare [report] choose = { parameter = 'k', criterion = ..., "
-    "fixed = ... }",
-    "weighting": "feature weighting is a learner table: method = 'weighted', weighter = "
-    "{ method = 'relieff_ml', ... }, learner = { method = 'mlknn', ... }",
-    "wilcoxon": "use [report] alpha, and [report] pairs = { pairs = [[a, b], ...] } for the "
-    "signed-rank test of method pairs over the datasets",
-    "robustness": "NOT SUPPORTED: re-runs with other sampling seeds at fixed folds (use "
-    "variants over a method's random_state)",
-    "paper": "the paper's values beside the engine's: [report] paper = { columns = [...], "
-    "<metric> = { <dataset> = [...] } } (with [report] choose) in a single-grid file, or a "
-    "[[report.section]] with kind = 'compare' in a file with [[part]] tables",
-    "search": "a wrapper search is a selector table (method = 'memetic', population_size, "
-    "max_evaluations, ...); one search per metric: variants = { metric = [...] }",
-    "learner": "write learners = [...] tables",
-    "evaluation": "metrics = [...]; the per-metric searches: selector variants over 'metric'",
-    "convergence": "wrapper searches store their history with every cell and the report "
-    "draws it (figures/convergence_<dataset>.png); an optimiser's objective per iteration "
-    "(RLEFS) likewise (figures/objective_<dataset>.png); NOT SUPPORTED: the memetic paper's "
-    "low-accuracy-label curves (Fig. 4)",
-    "ablation": "ablation switches are variants = { parameter = [values] } of a method table",
-    "sensitivity": "one parameter varied: variants = { parameter = [values] } and "
-    "sensitivity = 'parameter' (a figure, not a table column)",
-    "methods": "write [selectors.X] tables; parameters tuned at the largest budget with "
-    "tune, tune_with = { method = <learner> }, inner_cv, scoring and tune_search = "
-    "'coordinate' (+ tune_start); budgets as n_features = '1%..20%'; scaling as the "
-    "dataset's discretizer = { method = 'skmlfs.experiments:MinMaxScale' }; tuning per "
-    "learner: tune_with = 'learner'; two metrics averaged: scoring = [...]; per-dataset "
-    "choices: by_dataset = { name = { tune_search = ..., tune_budget = 'largest' } }",
-    "dataset": "write [[datasets]] with train = '...-train.arff' and test = '...-test.arff' "
-    "(protocol train_test)",
-    "weights": "feature weighting: a 'weighted' learner table",
-}
-
-
-def _script_schema(source: str, d: Mapping) -> None:
-    """Fail on a file written for a stand-alone reproduction script with a message that
-    says how each of its tables is written for the engine, and what is not supported."""
-    found = [k for k in d if k in _SCRIPT_TABLES]
-    if not found:
-        return
-    lines = "\n".join(f"  [{k}]: {_SCRIPT_TABLES[k]}" for k in found)
-    raise SpecError(
-        f"{source}: this file uses the schema of a stand-alone reproduction script "
-        f"(tables {', '.join(found)}), not the experiment schema of `mlfs benchmark` (the "
-        f"scripts/reproduce_*.py of the repository read it). How each is written for the "
-        f"engine:\n{lines}"
-    )
-
-
 def _int(source, key, v, minimum=None, allow_none=False):
     if v is None and allow_none:
         return None
@@ -805,7 +749,6 @@ class ExperimentSpec:
         src = source
         if not isinstance(d, Mapping):
             raise SpecError(f"{src}: the experiment must be a table; got {type(d).__name__}.")
-        _script_schema(src, d)
         _unknown(src, "", d, _TOP_KEYS)
         name = d.get("name")
         if name is None:
