@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from skmlfs.learners import DMLkNN, MLCWkNN, MLkNN
-from skmlfs.learners._heom import (
+from skmlfs.neighbors import (
     HEOM,
     heom_distances,
     heom_kneighbors_graph,
@@ -229,7 +229,7 @@ def test_stable_smallest_matches_stable_argsort():
 def test_gram_panels_bit_identical_to_sparse_product(density, monkeypatch):
     # Dense enough products go through dense column panels of B: the same sums in the
     # same order as scipy's sparse × sparse product, so bit-identical.
-    from skmlfs.learners import _heom
+    from skmlfs.neighbors import _heom
 
     monkeypatch.setattr(_heom, "_PANEL_BYTES", 8 * 40 * 37)  # several panels (37 columns)
     rng = np.random.default_rng(7)
@@ -245,7 +245,7 @@ def test_gram_panels_bit_identical_to_sparse_product(density, monkeypatch):
 
 @pytest.mark.parametrize("binary", [True, False])
 def test_kneighbors_self_exclusion_and_ties(binary, monkeypatch):
-    from skmlfs.learners import _heom
+    from skmlfs.neighbors import _heom
 
     monkeypatch.setattr(_heom, "_BLOCK_ENTRIES", 700)  # many blocks
     X, _ = _data(6, n=90, d=4, binary=binary)
@@ -383,7 +383,7 @@ def test_kneighbors_graph_equals_heom_path_for_every_smaller_k(weights, monkeypa
     """One graph built for the largest k gives, for every smaller k, exactly the
     neighbours and outputs of the learners' own metric="heom" search (same tie rule,
     tiled self-search included)."""
-    from skmlfs.learners import _heom
+    from skmlfs.neighbors import _heom
 
     monkeypatch.setattr(_heom, "_BLOCK_ENTRIES", 900)  # 30 × 30 tiles
     X, Y = _tied_binary(21)

@@ -14,10 +14,13 @@ from ._chains import KDependentChain as KDependentChain
 from ._chains import LLSFClassifier as LLSFClassifier
 from ._chains import MDDMClassifier as MDDMClassifier
 from ._chains import ProbabilisticClassifierChain as ProbabilisticClassifierChain
-from ._heom import HEOM as HEOM
-from ._heom import heom_distances as heom_distances
-from ._heom import heom_kneighbors_graph as heom_kneighbors_graph
 from ._lazy import DMLkNN as DMLkNN
 from ._lazy import MLCWkNN as MLCWkNN
 from ._lazy import MLkNN as MLkNN
 from ._mlnb import MLNB as MLNB
+
+# The HEOM distance and its neighbour search live in skmlfs.neighbors (shared with
+# ReliefF-ML); these names stay importable from here for compatibility.
+from ..neighbors import HEOM as HEOM  # noqa: E402
+from ..neighbors import heom_distances as heom_distances  # noqa: E402
+from ..neighbors import heom_kneighbors_graph as heom_kneighbors_graph  # noqa: E402

@@ -7,7 +7,7 @@ are ``W_f = Σ_(i,j) c_ij δ_f(x_i, x_j)``. The implementation is loop-free in s
 features:
 
 * distances from a block of sampled instances to the whole training set come from the
-  blocked HEOM products of :class:`skmlfs.learners._heom.HEOM`;
+  blocked HEOM products of :class:`skmlfs.neighbors.HEOM`;
 * one pass per group selects the ``k`` nearest members of the group for all sampled
   instances at once (stable partition, ties → lower index);
 * the coefficients of all (instance, neighbour) pairs are summed per distinct pair, and the
@@ -17,6 +17,7 @@ features:
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -27,8 +28,7 @@ from sklearn.utils import assert_all_finite, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_labels, resolve_n_features
-from ..learners._heom import HEOM, _check_int, check_heom_X, stable_smallest
-from ..learners._lazy import _check_smoothing
+from ..neighbors import HEOM, check_heom_X, stable_smallest
 from ._base import degenerate_selection, scale_huge_columns
 from ._ppt import pruned_problem_transformation
 
@@ -38,6 +38,20 @@ __all__ = ["PPTReliefF", "ReliefFML", "relieff_ml_sample_size"]
 # temporaries of the same size) and block of distance rows (~32 MB), in float64 entries.
 _PAIR_CHUNK_ENTRIES = 1_000_000
 _BLOCK_ENTRIES = 4_000_000
+
+
+def _check_int(value: Any, name: str, minimum: int) -> int:
+    # the parameter checks these selectors imported from the lazy learners, until they
+    # declare _parameter_constraints (the selector contract)
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
+
+
+def _check_smoothing(s: Any) -> float:
+    if not isinstance(s, numbers.Real) or isinstance(s, bool) or not s >= 0:
+        raise ValueError(f"s must be a non-negative number; got {s!r}.")
+    return float(s)
 
 
 def relieff_ml_sample_size(n_samples: int) -> int:
