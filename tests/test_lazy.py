@@ -15,13 +15,13 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from skmlfs.learners import DMLkNN, MLCWkNN, MLkNN
+from skmlfs.learners._lazy import _simplex_qp
 from skmlfs.neighbors import (
     HEOM,
     heom_distances,
     heom_kneighbors_graph,
     stable_smallest,
 )
-from skmlfs.learners._lazy import _simplex_qp
 
 # --------------------------------------------------------------------------- references
 

@@ -4,6 +4,11 @@ Every learner sets ``classes_`` (scikit-learn scorers work) and warns
 (``NoPositivePredictionWarning``) when it predicts no label at all for a batch.
 """
 
+# The HEOM distance and its neighbour search live in skmlfs.neighbors (shared with
+# ReliefF-ML); these names stay importable from here for compatibility (not in __all__).
+from ..neighbors import HEOM as HEOM
+from ..neighbors import heom_distances as heom_distances
+from ..neighbors import heom_kneighbors_graph as heom_kneighbors_graph
 from ._base import NoPositivePredictionWarning as NoPositivePredictionWarning
 from ._chains import OCC as OCC
 from ._chains import BayesianClassifierChain as BayesianClassifierChain
@@ -19,8 +24,19 @@ from ._lazy import MLCWkNN as MLCWkNN
 from ._lazy import MLkNN as MLkNN
 from ._mlnb import MLNB as MLNB
 
-# The HEOM distance and its neighbour search live in skmlfs.neighbors (shared with
-# ReliefF-ML); these names stay importable from here for compatibility.
-from ..neighbors import HEOM as HEOM  # noqa: E402
-from ..neighbors import heom_distances as heom_distances  # noqa: E402
-from ..neighbors import heom_kneighbors_graph as heom_kneighbors_graph  # noqa: E402
+__all__ = [
+    "BayesianClassifierChain",
+    "BinaryRelevance",
+    "ClassifierChain",
+    "DMLkNN",
+    "EnsembleOfChains",
+    "KDependentChain",
+    "LLSFClassifier",
+    "MDDMClassifier",
+    "MLCWkNN",
+    "MLNB",
+    "MLkNN",
+    "NoPositivePredictionWarning",
+    "OCC",
+    "ProbabilisticClassifierChain",
+]
