@@ -3,16 +3,39 @@ paper does not fix the discretization (``docs/methods/discretizers.md#which-one`
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
-from ._base import _BaseDiscretizer, _check_int
+from ._base import _BaseDiscretizer
 
 __all__ = ["EqualWidthDiscretizer", "EqualFrequencyDiscretizer"]
 
 
-class EqualWidthDiscretizer(_BaseDiscretizer):
+class _BinningDiscretizer(_BaseDiscretizer):
+    """Parameters shared by the two generic binnings (they differ only in the edges)."""
+
+    _parameter_constraints: dict = {
+        **_BaseDiscretizer._parameter_constraints,
+        "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
+        "max_discrete_values": [Interval(numbers.Integral, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        n_bins: int = 5,
+        *,
+        categorical_features: Any = "auto",
+        max_discrete_values: int = 2,
+    ) -> None:
+        self.n_bins = n_bins
+        self.categorical_features = categorical_features
+        self.max_discrete_values = max_discrete_values
+
+
+class EqualWidthDiscretizer(_BinningDiscretizer):
     """Split every numeric column into ``n_bins`` intervals of equal width.
 
     Edges ``e_k = min + k·(max − min)/n_bins`` (``k = 0..n_bins``, ``numpy.linspace`` — the
@@ -45,21 +68,6 @@ class EqualWidthDiscretizer(_BaseDiscretizer):
     feature_names_in_ : ndarray of str
     """
 
-    def __init__(
-        self,
-        n_bins: int = 5,
-        *,
-        categorical_features: Any = "auto",
-        max_discrete_values: int = 2,
-    ) -> None:
-        self.n_bins = n_bins
-        self.categorical_features = categorical_features
-        self.max_discrete_values = max_discrete_values
-
-    def _check_params(self) -> None:
-        _check_int(self.n_bins, "n_bins", 2)
-        _check_int(self.max_discrete_values, "max_discrete_values", 0)
-
     def _fit_edges(self, X: np.ndarray, Y: Any) -> list[np.ndarray]:
         lo, hi = X.min(axis=0), X.max(axis=0)
         edges = []
@@ -71,7 +79,7 @@ class EqualWidthDiscretizer(_BaseDiscretizer):
         return edges
 
 
-class EqualFrequencyDiscretizer(_BaseDiscretizer):
+class EqualFrequencyDiscretizer(_BinningDiscretizer):
     """Split every numeric column at its empirical quantiles (about equally many per bin).
 
     Edges are ``np.quantile(x, k/n_bins)`` (``k = 0..n_bins``, numpy's default linear
@@ -104,21 +112,6 @@ class EqualFrequencyDiscretizer(_BaseDiscretizer):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
     """
-
-    def __init__(
-        self,
-        n_bins: int = 5,
-        *,
-        categorical_features: Any = "auto",
-        max_discrete_values: int = 2,
-    ) -> None:
-        self.n_bins = n_bins
-        self.categorical_features = categorical_features
-        self.max_discrete_values = max_discrete_values
-
-    def _check_params(self) -> None:
-        _check_int(self.n_bins, "n_bins", 2)
-        _check_int(self.max_discrete_values, "max_discrete_values", 0)
 
     def _fit_edges(self, X: np.ndarray, Y: Any) -> list[np.ndarray]:
         Q = np.quantile(X, np.linspace(0.0, 1.0, self.n_bins + 1), axis=0)  # (n_bins+1, d)

@@ -527,7 +527,7 @@ class LLSFClassifier(BinaryRelevance):
     # the LLSF parameters are checked by LLSF itself when it is fitted
     _parameter_constraints: dict = {
         **_BaseChain._parameter_constraints,
-        **dict.fromkeys(("alpha", "beta", "gamma", "max_iter", "tol"), ["no_validation"]),
+        **dict.fromkeys(("alpha", "beta", "gamma", "max_iter", "tol"), "no_validation"),
     }
 
     def __init__(self, alpha: float = 0.5, beta: float = 0.1, gamma: float = 0.01,
@@ -557,7 +557,7 @@ class MDDMClassifier(BinaryRelevance):
     # the MDDM parameters are checked by MDDM itself when it is fitted
     _parameter_constraints: dict = {
         **_BaseChain._parameter_constraints,
-        **dict.fromkeys(("n_components", "variant", "mu"), ["no_validation"]),
+        **dict.fromkeys(("n_components", "variant", "mu"), "no_validation"),
     }
 
     def __init__(self, n_components: Any = 0.3, variant: str = "proj", mu: float = 0.5,
