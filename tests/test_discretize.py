@@ -628,3 +628,11 @@ def test_evaluate_passes_the_nominal_columns_of_a_dataset():
     np.testing.assert_array_equal(
         seen[:, 1], LAIMDiscretizer().fit(X[train], Y[train]).transform(X[train])[:, 1]
     )
+
+
+def test_binning_docstrings_carry_their_shared_parameters():
+    # the two binnings share one parameter description (filled in when the class is made)
+    for cls in (EqualWidthDiscretizer, EqualFrequencyDiscretizer):
+        assert "%(parameters)s" not in cls.__doc__
+        for name in ("n_bins : int", "categorical_features :", "max_discrete_values : int"):
+            assert name in cls.__doc__, (cls.__name__, name)

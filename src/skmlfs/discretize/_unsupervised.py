@@ -15,7 +15,29 @@ __all__ = ["EqualWidthDiscretizer", "EqualFrequencyDiscretizer"]
 
 
 class _BinningDiscretizer(_BaseDiscretizer):
-    """Parameters shared by the two generic binnings (they differ only in the edges)."""
+    """Parameters shared by the two generic binnings (they differ only in the edges).
+
+    The subclasses' docstrings take the parameters' description from
+    ``_PARAMETERS_DOC``, filled in by ``__init_subclass__``.
+    """
+
+    _PARAMETERS_DOC = """Parameters
+    ----------
+    n_bins : int, default=5
+        Number of intervals (``≥ 2``).
+    categorical_features : "auto", None, array-like of bool or of int, default="auto"
+        Columns passed through unchanged. ``"auto"``: every column whose training values are
+        all integers and that has at most ``max_discrete_values`` distinct values (with the
+        default 2: binary columns such as word occurrences). ``None``: no column passes
+        through. A boolean mask or column indices: exactly those columns (they must hold
+        integers, since the output is int32).
+    max_discrete_values : int, default=2
+        Threshold of the ``"auto"`` rule (0 disables it)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__:  # None under python -OO
+            cls.__doc__ = cls.__doc__.replace("%(parameters)s", cls._PARAMETERS_DOC)
 
     _parameter_constraints: dict = {
         **_BaseDiscretizer._parameter_constraints,
@@ -44,18 +66,7 @@ class EqualWidthDiscretizer(_BinningDiscretizer):
     single bin (code 0). Codes are int32 ``0..n_bins−1``; test values outside the training
     range go to the first/last bin.
 
-    Parameters
-    ----------
-    n_bins : int, default=5
-        Number of intervals (``≥ 2``).
-    categorical_features : "auto", None, array-like of bool or of int, default="auto"
-        Columns passed through unchanged. ``"auto"``: every column whose training values are
-        all integers and that has at most ``max_discrete_values`` distinct values (with the
-        default 2: binary columns such as word occurrences). ``None``: no column passes
-        through. A boolean mask or column indices: exactly those columns (they must hold
-        integers, since the output is int32).
-    max_discrete_values : int, default=2
-        Threshold of the ``"auto"`` rule (0 disables it).
+    %(parameters)s
 
     Attributes
     ----------
@@ -90,18 +101,7 @@ class EqualFrequencyDiscretizer(_BinningDiscretizer):
     first/last bin. (Same edges as scikit-learn's ``KBinsDiscretizer(strategy="quantile",
     quantile_method="linear")`` when no edges coincide.)
 
-    Parameters
-    ----------
-    n_bins : int, default=5
-        Number of intervals (``≥ 2``).
-    categorical_features : "auto", None, array-like of bool or of int, default="auto"
-        Columns passed through unchanged. ``"auto"``: every column whose training values are
-        all integers and that has at most ``max_discrete_values`` distinct values (with the
-        default 2: binary columns such as word occurrences). ``None``: no column passes
-        through. A boolean mask or column indices: exactly those columns (they must hold
-        integers, since the output is int32).
-    max_discrete_values : int, default=2
-        Threshold of the ``"auto"`` rule (0 disables it).
+    %(parameters)s
 
     Attributes
     ----------

@@ -220,6 +220,16 @@ def _budget(value: Any, total: int) -> int:
     return min(int(np.ceil(float(value) * total - 1e-12)), int(total))
 
 
+def _multilabel_tags(tags: Any) -> Any:
+    """The tags of the chains and their ensembles: multi-label only, sparse input."""
+    tags.target_tags.required = True
+    tags.target_tags.multi_output = True
+    tags.target_tags.single_output = False
+    tags.classifier_tags.multi_label = True
+    tags.input_tags.sparse = True
+    return tags
+
+
 def _resolve_order(order: Any, q: int, rng: np.random.RandomState) -> np.ndarray:
     """A chain order from ``"canonical"``, ``"random"`` or an explicit permutation."""
     if isinstance(order, str):  # the constraints admit no other string here
@@ -401,13 +411,7 @@ class _BaseChain(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, Base
         return self._predict_both(X)[1]
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        tags.classifier_tags.multi_label = True
-        tags.input_tags.sparse = True
-        return tags
+        return _multilabel_tags(super().__sklearn_tags__())
 
 
 def _modelled(constant: np.ndarray) -> np.ndarray:
@@ -1296,10 +1300,4 @@ class EnsembleOfChains(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin
         )
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        tags.classifier_tags.multi_label = True
-        tags.input_tags.sparse = True
-        return tags
+        return _multilabel_tags(super().__sklearn_tags__())
