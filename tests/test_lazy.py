@@ -225,6 +225,37 @@ def test_stable_smallest_matches_stable_argsort():
         )
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kneighbors_in_groups_matches_naive_group_search(sparse, monkeypatch):
+    # ReliefF's search: per sampled row (repeats allowed) and per group, the k nearest
+    # members by a naive HEOM, itself excluded, ties (binary data) → lower index; small
+    # blocks so that several blocks are visited
+    from skmlfs.neighbors import _heom
+
+    monkeypatch.setattr(_heom, "_BLOCK_ENTRIES", 3 * 40)
+    rng = np.random.default_rng(11)
+    X = (rng.random((40, 6)) < 0.4).astype(float)
+    rows = rng.integers(0, 40, 13)
+    groups = [np.flatnonzero(rng.random(40) < f) for f in (0.5, 0.1, 0.0, 0.8)]
+    k = 4
+    D = naive_heom(X, X, X)
+    h = HEOM().fit(X)
+    seen = []
+    for block, g, nb, valid in h.kneighbors_in_groups(sp.csr_matrix(X) if sparse else X,
+                                                       rows, groups, k):
+        members = groups[g]
+        for i, r in enumerate(block):
+            d = D[r, members].copy()
+            d[members == r] = np.inf
+            ref = members[np.argsort(d, kind="stable")[:k]]
+            np.testing.assert_array_equal(nb[i], ref)
+            np.testing.assert_array_equal(valid[i], ref != r)
+        seen.append((block.tolist(), g))
+    # every sampled row once per non-empty group, in order
+    assert [r for b, g in seen if g == 0 for r in b] == rows.tolist()
+    assert {g for _, g in seen} == {0, 1, 3}
+
+
 @pytest.mark.parametrize("density", [0.01, 0.1, 0.5])
 def test_gram_panels_bit_identical_to_sparse_product(density, monkeypatch):
     # Dense enough products go through dense column panels of B: the same sums in the

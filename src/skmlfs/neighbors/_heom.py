@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -416,6 +417,53 @@ class HEOM:
                         k,
                     )
         return best_v, best_i
+
+    def kneighbors_in_groups(
+        self, X: Any, rows: np.ndarray, groups: list[np.ndarray], k: int
+    ) -> Iterator[tuple[np.ndarray, int, np.ndarray, np.ndarray]]:
+        """The ``k`` nearest members of every group for sampled rows of ``X`` (Relief).
+
+        The neighbour search of ReliefF-ML and PPT+ReliefF: distances from a block of
+        the sampled rows to all of ``X`` (blocked products, ``≈ _BLOCK_ENTRIES`` entries
+        at a time), the sampled row itself excluded (its duplicates remain), then one
+        stable partition per group (ties → lower index).
+
+        Parameters
+        ----------
+        X : ndarray or scipy.sparse.csr_matrix of shape (n, n_features)
+            Validated data (:func:`check_heom_X`); candidates and sampled rows alike.
+        rows : ndarray of int
+            The sampled rows of ``X`` (may repeat).
+        groups : list of ndarray of int
+            Candidate rows of every group (a label's instances, a class).
+        k : int
+            Neighbours per (sampled row, group); a group with fewer candidates gives all.
+
+        Yields
+        ------
+        block : ndarray of int
+            The sampled rows of this block (the same object for all its groups).
+        g : int
+            The group (empty groups are skipped).
+        nb : ndarray of int of shape (block.size, min(k, |group|))
+            Neighbour rows of ``X`` by (distance, index).
+        valid : ndarray of bool, same shape
+            ``False`` where the candidate is the sampled row itself (no neighbour).
+        """
+        n = X.shape[0]
+        P_all = self.prepare(X)
+        step = max(1, _BLOCK_ENTRIES // max(1, n))
+        for s in range(0, rows.size, step):
+            block = rows[s : s + step]
+            D = self.sq_distances(self.prepare(X[block]), P_all)
+            D[np.arange(block.size), block] = np.inf  # a row is never its own neighbour
+            for g, members in enumerate(groups):
+                if members.size == 0:
+                    continue
+                sub = D[:, members]
+                cols = stable_smallest(sub, k)
+                valid = np.isfinite(np.take_along_axis(sub, cols, axis=1))
+                yield block, g, members[cols], valid
 
     # ------------------------------------------------------------------ per-pair deltas
     def deltas(self, XA: Any, XB: Any) -> Any:
