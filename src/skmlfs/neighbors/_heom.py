@@ -445,7 +445,7 @@ class HEOM:
             The sampled rows of this block (the same object for all its groups).
         g : int
             The group (empty groups are skipped).
-        nb : ndarray of int of shape (block.size, min(k, |group|))
+        nb : ndarray of int of shape (block.size, min(k, n_members))
             Neighbour rows of ``X`` by (distance, index).
         valid : ndarray of bool, same shape
             ``False`` where the candidate is the sampled row itself (no neighbour).
