@@ -62,7 +62,8 @@ from skmlfs.info._reference import ref_conditional_mutual_info, ref_mutual_info
 from skmlfs.learners import OCC
 from skmlfs.learners._chains import _pca_projection, select_chain_order
 from skmlfs.metrics import subset_accuracy
-from skmlfs.selection._mlfs import kcc_parents, label_specific_select, resolve_count
+from skmlfs.selection import kcc_parents, label_specific_select
+from skmlfs.selection._mlfs import resolve_count
 
 CONFIGS = {"bibtex": 0.03, "delicious": 0.1}
 CHECK = {"medical": (0.1, 15)}  # agreement check: k (fraction of q), M (count), both < cap

@@ -88,6 +88,7 @@ API = [
     ("skmlfs.learners", "Multi-label learners"),
     ("skmlfs.discretize", "Discretizers"),
     ("skmlfs.info", "The count engine: entropies and (conditional) mutual information"),
+    ("skmlfs.neighbors", "The HEOM distance and nearest-neighbour search"),
     ("skmlfs.metrics", "Evaluation measures"),
     ("skmlfs.stats", "Statistical tests"),
     ("skmlfs.experiments", "Protocols, experiment files and the benchmark runner"),

@@ -316,7 +316,7 @@ def test_meanstd_states_are_scale_invariant_up_to_the_float_limit():
 
 
 def test_heom_fit_validates_and_survives_the_full_float_range():
-    from skmlfs.learners import HEOM, heom_distances
+    from skmlfs.neighbors import HEOM, heom_distances
 
     X = X0[:6, :3].copy()
     with pytest.raises(ValueError, match="infinity"):

@@ -414,8 +414,17 @@ def test_parameter_errors():
         OCC(feature_selection="both").fit(X, Y)
     with pytest.raises(ValueError, match="feature_selection"):
         OCC(feature_selection="MLMIM").fit(X, Y)
-    with pytest.raises(ValueError, match="fraction"):
+    # scikit-learn's parameter validation names the parameter and the accepted forms
+    with pytest.raises(ValueError, match=r"'M' parameter of OCC must be .*float in the range"):
         OCC(M=2.5).fit(X, Y)
+    with pytest.raises(ValueError, match="'k' parameter of KDependentChain"):
+        KDependentChain(k=-1).fit(X, Y)
+    with pytest.raises(ValueError, match="'max_candidates' parameter of OCC"):
+        OCC(max_candidates=0).fit(X, Y)
+    with pytest.raises(ValueError, match="'beam_width' parameter"):
+        ProbabilisticClassifierChain(beam_width=0).fit(X, Y)
+    with pytest.raises(ValueError, match="'discretizer' parameter of OCC"):
+        OCC(discretizer="laim").fit(X, Y)
     with pytest.raises(ValueError, match="chain"):
         EnsembleOfChains("xcc").fit(X, Y)
     with pytest.raises(ValueError, match="max_samples"):

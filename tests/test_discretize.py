@@ -18,6 +18,7 @@ from skmlfs.discretize import (
     LAIMDiscretizer,
     MeanStdDiscretizer,
 )
+from skmlfs.discretize._base import with_categorical
 from skmlfs.selection import SCLS
 
 ALL = [EqualWidthDiscretizer, EqualFrequencyDiscretizer, MeanStdDiscretizer, LAIMDiscretizer]
@@ -466,16 +467,30 @@ def test_validation(cls):
 
 
 @pytest.mark.parametrize(
-    "est",
-    [EqualWidthDiscretizer(n_bins=1), EqualFrequencyDiscretizer(n_bins=2.5),
-     EqualWidthDiscretizer(max_discrete_values=-1), MeanStdDiscretizer(factor=0),
-     MeanStdDiscretizer(n_states=4), LAIMDiscretizer(max_intervals=0),
-     LAIMDiscretizer(interval_total="rows")],
+    "est, name",
+    [(EqualWidthDiscretizer(n_bins=1), "n_bins"),
+     (EqualFrequencyDiscretizer(n_bins=2.5), "n_bins"),
+     (EqualWidthDiscretizer(max_discrete_values=-1), "max_discrete_values"),
+     (MeanStdDiscretizer(factor=0), "factor"),
+     (MeanStdDiscretizer(factor=float("inf")), "factor"),
+     (MeanStdDiscretizer(n_states=4), "n_states"),
+     (LAIMDiscretizer(max_intervals=0), "max_intervals"),
+     (LAIMDiscretizer(interval_total="rows"), "interval_total")],
 )
-def test_parameter_validation(est):
+def test_parameter_validation(est, name):
+    # _parameter_constraints, checked by scikit-learn when fit starts: the message names
+    # the parameter and the estimator
     X, Y = _mixed()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=f"'{name}' parameter of {type(est).__name__}"):
         _fit(est, X, Y)
+
+
+def test_with_categorical_validates_the_discretizer_it_resolves():
+    # with_categorical resolves categorical_features before any fit: a bad value must
+    # not pass as "auto"
+    X, _ = _mixed()
+    with pytest.raises(ValueError, match="'categorical_features' parameter"):
+        with_categorical(EqualWidthDiscretizer(categorical_features="binary"), [0], X)
 
 
 # ---------------------------------------------------------------------------
@@ -613,3 +628,11 @@ def test_evaluate_passes_the_nominal_columns_of_a_dataset():
     np.testing.assert_array_equal(
         seen[:, 1], LAIMDiscretizer().fit(X[train], Y[train]).transform(X[train])[:, 1]
     )
+
+
+def test_binning_docstrings_carry_their_shared_parameters():
+    # the two binnings share one parameter description (filled in when the class is made)
+    for cls in (EqualWidthDiscretizer, EqualFrequencyDiscretizer):
+        assert "%(parameters)s" not in cls.__doc__
+        for name in ("n_bins : int", "categorical_features :", "max_discrete_values : int"):
+            assert name in cls.__doc__, (cls.__name__, name)

@@ -15,13 +15,13 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from skmlfs.learners import DMLkNN, MLCWkNN, MLkNN
-from skmlfs.learners._heom import (
+from skmlfs.learners._lazy import _simplex_qp
+from skmlfs.neighbors import (
     HEOM,
     heom_distances,
     heom_kneighbors_graph,
     stable_smallest,
 )
-from skmlfs.learners._lazy import _simplex_qp
 
 # --------------------------------------------------------------------------- references
 
@@ -225,11 +225,42 @@ def test_stable_smallest_matches_stable_argsort():
         )
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kneighbors_in_groups_matches_naive_group_search(sparse, monkeypatch):
+    # ReliefF's search: per sampled row (repeats allowed) and per group, the k nearest
+    # members by a naive HEOM, itself excluded, ties (binary data) → lower index; small
+    # blocks so that several blocks are visited
+    from skmlfs.neighbors import _heom
+
+    monkeypatch.setattr(_heom, "_BLOCK_ENTRIES", 3 * 40)
+    rng = np.random.default_rng(11)
+    X = (rng.random((40, 6)) < 0.4).astype(float)
+    rows = rng.integers(0, 40, 13)
+    groups = [np.flatnonzero(rng.random(40) < f) for f in (0.5, 0.1, 0.0, 0.8)]
+    k = 4
+    D = naive_heom(X, X, X)
+    h = HEOM().fit(X)
+    seen = []
+    for block, g, nb, valid in h.kneighbors_in_groups(sp.csr_matrix(X) if sparse else X,
+                                                       rows, groups, k):
+        members = groups[g]
+        for i, r in enumerate(block):
+            d = D[r, members].copy()
+            d[members == r] = np.inf
+            ref = members[np.argsort(d, kind="stable")[:k]]
+            np.testing.assert_array_equal(nb[i], ref)
+            np.testing.assert_array_equal(valid[i], ref != r)
+        seen.append((block.tolist(), g))
+    # every sampled row once per non-empty group, in order
+    assert [r for b, g in seen if g == 0 for r in b] == rows.tolist()
+    assert {g for _, g in seen} == {0, 1, 3}
+
+
 @pytest.mark.parametrize("density", [0.01, 0.1, 0.5])
 def test_gram_panels_bit_identical_to_sparse_product(density, monkeypatch):
     # Dense enough products go through dense column panels of B: the same sums in the
     # same order as scipy's sparse × sparse product, so bit-identical.
-    from skmlfs.learners import _heom
+    from skmlfs.neighbors import _heom
 
     monkeypatch.setattr(_heom, "_PANEL_BYTES", 8 * 40 * 37)  # several panels (37 columns)
     rng = np.random.default_rng(7)
@@ -245,7 +276,7 @@ def test_gram_panels_bit_identical_to_sparse_product(density, monkeypatch):
 
 @pytest.mark.parametrize("binary", [True, False])
 def test_kneighbors_self_exclusion_and_ties(binary, monkeypatch):
-    from skmlfs.learners import _heom
+    from skmlfs.neighbors import _heom
 
     monkeypatch.setattr(_heom, "_BLOCK_ENTRIES", 700)  # many blocks
     X, _ = _data(6, n=90, d=4, binary=binary)
@@ -383,7 +414,7 @@ def test_kneighbors_graph_equals_heom_path_for_every_smaller_k(weights, monkeypa
     """One graph built for the largest k gives, for every smaller k, exactly the
     neighbours and outputs of the learners' own metric="heom" search (same tie rule,
     tiled self-search included)."""
-    from skmlfs.learners import _heom
+    from skmlfs.neighbors import _heom
 
     monkeypatch.setattr(_heom, "_BLOCK_ENTRIES", 900)  # 30 × 30 tiles
     X, Y = _tied_binary(21)

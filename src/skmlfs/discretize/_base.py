@@ -6,13 +6,19 @@ to the index of its bin. Columns that are already discrete pass through unchange
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, clone
+from sklearn.base import (
+    BaseEstimator,
+    OneToOneFeatureMixin,
+    TransformerMixin,
+    _fit_context,
+    clone,
+)
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import categorical_mask
@@ -43,12 +49,6 @@ def _column_stats_integer_distinct(X: Any) -> tuple[np.ndarray, np.ndarray]:
     return integer, distinct
 
 
-def _check_int(value: Any, name: str, minimum: int) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
-
-
 class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Base class; subclasses implement ``_fit_edges`` and may override the hooks.
 
@@ -56,7 +56,14 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     ``HistGradientBoosting*``): ``"auto"`` (the subclass's rule, ``_auto_passthrough``),
     ``None`` (no column), or a boolean mask / column indices. Those columns pass through
     unchanged; :func:`with_categorical` adds a data set's declared nominal columns to them.
+
+    Parameters are declared in ``_parameter_constraints`` (extended by the subclasses) and
+    checked by scikit-learn when ``fit`` starts.
     """
+
+    _parameter_constraints: dict = {
+        "categorical_features": [StrOptions({"auto"}), "array-like", None],
+    }
 
     #: output dtype of ``transform``
     _output_dtype: Any = np.int32
@@ -71,9 +78,6 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ hooks
-    def _check_params(self) -> None:  # pragma: no cover - overridden
-        pass
-
     def _auto_passthrough(self, X: Any) -> np.ndarray:
         """Default rule: integer-valued columns with ≤ ``max_discrete_values`` values."""
         integer, distinct = _column_stats_integer_distinct(X)
@@ -94,12 +98,7 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def _resolve_passthrough(self, X: Any) -> np.ndarray:
         cf = self.categorical_features
-        if isinstance(cf, str):
-            if cf != "auto":
-                raise ValueError(
-                    f"categorical_features must be 'auto', None, a boolean mask or column "
-                    f"indices; got {cf!r}."
-                )
+        if isinstance(cf, str):  # "auto", the one string the constraints admit
             return np.asarray(self._auto_passthrough(X), dtype=bool)
         return categorical_mask(cf, X.shape[1])
 
@@ -124,6 +123,7 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             )
 
     # ------------------------------------------------------------ API
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, Y: Any = None) -> _BaseDiscretizer:
         """Learn the bin edges of every non-pass-through column on the training data.
 
@@ -138,7 +138,6 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
         X = self._validate_X(X, reset=True)
         Yv = self._validate_Y(Y, X.shape[0])
         mask = self._resolve_passthrough(X)
@@ -220,7 +219,10 @@ def with_categorical(discretizer: Any, categorical_features: Any, X: Any) -> Any
     declared = categorical_mask(categorical_features, X.shape[1])
     if not declared.any():
         return disc
-    if not isinstance(disc, _BaseDiscretizer):
+    if isinstance(disc, _BaseDiscretizer):
+        # its own categorical_features is resolved below, before any fit would check it
+        disc._validate_params()
+    else:
         warnings.warn(
             f"{type(disc).__name__} cannot pass columns through unchanged: the "
             f"{int(declared.sum())} nominal column(s) {np.flatnonzero(declared).tolist()[:10]} "

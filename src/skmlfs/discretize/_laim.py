@@ -5,12 +5,14 @@ available].
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._validation import check_labels
-from ._base import _BaseDiscretizer, _check_int
+from ._base import _BaseDiscretizer
 
 __all__ = ["LAIMDiscretizer"]
 
@@ -145,6 +147,13 @@ class LAIMDiscretizer(_BaseDiscretizer):
 
     _right_closed = True
 
+    _parameter_constraints: dict = {
+        **_BaseDiscretizer._parameter_constraints,
+        "max_intervals": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "interval_total": [StrOptions({"patterns", "label_occurrences"})],
+        "max_discrete_values": [Interval(numbers.Integral, 0, None, closed="left")],
+    }
+
     def __init__(
         self,
         max_intervals: int | None = None,
@@ -157,16 +166,6 @@ class LAIMDiscretizer(_BaseDiscretizer):
         self.interval_total = interval_total
         self.categorical_features = categorical_features
         self.max_discrete_values = max_discrete_values
-
-    def _check_params(self) -> None:
-        if self.max_intervals is not None:
-            _check_int(self.max_intervals, "max_intervals", 1)
-        if self.interval_total not in ("patterns", "label_occurrences"):
-            raise ValueError(
-                "interval_total must be 'patterns' or 'label_occurrences'; got "
-                f"{self.interval_total!r}."
-            )
-        _check_int(self.max_discrete_values, "max_discrete_values", 0)
 
     def _validate_Y(self, Y: Any, n: int) -> np.ndarray:
         if Y is None:

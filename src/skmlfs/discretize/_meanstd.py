@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, Options
 
 from ._base import _BaseDiscretizer
 
@@ -118,19 +119,18 @@ class MeanStdDiscretizer(_BaseDiscretizer):
 
     _output_dtype = np.float64
 
+    _parameter_constraints: dict = {
+        **_BaseDiscretizer._parameter_constraints,
+        "factor": [Interval(numbers.Real, 0, None, closed="neither")],  # finite, > 0
+        "n_states": [Options(numbers.Integral, {3, 5})],
+    }
+
     def __init__(
         self, factor: float = 0.5, n_states: int = 3, *, categorical_features: Any = "auto"
     ) -> None:
         self.factor = factor
         self.n_states = n_states
         self.categorical_features = categorical_features
-
-    def _check_params(self) -> None:
-        f = self.factor
-        if not isinstance(f, numbers.Real) or isinstance(f, bool) or not np.isfinite(f) or f <= 0:
-            raise ValueError(f"factor must be a finite number > 0; got {f!r}.")
-        if self.n_states not in (3, 5) or isinstance(self.n_states, bool):
-            raise ValueError(f"n_states must be 3 or 5; got {self.n_states!r}.")
 
     def _auto_passthrough(self, X: Any) -> np.ndarray:
         return _mydisc_skip(X)

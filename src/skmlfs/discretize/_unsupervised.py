@@ -3,25 +3,25 @@ paper does not fix the discretization (``docs/methods/discretizers.md#which-one`
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
-from ._base import _BaseDiscretizer, _check_int
+from ._base import _BaseDiscretizer
 
 __all__ = ["EqualWidthDiscretizer", "EqualFrequencyDiscretizer"]
 
 
-class EqualWidthDiscretizer(_BaseDiscretizer):
-    """Split every numeric column into ``n_bins`` intervals of equal width.
+class _BinningDiscretizer(_BaseDiscretizer):
+    """Parameters shared by the two generic binnings (they differ only in the edges).
 
-    Edges ``e_k = min + k·(max − min)/n_bins`` (``k = 0..n_bins``, ``numpy.linspace`` — the
-    same edges as scikit-learn's ``KBinsDiscretizer(strategy="uniform")``) of the training
-    column; bins are left-closed ``[e_k, e_{k+1})``, the last one closed. A constant column gets a
-    single bin (code 0). Codes are int32 ``0..n_bins−1``; test values outside the training
-    range go to the first/last bin.
+    The subclasses' docstrings take the parameters' description from
+    ``_PARAMETERS_DOC``, filled in by ``__init_subclass__``.
+    """
 
-    Parameters
+    _PARAMETERS_DOC = """Parameters
     ----------
     n_bins : int, default=5
         Number of intervals (``≥ 2``).
@@ -32,7 +32,41 @@ class EqualWidthDiscretizer(_BaseDiscretizer):
         through. A boolean mask or column indices: exactly those columns (they must hold
         integers, since the output is int32).
     max_discrete_values : int, default=2
-        Threshold of the ``"auto"`` rule (0 disables it).
+        Threshold of the ``"auto"`` rule (0 disables it)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__:  # None under python -OO
+            cls.__doc__ = cls.__doc__.replace("%(parameters)s", cls._PARAMETERS_DOC)
+
+    _parameter_constraints: dict = {
+        **_BaseDiscretizer._parameter_constraints,
+        "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
+        "max_discrete_values": [Interval(numbers.Integral, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        n_bins: int = 5,
+        *,
+        categorical_features: Any = "auto",
+        max_discrete_values: int = 2,
+    ) -> None:
+        self.n_bins = n_bins
+        self.categorical_features = categorical_features
+        self.max_discrete_values = max_discrete_values
+
+
+class EqualWidthDiscretizer(_BinningDiscretizer):
+    """Split every numeric column into ``n_bins`` intervals of equal width.
+
+    Edges ``e_k = min + k·(max − min)/n_bins`` (``k = 0..n_bins``, ``numpy.linspace`` — the
+    same edges as scikit-learn's ``KBinsDiscretizer(strategy="uniform")``) of the training
+    column; bins are left-closed ``[e_k, e_{k+1})``, the last one closed. A constant column gets a
+    single bin (code 0). Codes are int32 ``0..n_bins−1``; test values outside the training
+    range go to the first/last bin.
+
+    %(parameters)s
 
     Attributes
     ----------
@@ -45,21 +79,6 @@ class EqualWidthDiscretizer(_BaseDiscretizer):
     feature_names_in_ : ndarray of str
     """
 
-    def __init__(
-        self,
-        n_bins: int = 5,
-        *,
-        categorical_features: Any = "auto",
-        max_discrete_values: int = 2,
-    ) -> None:
-        self.n_bins = n_bins
-        self.categorical_features = categorical_features
-        self.max_discrete_values = max_discrete_values
-
-    def _check_params(self) -> None:
-        _check_int(self.n_bins, "n_bins", 2)
-        _check_int(self.max_discrete_values, "max_discrete_values", 0)
-
     def _fit_edges(self, X: np.ndarray, Y: Any) -> list[np.ndarray]:
         lo, hi = X.min(axis=0), X.max(axis=0)
         edges = []
@@ -71,7 +90,7 @@ class EqualWidthDiscretizer(_BaseDiscretizer):
         return edges
 
 
-class EqualFrequencyDiscretizer(_BaseDiscretizer):
+class EqualFrequencyDiscretizer(_BinningDiscretizer):
     """Split every numeric column at its empirical quantiles (about equally many per bin).
 
     Edges are ``np.quantile(x, k/n_bins)`` (``k = 0..n_bins``, numpy's default linear
@@ -82,18 +101,7 @@ class EqualFrequencyDiscretizer(_BaseDiscretizer):
     first/last bin. (Same edges as scikit-learn's ``KBinsDiscretizer(strategy="quantile",
     quantile_method="linear")`` when no edges coincide.)
 
-    Parameters
-    ----------
-    n_bins : int, default=5
-        Number of intervals (``≥ 2``).
-    categorical_features : "auto", None, array-like of bool or of int, default="auto"
-        Columns passed through unchanged. ``"auto"``: every column whose training values are
-        all integers and that has at most ``max_discrete_values`` distinct values (with the
-        default 2: binary columns such as word occurrences). ``None``: no column passes
-        through. A boolean mask or column indices: exactly those columns (they must hold
-        integers, since the output is int32).
-    max_discrete_values : int, default=2
-        Threshold of the ``"auto"`` rule (0 disables it).
+    %(parameters)s
 
     Attributes
     ----------
@@ -104,21 +112,6 @@ class EqualFrequencyDiscretizer(_BaseDiscretizer):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
     """
-
-    def __init__(
-        self,
-        n_bins: int = 5,
-        *,
-        categorical_features: Any = "auto",
-        max_discrete_values: int = 2,
-    ) -> None:
-        self.n_bins = n_bins
-        self.categorical_features = categorical_features
-        self.max_discrete_values = max_discrete_values
-
-    def _check_params(self) -> None:
-        _check_int(self.n_bins, "n_bins", 2)
-        _check_int(self.max_discrete_values, "max_discrete_values", 0)
 
     def _fit_edges(self, X: np.ndarray, Y: Any) -> list[np.ndarray]:
         Q = np.quantile(X, np.linspace(0.0, 1.0, self.n_bins + 1), axis=0)  # (n_bins+1, d)

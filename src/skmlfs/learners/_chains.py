@@ -47,11 +47,12 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, _fit_context, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.svm import LinearSVC
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import _quiet_empty_labels, check_labels
@@ -62,14 +63,13 @@ from ..info import (
     joint_entropy,
     mutual_info,
 )
-from ..selection._llsf_mddm import LLSF, MDDM
-from ..selection._mlfs import (
+from ..selection import (
+    LLSF,
+    MDDM,
     argmax_tol,
-    check_max_candidates,
     global_select,
     kcc_parents,
     label_specific_select,
-    resolve_count,
 )
 from ._base import MultiLabelLearnerMixin, NoPositivePredictionWarning
 
@@ -88,6 +88,23 @@ __all__ = [
 ]
 
 _MAX_SEED = np.iinfo(np.int32).max
+
+# Parameter constraints (scikit-learn's _parameter_constraints, checked when fit starts)
+# shared by several learners of this module.
+_ESTIMATOR = [HasMethods(["fit"]), None]
+_ORDER = [StrOptions({"canonical", "random"}), "array-like"]
+_MAX_CANDIDATES = [Interval(numbers.Integral, 1, None, closed="left"), None]
+# a count, a fraction of the total, or None (all)
+_PARENT_BUDGET = [
+    Interval(numbers.Integral, 0, None, closed="left"),
+    Interval(RealNotInt, 0, 1, closed="right"),
+    None,
+]
+_FEATURE_BUDGET = [
+    Interval(numbers.Integral, 1, None, closed="left"),
+    Interval(RealNotInt, 0, 1, closed="right"),
+    None,
+]
 
 
 def default_estimator(n_samples: int | None = None, n_features: int | None = None) -> LinearSVC:
@@ -189,17 +206,36 @@ def _is_linear(est: Any) -> bool:
     ) and np.array_equal(est.classes_, [0, 1])
 
 
-def _resolve_order(order: Any, q: int, rng: np.random.RandomState, *, allow=()) -> np.ndarray:
+def _budget(value: Any, total: int) -> int:
+    """A validated budget (``_PARENT_BUDGET``, ``_FEATURE_BUDGET``) as a count ``≤ total``.
+
+    ``None`` means ``total``; a float in ``(0, 1]`` is ``⌈value · total⌉`` (the paper's
+    ``k = ⌈0.8 q⌉``; the reference code rounds instead); an int is a count, capped at
+    ``total``.
+    """
+    if value is None:
+        return int(total)
+    if isinstance(value, numbers.Integral):
+        return min(int(value), int(total))
+    return min(int(np.ceil(float(value) * total - 1e-12)), int(total))
+
+
+def _multilabel_tags(tags: Any) -> Any:
+    """The tags of the chains and their ensembles: multi-label only, sparse input."""
+    tags.target_tags.required = True
+    tags.target_tags.multi_output = True
+    tags.target_tags.single_output = False
+    tags.classifier_tags.multi_label = True
+    tags.input_tags.sparse = True
+    return tags
+
+
+def _resolve_order(order: Any, q: int, rng: np.random.RandomState) -> np.ndarray:
     """A chain order from ``"canonical"``, ``"random"`` or an explicit permutation."""
-    if isinstance(order, str):
+    if isinstance(order, str):  # the constraints admit no other string here
         if order == "canonical":
             return np.arange(q, dtype=np.intp)
-        if order == "random":
-            return rng.permutation(q).astype(np.intp)
-        raise ValueError(
-            "order must be " + ", ".join(repr(a) for a in ("canonical", "random", *allow))
-            + f" or a permutation of the labels; got {order!r}."
-        )
+        return rng.permutation(q).astype(np.intp)
     arr = np.asarray(order)
     if arr.ndim != 1 or arr.size != q or not np.issubdtype(arr.dtype, np.integer) or not \
             np.array_equal(np.sort(arr), np.arange(q)):
@@ -238,6 +274,14 @@ class _BaseChain(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, Base
         """The base estimator, or None for the per-label LIBLINEAR default."""
         return self.estimator
 
+    _parameter_constraints: dict = {
+        "estimator": _ESTIMATOR,
+        "random_state": ["random_state"],
+    }
+
+    # nested validation stays on: the base estimator (and BR's selector) check their own
+    # parameters when the chain fits them
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: Any, Y: Any):
         """Fit the chain on ``X`` (n × d, dense or sparse) and 0/1 labels ``Y`` (n × q)."""
         X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
@@ -245,7 +289,6 @@ class _BaseChain(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, Base
         if sp.issparse(X):
             X = sp.csr_matrix(X)
         Y = check_labels(Y, X.shape[0], warn_empty=True)
-        self._check_params()
         rng = check_random_state(self.random_state)
         q = Y.shape[1]
         pos = Y.sum(axis=0)
@@ -276,9 +319,6 @@ class _BaseChain(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, Base
         self._linear_cache = None
         self._linear_parts()
         return self
-
-    def _check_params(self) -> None:
-        """Hook for subclasses."""
 
     def _design(self, X: Any, j: int, Ysrc: Any) -> Any:
         f = self.features_[j]
@@ -371,13 +411,7 @@ class _BaseChain(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, Base
         return self._predict_both(X)[1]
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        tags.classifier_tags.multi_label = True
-        tags.input_tags.sparse = True
-        return tags
+        return _multilabel_tags(super().__sklearn_tags__())
 
 
 def _modelled(constant: np.ndarray) -> np.ndarray:
@@ -424,6 +458,11 @@ class BinaryRelevance(_BaseChain):
     (40, 3)
     """
 
+    _parameter_constraints: dict = {
+        **_BaseChain._parameter_constraints,
+        "selector": [HasMethods(["fit"]), None],
+    }
+
     def __init__(self, estimator: Any = None, selector: Any = None, random_state: Any = None):
         self.estimator = estimator
         self.selector = selector
@@ -432,6 +471,7 @@ class BinaryRelevance(_BaseChain):
     def _make_selector(self):
         return None if self.selector is None else clone(self.selector)
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: Any, Y: Any):
         X0 = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
                            ensure_all_finite=True)
@@ -488,6 +528,12 @@ class LLSFClassifier(BinaryRelevance):
     :class:`~skmlfs.selection.LLSF`.
     """
 
+    # the LLSF parameters are checked by LLSF itself when it is fitted
+    _parameter_constraints: dict = {
+        **_BaseChain._parameter_constraints,
+        **dict.fromkeys(("alpha", "beta", "gamma", "max_iter", "tol"), "no_validation"),
+    }
+
     def __init__(self, alpha: float = 0.5, beta: float = 0.1, gamma: float = 0.01,
                  max_iter: int = 100, tol: float = 0.01, estimator: Any = None,
                  random_state: Any = None):
@@ -512,6 +558,12 @@ class MDDMClassifier(BinaryRelevance):
     tuned. See :class:`~skmlfs.selection.MDDM`.
     """
 
+    # the MDDM parameters are checked by MDDM itself when it is fitted
+    _parameter_constraints: dict = {
+        **_BaseChain._parameter_constraints,
+        **dict.fromkeys(("n_components", "variant", "mu"), "no_validation"),
+    }
+
     def __init__(self, n_components: Any = 0.3, variant: str = "proj", mu: float = 0.5,
                  estimator: Any = None, random_state: Any = None):
         self.n_components = n_components
@@ -535,6 +587,8 @@ class ClassifierChain(_BaseChain):
         The chain order (``"random"``: uniformly random from ``random_state``).
     random_state : int, RandomState or None
     """
+
+    _parameter_constraints: dict = {**_BaseChain._parameter_constraints, "order": _ORDER}
 
     def __init__(self, estimator: Any = None, order: Any = "canonical", random_state: Any = None):
         self.estimator = estimator
@@ -597,6 +651,11 @@ class BayesianClassifierChain(_BaseChain):
     random_state : int, RandomState or None
     """
 
+    _parameter_constraints: dict = {
+        **_BaseChain._parameter_constraints,
+        "root": [Interval(numbers.Integral, 0, None, closed="left"), None],
+    }
+
     def __init__(self, estimator: Any = None, root: int | None = None, random_state: Any = None):
         self.estimator = estimator
         self.root = root
@@ -651,6 +710,13 @@ class KDependentChain(_BaseChain):
     random_state : int, RandomState or None
     """
 
+    _parameter_constraints: dict = {
+        **_BaseChain._parameter_constraints,
+        "k": _PARENT_BUDGET,
+        "order": _ORDER,
+        "max_candidates": _MAX_CANDIDATES,
+    }
+
     def __init__(self, estimator: Any = None, k: Any = 0.8, order: Any = "canonical",
                  max_candidates: int | None = 100, random_state: Any = None):
         self.estimator = estimator
@@ -662,10 +728,10 @@ class KDependentChain(_BaseChain):
     def _structure(self, X, Y, rng):
         q = Y.shape[1]
         order = _resolve_order(self.order, q, rng)
-        self.k_ = resolve_count(self.k, q, "k", allow_zero=True)
+        self.k_ = _budget(self.k, q)
         Yd = DiscreteData.from_array(Y)
         parents = kcc_parents(Yd, order, self.k_, exclude=~_modelled(self.constant_),
-                              max_candidates=check_max_candidates(self.max_candidates))
+                              max_candidates=self.max_candidates)
         return order, parents, [None] * q
 
 
@@ -838,6 +904,18 @@ default="local"
         The resolved budgets.
     """
 
+    _parameter_constraints: dict = {
+        **_BaseChain._parameter_constraints,
+        "k": _PARENT_BUDGET,
+        "M": _FEATURE_BUDGET,
+        "order": [StrOptions({"greedy", "canonical", "random"}), "array-like"],
+        "feature_selection": [StrOptions(set(_FS_CRITERIA)), None],
+        "order_projection": [StrOptions({"pca", "none"})],
+        "order_redundancy": ["boolean"],
+        "max_candidates": _MAX_CANDIDATES,
+        "discretizer": [StrOptions({"auto"}), HasMethods(["fit", "transform"]), None],
+    }
+
     def __init__(
         self,
         estimator: Any = None,
@@ -862,27 +940,9 @@ default="local"
         self.discretizer = discretizer
         self.random_state = random_state
 
-    def _check_params(self) -> None:
-        if self.feature_selection is not None and (
-                not isinstance(self.feature_selection, str)
-                or self.feature_selection not in _FS_CRITERIA):
-            raise ValueError(
-                f"feature_selection must be one of {sorted(_FS_CRITERIA)} or None; got "
-                f"{self.feature_selection!r}."
-            )
-        if self.order_projection not in ("pca", "none"):
-            raise ValueError(
-                f"order_projection must be 'pca' or 'none'; got {self.order_projection!r}."
-            )
-        self._cap = check_max_candidates(self.max_candidates)
-
     def _discretize(self, X, Y):
         disc = self.discretizer
-        if isinstance(disc, str):
-            if disc != "auto":
-                raise ValueError(
-                    f"discretizer must be 'auto', None or a transformer; got {disc!r}."
-                )
+        if isinstance(disc, str):  # "auto", the one string the constraints admit
             if sp.issparse(X) and np.all((X.data == 0) | (X.data == 1)):
                 return X  # binary columns are left unchanged by myDisc
             from ..discretize import MeanStdDiscretizer
@@ -906,8 +966,8 @@ default="local"
         n, d = X.shape
         q = Y.shape[1]
         modelled = _modelled(self.constant_)
-        self.k_ = resolve_count(self.k, q, "k", allow_zero=True)
-        self.M_ = resolve_count(self.M, d, "M")
+        self.k_ = _budget(self.k, q)
+        self.M_ = _budget(self.M, d)
         Yd = DiscreteData.from_array(Y)
         need_x = self.feature_selection is not None and self.M_ < d
         Xd = DiscreteData.from_array(self._discretize(X, Y)) if (
@@ -922,10 +982,10 @@ default="local"
                 Z = Xd
             order = select_chain_order(Yd, Z, redundancy=bool(self.order_redundancy))
         else:
-            order = _resolve_order(self.order, q, rng, allow=("greedy",))
+            order = _resolve_order(self.order, q, rng)
         # parents (Eq. 33)
         parents = kcc_parents(Yd, order, self.k_, exclude=~modelled,
-                              max_candidates=self._cap)
+                              max_candidates=self.max_candidates)
         # features (Eq. 43 / 42)
         features: list = [None] * q
         if need_x:
@@ -934,7 +994,7 @@ default="local"
             if self.feature_selection == "local":
                 sel = label_specific_select(
                     Xd, Yd, targets, None, self.M_, parents=[parents[j] for j in targets],
-                    beta=1.0, gamma=1.0, max_candidates=self._cap, relevance=rel,
+                    beta=1.0, gamma=1.0, max_candidates=self.max_candidates, relevance=rel,
                 )
                 for j, f in zip(targets, sel, strict=True):
                     features[j] = np.asarray(f, dtype=np.intp)
@@ -943,7 +1003,7 @@ default="local"
                 if kw.pop("uses_parents"):
                     kw["parents"] = parents
                 if kw.pop("uses_cap"):
-                    kw["max_candidates"] = self._cap
+                    kw["max_candidates"] = self.max_candidates
                 shared, _ = global_select(Xd, Yd, self.M_, relevance=rel, **kw)
                 shared = np.asarray(shared, dtype=np.intp)
                 features = [shared] * q
@@ -977,6 +1037,14 @@ class ProbabilisticClassifierChain(_BaseChain):
     random_state : int, RandomState or None
     """
 
+    _parameter_constraints: dict = {
+        **_BaseChain._parameter_constraints,
+        "order": _ORDER,
+        "inference": [StrOptions({"auto", "exhaustive", "beam"})],
+        "beam_width": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_exact_labels": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, estimator: Any = None, order: Any = "canonical",
                  inference: str = "auto", beam_width: int = 5, max_exact_labels: int = 15,
                  random_state: Any = None):
@@ -991,16 +1059,6 @@ class ProbabilisticClassifierChain(_BaseChain):
         if self.estimator is None:
             return LogisticRegression(solver="liblinear")
         return self.estimator
-
-    def _check_params(self) -> None:
-        if self.inference not in ("auto", "exhaustive", "beam"):
-            raise ValueError(
-                f"inference must be 'auto', 'exhaustive' or 'beam'; got {self.inference!r}."
-            )
-        for name in ("beam_width", "max_exact_labels"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive int; got {v!r}.")
 
     def _structure(self, X, Y, rng):
         q = Y.shape[1]
@@ -1160,6 +1218,16 @@ class EnsembleOfChains(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin
     ``predict_proba ≥ threshold``).
     """
 
+    _parameter_constraints: dict = {
+        "chain": [StrOptions({"cc", "bcc", "occ"}), HasMethods(["fit", "predict"])],
+        "chain_params": [dict, None],
+        "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_samples": [Interval(numbers.Real, 0, 1, closed="right")],
+        "max_features": [Interval(numbers.Real, 0, 1, closed="right")],
+        "threshold": [Interval(numbers.Real, 0, 1, closed="right")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, chain: Any = "cc", n_estimators: int = 10, max_samples: float = 0.75,
                  max_features: float = 0.5, threshold: float = 0.5,
                  chain_params: dict | None = None, random_state: Any = None):
@@ -1173,11 +1241,6 @@ class EnsembleOfChains(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin
 
     def _base_chain(self):
         if isinstance(self.chain, str):
-            if self.chain not in _CHAIN_ALIASES:
-                raise ValueError(
-                    f"chain must be an estimator or one of {sorted(_CHAIN_ALIASES)}; got "
-                    f"{self.chain!r}."
-                )
             base = _CHAIN_ALIASES[self.chain]()
         else:
             base = clone(self.chain)
@@ -1185,19 +1248,15 @@ class EnsembleOfChains(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin
             base.set_params(**dict(self.chain_params))
         return base
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: Any, Y: Any):
+        """Fit ``n_estimators`` chains, each on random instances and features."""
         X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric",
                           ensure_all_finite=True)
         if sp.issparse(X):
             X = sp.csr_matrix(X)
         Y = check_labels(Y, X.shape[0], warn_empty=True)
-        m = self.n_estimators
-        if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
-            raise ValueError(f"n_estimators must be a positive int; got {m!r}.")
-        for name in ("max_samples", "max_features", "threshold"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not 0 < v <= 1:
-                raise ValueError(f"{name} must be a number in (0, 1]; got {v!r}.")
+        m = int(self.n_estimators)
         base = self._base_chain()
         rng = check_random_state(self.random_state)
         n, d = X.shape
@@ -1241,10 +1300,4 @@ class EnsembleOfChains(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin
         )
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        tags.classifier_tags.multi_label = True
-        tags.input_tags.sparse = True
-        return tags
+        return _multilabel_tags(super().__sklearn_tags__())

@@ -1,7 +1,7 @@
 """Lazy multi-label learners: ML-kNN, DML-kNN, MLC-WkNN (``docs/methods/lazy.md``).
 
 All three find neighbours with the (weighted) HEOM distance of
-:mod:`skmlfs.learners._heom` — ``metric="heom"`` (range-normalised numeric differences,
+:mod:`skmlfs.neighbors` — ``metric="heom"`` (range-normalised numeric differences,
 overlap for nominal features; Mulan's default distance on complete data) or
 ``metric="euclidean"`` (raw numeric differences, as Zhang's ML-kNN code and
 scikit-multilearn) — optionally with ``feature_weights`` (ReliefF-ML's weighted HEOM,
@@ -21,71 +21,17 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_labels
+from ..neighbors import HEOM, check_heom_X, check_precomputed, precomputed_kneighbors
 from ._base import MultiLabelLearnerMixin
-from ._heom import HEOM, _check_int, check_heom_X, stable_smallest
 
 __all__ = ["DMLkNN", "MLCWkNN", "MLkNN"]
 
 _BLOCK_ENTRIES = 4_000_000
-
-
-def _check_smoothing(s: Any) -> float:
-    if not isinstance(s, numbers.Real) or isinstance(s, bool) or not s >= 0:
-        raise ValueError(f"s must be a non-negative number; got {s!r}.")
-    return float(s)
-
-
-def _check_precomputed(estimator: Any, D: Any, *, reset: bool) -> Any:
-    """Finite, non-negative distances to the training samples (metric='precomputed').
-
-    A dense matrix (all distances) or a sparse neighbours graph (CSR; the stored entries
-    of a row are its candidate neighbours). The graph's stored order is kept: it breaks
-    ties between equal distances.
-    """
-    D = validate_data(estimator, D, reset=reset, accept_sparse="csr", dtype=np.float64)
-    if np.any((D.data if sp.issparse(D) else D) < 0):
-        raise ValueError("metric='precomputed' needs non-negative distances.")
-    return D
-
-
-def _graph_neighbours(
-    G: sp.csr_matrix, k: int, *, exclude_self: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """Distances and indices of the ``k`` nearest stored entries of every row of ``G``.
-
-    Order: distance, then stored position (a graph from
-    :func:`~skmlfs.learners.heom_kneighbors_graph` is stored in neighbour order; one with
-    sorted indices gives ties → lower index, as the dense path). ``exclude_self`` skips
-    the diagonal entry ``(i, i)`` if it is stored.
-    """
-    n_rows = G.shape[0]
-    counts = np.diff(G.indptr)
-    row = np.repeat(np.arange(n_rows), counts)
-    col, val = G.indices, G.data
-    rc = np.sort(row.astype(np.int64) * G.shape[1] + col)
-    if np.any(rc[1:] == rc[:-1]):
-        raise ValueError("metric='precomputed': the neighbours graph stores an entry twice.")
-    pos = np.arange(col.size)
-    if exclude_self:
-        keep = col != row
-        row, col, val, pos = row[keep], col[keep], val[keep], pos[keep]
-    have = np.bincount(row, minlength=n_rows)
-    if n_rows and have.min() < k:
-        i = int(np.argmin(have))
-        raise ValueError(
-            f"metric='precomputed': row {i} of the neighbours graph has {int(have[i])} "
-            f"stored neighbours{' other than itself' if exclude_self else ''}; k={k} "
-            "are needed (build the graph for the largest k used)."
-        )
-    order = np.lexsort((pos, val, row))
-    start = np.concatenate(([0], np.cumsum(have)[:-1]))
-    rank = np.arange(order.size) - start[row[order]]
-    sel = order[rank < k]
-    return val[sel].reshape(n_rows, k), col[sel].reshape(n_rows, k).astype(np.intp)
 
 
 def _dense(M: Any) -> np.ndarray:
@@ -102,16 +48,25 @@ def _label_counts(nb: np.ndarray, Y: np.ndarray) -> np.ndarray:
 
 
 class _LazyBase(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstimator):
-    """Validation, distance geometry and neighbour search shared by the lazy learners."""
+    """Validation, distance geometry and neighbour search shared by the lazy learners.
+
+    Parameters are declared in ``_parameter_constraints`` (extended by every learner) and
+    checked by scikit-learn when ``fit`` starts; ``feature_weights`` and
+    ``categorical_features``, whose lengths depend on the data, are checked by
+    :class:`~skmlfs.neighbors.HEOM`.
+    """
+
+    _parameter_constraints: dict = {
+        "k": [Interval(numbers.Integral, 1, None, closed="left")],
+        "metric": [StrOptions({"heom", "euclidean", "precomputed"})],
+        "feature_weights": ["array-like", None],
+        "categorical_features": ["array-like", None],
+    }
 
     def _fit_neighbours(self, X: Any, Y: Any) -> tuple[Any, np.ndarray, int]:
-        k = _check_int(self.k, "k", 1)
-        if self.metric not in ("heom", "euclidean", "precomputed"):
-            raise ValueError(
-                f"metric must be 'heom', 'euclidean' or 'precomputed'; got {self.metric!r}."
-            )
+        k = int(self.k)
         if self.metric == "precomputed":
-            X = _check_precomputed(self, X, reset=True)
+            X = check_precomputed(self, X, reset=True)
             if X.shape[0] != X.shape[1]:
                 raise ValueError(
                     "metric='precomputed' needs the square matrix of distances between the "
@@ -147,25 +102,17 @@ class _LazyBase(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseE
 
     def _train_neighbours(self) -> tuple[np.ndarray, np.ndarray]:
         """Squared distances and indices of each training sample's neighbours (not itself)."""
-        if self.heom_ is None and sp.issparse(self._X_fit):
-            d, nb = _graph_neighbours(self._X_fit, self.k_, exclude_self=True)
-            return d**2, nb
         if self.heom_ is None:
-            D = self._X_fit.copy()
-            np.fill_diagonal(D, np.inf)
-            nb = stable_smallest(D, self.k_)
-            return np.take_along_axis(D, nb, axis=1) ** 2, nb
+            d, nb = precomputed_kneighbors(self._X_fit, self.k_, exclude_self=True)
+            return d**2, nb
         return self.heom_.kneighbors(self._train, self._train, self.k_, exclude_self=True)
 
     def _query(self, X: Any) -> tuple[Any, np.ndarray, np.ndarray]:
         check_is_fitted(self, "n_labels_")
         if self.heom_ is None:
-            X = _check_precomputed(self, X, reset=False)
-            if sp.issparse(X):
-                d, nb = _graph_neighbours(X, self.k_, exclude_self=False)
-                return X, d**2, nb
-            nb = stable_smallest(X, self.k_)
-            return X, np.take_along_axis(X, nb, axis=1) ** 2, nb
+            X = check_precomputed(self, X, reset=False)
+            d, nb = precomputed_kneighbors(X, self.k_)
+            return X, d**2, nb
         X = check_heom_X(self, X, reset=False)
         d2, nb = self.heom_.kneighbors(self.heom_.prepare(X), self._train, self.k_)
         return X, d2, nb
@@ -227,10 +174,10 @@ class MLkNN(_LazyBase):
         ``"heom"`` range-normalises numeric features (Mulan, ReliefF-ML).
         ``"precomputed"``: ``fit`` takes the square matrix of distances between the
         training samples and ``predict`` the ``(n_queries, n_train)`` distances to them
-        (e.g. from :func:`~skmlfs.learners.heom_distances`, to share one distance
+        (e.g. from :func:`~skmlfs.neighbors.heom_distances`, to share one distance
         computation between several learners and values of ``k``). Both may instead be
         sparse neighbours graphs (CSR, e.g. from
-        :func:`~skmlfs.learners.heom_kneighbors_graph` built for the largest ``k``, or
+        :func:`~skmlfs.neighbors.heom_kneighbors_graph` built for the largest ``k``, or
         scikit-learn's ``KNeighborsTransformer(mode="distance")``): the stored entries of a
         row are its candidate neighbours (at least ``k`` besides the diagonal, which is
         ignored at fit), taken by distance and, for equal distances, in stored order —
@@ -245,8 +192,13 @@ class MLkNN(_LazyBase):
     prior_true_ : ndarray of shape (n_labels,)
     cond_true_, cond_false_ : ndarray of shape (n_labels, k + 1)
         ``E1`` and ``E0``.
-    heom_ : fitted :class:`~skmlfs.learners._heom.HEOM`
+    heom_ : fitted :class:`~skmlfs.neighbors.HEOM`
     """
+
+    _parameter_constraints: dict = {
+        **_LazyBase._parameter_constraints,
+        "s": [Interval(numbers.Real, 0, None, closed="left")],
+    }
 
     def __init__(
         self,
@@ -262,9 +214,10 @@ class MLkNN(_LazyBase):
         self.feature_weights = feature_weights
         self.categorical_features = categorical_features
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, Y: Any) -> MLkNN:
         """Store the training data and compute the prior and posterior tables."""
-        s = _check_smoothing(self.s)
+        s = float(self.s)
         X, Y, k = self._fit_neighbours(X, Y)
         n, q = Y.shape
         _, nb = self._train_neighbours()
@@ -317,6 +270,11 @@ class DMLkNN(_LazyBase):
         As in :class:`MLkNN`.
     """
 
+    _parameter_constraints: dict = {
+        **MLkNN._parameter_constraints,
+        "delta": [Interval(numbers.Integral, 0, None, closed="left")],
+    }
+
     def __init__(
         self,
         k: int = 10,
@@ -333,10 +291,9 @@ class DMLkNN(_LazyBase):
         self.feature_weights = feature_weights
         self.categorical_features = categorical_features
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, Y: Any) -> DMLkNN:
         """Store the training data, priors and membership counting vectors."""
-        _check_smoothing(self.s)
-        _check_int(self.delta, "delta", 0)
         X, Y, k = self._fit_neighbours(X, Y)
         n = Y.shape[0]
         _, nb = self._train_neighbours()
@@ -497,6 +454,12 @@ class MLCWkNN(_LazyBase):
         neighbours); ``predict`` also accepts a neighbours graph.
     """
 
+    _parameter_constraints: dict = {
+        **_LazyBase._parameter_constraints,
+        "reg": [Interval(numbers.Real, 0, None, closed="left")],
+        "threshold": [Interval(numbers.Real, 0, 1, closed="both")],
+    }
+
     def __init__(
         self,
         k: int = 10,
@@ -513,10 +476,9 @@ class MLCWkNN(_LazyBase):
         self.feature_weights = feature_weights
         self.categorical_features = categorical_features
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, Y: Any) -> MLCWkNN:
         """Store the training data (a lazy learner: no model is built)."""
-        if not isinstance(self.reg, numbers.Real) or not self.reg >= 0:
-            raise ValueError(f"reg must be a non-negative number; got {self.reg!r}.")
         X, _, _ = self._fit_neighbours(X, Y)
         if self.metric == "precomputed" and sp.issparse(X):
             raise ValueError(

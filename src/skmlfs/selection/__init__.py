@@ -37,3 +37,11 @@ __all__ += ["PPTReliefF", "ReliefFML"]
 from ._relevance import MIRank  # noqa: E402
 
 __all__ += ["MIRank"]
+
+# What the classifier chains of skmlfs.learners build on (Sun & Kudo 2018): the greedy
+# MLFS routines — label-specific selection (Eq. 43), global selection (Eq. 42), kCC
+# parents (Eq. 33) — and the tie rule of every greedy search.
+from ._base import argmax_tol  # noqa: E402
+from ._mlfs import global_select, kcc_parents, label_specific_select  # noqa: E402
+
+__all__ += ["argmax_tol", "global_select", "kcc_parents", "label_specific_select"]

@@ -41,8 +41,24 @@ TIE_RTOL = 1e-12
 def argmax_tol(score: np.ndarray, axis: int = -1, *, rtol: float = 0.0) -> np.ndarray:
     """First index whose value is within ``TIE_TOL + rtol·|max|`` of the maximum.
 
-    Along ``axis``; ``-inf`` entries never tie with a finite maximum. With every entry
-    ``-inf`` the result is index 0 (callers check availability).
+    The tie rule of every greedy search of the library (the selectors, and the kCC
+    parents, Chow–Liu tree and chain order of :mod:`skmlfs.learners`): information
+    values equal in exact arithmetic but apart by rounding go to the lower index.
+
+    Parameters
+    ----------
+    score : ndarray
+        Criterion values; ``-inf`` marks unavailable candidates and never ties with a
+        finite maximum. With every entry ``-inf`` the result is index 0 (callers check
+        availability).
+    axis : int, default=-1
+    rtol : float, default=0.0
+        Relative part of the tolerance (for criteria that grow with the problem size).
+
+    Returns
+    -------
+    ndarray of int
+        The chosen index along ``axis`` (a 0-d array for a 1-D ``score``).
     """
     top = np.max(score, axis=axis, keepdims=True)
     tol = TIE_TOL + rtol * np.abs(top) if rtol else TIE_TOL

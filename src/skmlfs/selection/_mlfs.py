@@ -128,6 +128,16 @@ def label_specific_select(
 ) -> list[np.ndarray]:
     """Greedy selection of Eq. (43) (or Eq. (33)) for several target labels at once.
 
+    Sun & Kudo's local MLFS: for target label ``j``, with ``X_θj`` the variables picked
+    so far, the next one is::
+
+        X_m = argmax  I(X_m; Y_j) + β Σ_{Y_k∈Pa_j} I(Y_j; Y_k | X_m)
+                                  + γ Σ_{X_n∈X_θj} I(Y_j; X_n | X_m)
+
+    (``β``, ``γ`` applied to the means). Used by :class:`MLFS` (``mode="local"``), by
+    :func:`kcc_parents` and by oCC's label-specific features
+    (:class:`skmlfs.learners.OCC`).
+
     Parameters
     ----------
     D : DiscreteData
@@ -342,6 +352,31 @@ def global_select(
     cap conventions as :func:`label_specific_select` **[ASSUMPTION: no reference code
     exists for the global variant]**.
 
+    Used by :class:`MLFS` (``mode="global"``), :class:`MLMIM`, :class:`MLJMI`,
+    :class:`MLMRMR` and by oCC's shared feature selection
+    (:class:`skmlfs.learners.OCC`).
+
+    Parameters
+    ----------
+    D : DiscreteData
+        The candidate features (discretized).
+    Y : DiscreteData
+        The labels.
+    n_select : int
+        Budget ``K`` (capped at ``D.n_vars``).
+    parents : list of ndarray, optional
+        ``parents[j]``: the parent labels ``Pa_j`` of label ``j`` (kCC, Eq. 33) for the
+        label-correlation term; ``None`` drops it.
+    beta, gamma : float, default=1.0
+        Weights of the *means* over ``Pa_j`` and over ``X_θ`` (1 = the paper's
+        ``β = 1/|Pa_j|``, ``γ = 1/|X_θ|``); ``β = γ = 0`` is MLMIM, ``β = 0`` MLJMI.
+    max_candidates : int or None, default=100
+        As in :func:`label_specific_select`.
+    relevance : ndarray of shape (D.n_vars, Y.n_vars), optional
+        Precomputed ``I(D_i; Y_j)``.
+    redundancy : {"cmi", "mrmr"}, default="cmi"
+    redundancy_scale : {"q", "1"}, default="q"
+
     Returns
     -------
     ranking : ndarray of int
@@ -433,6 +468,25 @@ def kcc_parents(
     at most ``k`` are chosen with ``α = 1/|Pa_j|``::
 
         Y_l = argmax I(Y_l; Y_j) + α Σ_{Y_k∈Pa_j} I(Y_j; Y_k | Y_l)
+
+    This is :func:`label_specific_select` with the labels as candidates, no parent term
+    (``β = 0``) and ``γ = 1`` (``α = 1/|Pa_j|``); it gives the parents of
+    :class:`skmlfs.learners.KDependentChain` and :class:`skmlfs.learners.OCC`.
+
+    Parameters
+    ----------
+    Y : DiscreteData
+        The labels.
+    order : ndarray of int
+        The chain order (a permutation of the labels).
+    k : int
+        Maximal number of parents ``|Pa_j|``.
+    exclude : ndarray of bool of shape (Y.n_vars,), optional
+        Labels that are neither parents nor children (e.g. constant in training).
+    max_candidates : int or None, default=100
+        As in :func:`label_specific_select`.
+    mi_yy : ndarray of shape (Y.n_vars, Y.n_vars), optional
+        Precomputed ``I(Y_a; Y_b)``.
 
     Returns
     -------

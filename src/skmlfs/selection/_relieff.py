@@ -7,9 +7,9 @@ are ``W_f = Σ_(i,j) c_ij δ_f(x_i, x_j)``. The implementation is loop-free in s
 features:
 
 * distances from a block of sampled instances to the whole training set come from the
-  blocked HEOM products of :class:`skmlfs.learners._heom.HEOM`;
-* one pass per group selects the ``k`` nearest members of the group for all sampled
-  instances at once (stable partition, ties → lower index);
+  blocked HEOM products of :class:`skmlfs.neighbors.HEOM`, and one pass per group selects
+  the ``k`` nearest members of the group for all sampled instances at once (stable
+  partition, ties → lower index; :meth:`~skmlfs.neighbors.HEOM.kneighbors_in_groups`);
 * the coefficients of all (instance, neighbour) pairs are summed per distinct pair, and the
   weight vector is one product ``c · Δ`` with the per-pair difference matrix ``Δ`` (dense or
   sparse, computed in chunks).
@@ -17,6 +17,7 @@ features:
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -27,17 +28,29 @@ from sklearn.utils import assert_all_finite, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_labels, resolve_n_features
-from ..learners._heom import HEOM, _check_int, check_heom_X, stable_smallest
-from ..learners._lazy import _check_smoothing
+from ..neighbors import HEOM, check_heom_X
 from ._base import degenerate_selection, scale_huge_columns
 from ._ppt import pruned_problem_transformation
 
 __all__ = ["PPTReliefF", "ReliefFML", "relieff_ml_sample_size"]
 
 # Chunk of the per-pair difference matrix (~8 MB of values; its computation makes a few
-# temporaries of the same size) and block of distance rows (~32 MB), in float64 entries.
+# temporaries of the same size), in float64 entries.
 _PAIR_CHUNK_ENTRIES = 1_000_000
-_BLOCK_ENTRIES = 4_000_000
+
+
+def _check_int(value: Any, name: str, minimum: int) -> int:
+    # the parameter checks these selectors imported from the lazy learners, until they
+    # declare _parameter_constraints (the selector contract)
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
+
+
+def _check_smoothing(s: Any) -> float:
+    if not isinstance(s, numbers.Real) or isinstance(s, bool) or not s >= 0:
+        raise ValueError(f"s must be a non-negative number; got {s!r}.")
+    return float(s)
 
 
 def relieff_ml_sample_size(n_samples: int) -> int:
@@ -79,27 +92,14 @@ def _relief_weights(
         sample itself is never one) and ``k_used`` counts them.
     """
     n, d = X.shape
-    P_all = heom.prepare(X)
     keys: list[np.ndarray] = []
     vals: list[np.ndarray] = []
-    step = max(1, _BLOCK_ENTRIES // max(1, n))
-    for s in range(0, samples.size, step):
-        block = samples[s : s + step]
-        b = block.size
-        D = heom.sq_distances(heom.prepare(X[block]), P_all)
-        D[np.arange(b), block] = np.inf  # a sample is never its own neighbour
-        for g, members in enumerate(groups):
-            if members.size == 0:
-                continue
-            sub = D[:, members]
-            cols = stable_smallest(sub, k)
-            valid = np.isfinite(np.take_along_axis(sub, cols, axis=1))
-            nb = members[cols]
-            k_used = valid.sum(axis=1)
-            c = coefficients(block, g, nb, valid, k_used)
-            r, t = np.nonzero(valid & (c != 0)[:, None])
-            keys.append(block[r].astype(np.int64) * n + nb[r, t])
-            vals.append(c[r])
+    for block, g, nb, valid in heom.kneighbors_in_groups(X, samples, groups, k):
+        k_used = valid.sum(axis=1)
+        c = coefficients(block, g, nb, valid, k_used)
+        r, t = np.nonzero(valid & (c != 0)[:, None])
+        keys.append(block[r].astype(np.int64) * n + nb[r, t])
+        vals.append(c[r])
     W = np.zeros(d)
     if not keys:
         return W

@@ -1,5 +1,8 @@
 """HEOM and weighted HEOM distances (Wilson & Martinez 1997; ReliefF-ML Eqs. 3–4).
 
+Shared by ReliefF-ML / PPT+ReliefF (:mod:`skmlfs.selection`) and the lazy learners
+(:mod:`skmlfs.learners`).
+
 ``docs/methods/lazy.md#heom``::
 
     δ_f(a, b) = 1                           if a or b is missing (NaN)
@@ -30,14 +33,16 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import manhattan_distances
+from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.sparsefuncs import min_max_axis
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_array, validate_data
 
 from .._validation import categorical_mask
 
@@ -50,29 +55,40 @@ _BLOCK_ENTRIES = 4_000_000
 _PANEL_BYTES = 2**21
 
 
-def _check_int(value: Any, name: str, minimum: int) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
+def check_heom_X(estimator: Any, X: Any, *, reset: bool = True) -> Any:
+    """Validate ``X`` for the HEOM distance: numeric, dense or CSR, NaN = missing.
 
+    The one input check of everything built on HEOM (the estimators, :class:`HEOM` itself,
+    :func:`heom_distances`, :func:`heom_kneighbors_graph`).
 
-def check_heom_X(estimator: Any, X: Any, *, reset: bool) -> Any:
-    """Validate ``X`` for a HEOM-based estimator: numeric, dense or CSR, NaN = missing.
+    Parameters
+    ----------
+    estimator : estimator or None
+        The estimator whose ``n_features_in_`` (and feature names) are set (``reset=True``)
+        or checked (``reset=False``) like scikit-learn's ``validate_data``; ``None``
+        validates the array alone.
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+    reset : bool, default=True
+        Set (fit) or check (predict) the estimator's input attributes.
 
-    NaN is allowed (HEOM treats it as a missing value, ``δ = 1``); infinity is rejected.
-    Sets/checks ``n_features_in_`` like scikit-learn's ``validate_data``.
+    Returns
+    -------
+    ndarray or scipy.sparse.csr_matrix of float64
+        C-ordered when dense: the BLAS products of the expanded square round differently
+        for an F-ordered ``X`` (e.g. from a DataFrame), which would move tied neighbours.
+
+    Raises
+    ------
+    ValueError
+        On infinity: NaN is allowed (HEOM treats it as a missing value, ``δ = 1``), but an
+        infinite value makes every distance involving its feature NaN (``inf − inf``).
     """
-    X = validate_data(
-        estimator,
-        X,
-        reset=reset,
-        accept_sparse="csr",
-        dtype=np.float64,
-        ensure_all_finite="allow-nan",
-        # C order: the BLAS products of the expanded square round differently for an
-        # F-ordered X (e.g. from a DataFrame), which moved tied neighbours
-        order="C",
-    )
+    kwargs = dict(accept_sparse="csr", dtype=np.float64, ensure_all_finite="allow-nan",
+                  order="C")
+    if estimator is None:
+        X = check_array(X, **kwargs)
+    else:
+        X = validate_data(estimator, X, reset=reset, **kwargs)
     data = X.data if sp.issparse(X) else X
     if np.isinf(data).any():
         raise ValueError(
@@ -183,15 +199,11 @@ class HEOM:
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any) -> HEOM:
         """Learn the nominal mask, the numeric ranges and the weights from ``X``."""
-        from sklearn.utils.validation import check_array
-
         if self.p not in (1, 2):
             raise ValueError(f"p must be 1 or 2; got {self.p!r}.")
         # Validated here as well as by the estimators: an infinite value made every
         # distance involving its feature NaN (inf - inf), and neighbours arbitrary.
-        X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite="allow-nan")
-        if np.isinf(X.data if sp.issparse(X) else X).any():
-            raise ValueError("X contains infinity; HEOM accepts NaN (missing values) only.")
+        X = check_heom_X(None, X)
         d = X.shape[1]
         self.nominal_ = categorical_mask(self.categorical_features, d)
         self.weights_ = _check_weights(self.feature_weights, d)
@@ -406,6 +418,53 @@ class HEOM:
                     )
         return best_v, best_i
 
+    def kneighbors_in_groups(
+        self, X: Any, rows: np.ndarray, groups: list[np.ndarray], k: int
+    ) -> Iterator[tuple[np.ndarray, int, np.ndarray, np.ndarray]]:
+        """The ``k`` nearest members of every group for sampled rows of ``X`` (Relief).
+
+        The neighbour search of ReliefF-ML and PPT+ReliefF: distances from a block of
+        the sampled rows to all of ``X`` (blocked products, ``≈ _BLOCK_ENTRIES`` entries
+        at a time), the sampled row itself excluded (its duplicates remain), then one
+        stable partition per group (ties → lower index).
+
+        Parameters
+        ----------
+        X : ndarray or scipy.sparse.csr_matrix of shape (n, n_features)
+            Validated data (:func:`check_heom_X`); candidates and sampled rows alike.
+        rows : ndarray of int
+            The sampled rows of ``X`` (may repeat).
+        groups : list of ndarray of int
+            Candidate rows of every group (a label's instances, a class).
+        k : int
+            Neighbours per (sampled row, group); a group with fewer candidates gives all.
+
+        Yields
+        ------
+        block : ndarray of int
+            The sampled rows of this block (the same object for all its groups).
+        g : int
+            The group (empty groups are skipped).
+        nb : ndarray of int of shape (block.size, min(k, n_members))
+            Neighbour rows of ``X`` by (distance, index).
+        valid : ndarray of bool, same shape
+            ``False`` where the candidate is the sampled row itself (no neighbour).
+        """
+        n = X.shape[0]
+        P_all = self.prepare(X)
+        step = max(1, _BLOCK_ENTRIES // max(1, n))
+        for s in range(0, rows.size, step):
+            block = rows[s : s + step]
+            D = self.sq_distances(self.prepare(X[block]), P_all)
+            D[np.arange(block.size), block] = np.inf  # a row is never its own neighbour
+            for g, members in enumerate(groups):
+                if members.size == 0:
+                    continue
+                sub = D[:, members]
+                cols = stable_smallest(sub, k)
+                valid = np.isfinite(np.take_along_axis(sub, cols, axis=1))
+                yield block, g, members[cols], valid
+
     # ------------------------------------------------------------------ per-pair deltas
     def deltas(self, XA: Any, XB: Any) -> Any:
         """Per-feature ``δ_f(a_r, b_r)`` for paired rows (unweighted), dense or CSR.
@@ -519,6 +578,17 @@ def _nominal_matches(A: np.ndarray, B: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _dense(OH[:na] @ OH[na:].T)
 
 
+def _fit_on_pair(X: Any, Y: Any, ranges_from: Any, heom: HEOM) -> tuple[Any, Any, HEOM]:
+    """Validated ``X`` and ``Y`` (``Y`` is ``X`` when None) and ``heom`` fitted on the
+    training data ``ranges_from`` (``X`` when None): the inputs of the two functions below."""
+    Xa = check_heom_X(None, X)
+    Xb = Xa if Y is None else check_heom_X(None, Y)
+    ref = Xa if ranges_from is None else check_heom_X(None, ranges_from)
+    if Xb.shape[1] != Xa.shape[1] or ref.shape[1] != Xa.shape[1]:
+        raise ValueError("X, Y and ranges_from must have the same number of features.")
+    return Xa, Xb, heom.fit(ref)
+
+
 def heom_distances(
     X: Any,
     Y: Any = None,
@@ -543,21 +613,7 @@ def heom_distances(
     ndarray of shape (n_a, n_b)
         ``sqrt(Σ_f w_f δ_f²)`` (docs/methods/lazy.md#heom).
     """
-    from sklearn.utils.validation import check_array
-
-    def val(M):
-        M = check_array(M, accept_sparse="csr", dtype=float, ensure_all_finite="allow-nan")
-        data = M.data if sp.issparse(M) else M
-        if np.isinf(data).any():
-            raise ValueError("Input contains infinity; HEOM accepts NaN (missing) only.")
-        return M
-
-    Xa = val(X)
-    Xb = Xa if Y is None else val(Y)
-    ref = Xa if ranges_from is None else val(ranges_from)
-    if Xb.shape[1] != Xa.shape[1] or ref.shape[1] != Xa.shape[1]:
-        raise ValueError("X, Y and ranges_from must have the same number of features.")
-    h = HEOM(categorical_features, feature_weights).fit(ref)
+    Xa, Xb, h = _fit_on_pair(X, Y, ranges_from, HEOM(categorical_features, feature_weights))
     Pa = h.prepare(Xa)
     D = h.sq_distances(Pa, Pa if Y is None else h.prepare(Xb))
     if Y is None:
@@ -565,6 +621,10 @@ def heom_distances(
     return np.sqrt(D)
 
 
+@validate_params(
+    {"n_neighbors": [Interval(numbers.Integral, 1, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
 def heom_kneighbors_graph(
     X: Any,
     Y: Any = None,
@@ -605,22 +665,10 @@ def heom_kneighbors_graph(
         index), the order the learners read them in (ties between equal stored values
         keep the stored order). Do not eliminate zeros or sort the indices.
     """
-    from sklearn.utils.validation import check_array
-
-    def val(M):
-        M = check_array(M, accept_sparse="csr", dtype=float, ensure_all_finite="allow-nan")
-        data = M.data if sp.issparse(M) else M
-        if np.isinf(data).any():
-            raise ValueError("Input contains infinity; HEOM accepts NaN (missing) only.")
-        return M
-
-    Xa = val(X)
-    Xb = Xa if Y is None else val(Y)
-    ref = Xa if ranges_from is None else val(ranges_from)
-    if Xb.shape[1] != Xa.shape[1] or ref.shape[1] != Xa.shape[1]:
-        raise ValueError("X, Y and ranges_from must have the same number of features.")
-    k = _check_int(n_neighbors, "n_neighbors", 1)
-    h = HEOM(categorical_features, feature_weights, normalize=normalize).fit(ref)
+    k = int(n_neighbors)
+    Xa, Xb, h = _fit_on_pair(
+        X, Y, ranges_from, HEOM(categorical_features, feature_weights, normalize=normalize)
+    )
     Pa = h.prepare(Xa)
     if Y is None:
         d2, ind = h.kneighbors(Pa, Pa, k, exclude_self=True)
