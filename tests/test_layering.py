@@ -23,8 +23,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 SRC = Path(__file__).resolve().parents[1] / "src" / "skmlfs"
 
 #: Which subpackages each subpackage may import (besides itself, the package root and
@@ -45,14 +43,6 @@ ALLOWED: dict[str, set[str]] = {
                     "metrics", "stats", "plots"},
     "cli": {"datasets", "discretize", "info", "neighbors", "selection", "learners",
             "metrics", "stats", "plots", "experiments"},
-}
-
-#: Imports against the table that are being removed on another branch of issue #15: the
-#: memetic wrapper and the GA still build MLNB themselves until they take any classifier
-#: (branch "memetic"). To be emptied when that branch is merged — the test below fails
-#: as soon as an allowance is no longer used.
-PENDING: set[tuple[str, str]] = {
-    ("skmlfs.selection._memetic", "learners"),
 }
 
 def _module_name(path: Path) -> str:
@@ -125,7 +115,7 @@ def test_imports_follow_the_layers():
         dst = _layer(target)
         if dst is None or dst == src:
             continue
-        if src is None or not (dst in ALLOWED[src] or (mod, dst) in PENDING):
+        if src is None or dst not in ALLOWED[src]:
             bad.append(f"{path.relative_to(SRC.parent)}:{line} ({src or 'root'}) imports "
                        f"{target} ({dst})")
     assert not bad, "imports against the layers:\n" + "\n".join(bad)
@@ -153,12 +143,6 @@ def test_no_private_imports_across_packages_here():
         if owned and _layer(target) != src and _private_target(target):
             bad.append(f"{path.relative_to(SRC.parent)}:{line} imports {target}")
     assert not bad, "private imports across packages:\n" + "\n".join(bad)
-
-
-@pytest.mark.parametrize("mod, dst", sorted(PENDING))
-def test_pending_allowances_are_still_needed(mod, dst):
-    used = {(m, _layer(t)) for _, _, m, _, t in _all_imports()}
-    assert (mod, dst) in used, f"{mod} no longer imports {dst}: remove it from PENDING"
 
 
 def test_the_parser_sees_relative_and_function_level_imports(tmp_path):
