@@ -111,7 +111,7 @@ def test_lower_layers_import_none_of_the_upper_ones():
 
 def test_imports_follow_the_layers():
     bad = []
-    for path, line, mod, src, target in _all_imports():
+    for path, line, _mod, src, target in _all_imports():
         dst = _layer(target)
         if dst is None or dst == src:
             continue
