@@ -54,7 +54,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import _quiet_empty_labels, check_labels
+from .._validation import _quiet_empty_labels, check_labels, resolve_count
 from ..info import (
     DiscreteData,
     entropy,
@@ -69,7 +69,6 @@ from ..selection._mlfs import (
     global_select,
     kcc_parents,
     label_specific_select,
-    resolve_count,
 )
 from ._base import MultiLabelLearnerMixin, NoPositivePredictionWarning
 

@@ -58,8 +58,10 @@ class LRFS(BaseInfoSelector):
     ----------
     ranking_ : ndarray of int
         Selected features in the order they were picked.
-    scores_ : ndarray of float
-        ``J`` (bits) of each selected feature when it was picked.
+    scores_ : ndarray of shape (n_features,)
+        ``J`` (bits) of each feature at the step it was picked (NaN if never).
+    step_scores_ : ndarray of float
+        ``J`` of each greedy step, ``scores_[ranking_]``.
     relevance_ : ndarray of shape (n_features,)
         ``LR(f)`` of every feature (bits).
     entropies_ : ndarray of shape (n_features,)

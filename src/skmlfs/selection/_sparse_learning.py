@@ -23,19 +23,28 @@ Implementation notes
 from __future__ import annotations
 
 import numbers
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, clone
-from sklearn.feature_selection import SelectorMixin
+from sklearn.base import clone
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_array, validate_data
 
 from skmlfs._validation import check_labels, check_X_Y, resolve_n_features
 
-from ._base import check_magnitude, degenerate_selection, scale_huge_columns
+from ._base import (
+    NON_NEGATIVE,
+    POSITIVE,
+    BaseSelector,
+    Number,
+    check_magnitude,
+    degenerate_selection,
+    scale_huge_columns,
+)
 
 __all__ = ["MIFS", "RALMFS", "RLEFS", "fit_settings"]
 
@@ -148,21 +157,6 @@ def _label_graph(
 # --------------------------------------------------------------------------------------
 # Small shared utilities
 # --------------------------------------------------------------------------------------
-def _check_real(name: str, value: Any, *, low: float = 0.0, strict: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number; got {value!r}.")
-    if value < low or (strict and value == low):
-        op = ">" if strict else ">="
-        raise ValueError(f"{name} must be {op} {low}; got {value!r}.")
-    return float(value)
-
-
-def _check_int(name: str, value: Any, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}.")
-    return int(value)
-
-
 def _is_seed(random_state: Any) -> bool:
     """True for an integer seed: then the initial iterates are a function of the seed alone."""
     return isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
@@ -199,6 +193,7 @@ def fit_settings(estimator: Any, X: Any, Y: Any, settings: Any):
         if names is None:
             yield est.fit(X, Y)
             continue
+        est._validate_params()  # as fit does when it starts
         if est._degenerate(X, Y):  # the same as est.fit(X, Y) on degenerate data
             yield est
             continue
@@ -254,8 +249,24 @@ def _quadratic(f0: float, b1: float, c2: float):
     return lambda eta: f0 - 2.0 * eta * b1 + eta * eta * c2
 
 
-class _RowNormSelector(SelectorMixin, BaseEstimator):
-    """Common tail of the embedded selectors: rank by row norms of ``W``, keep the top k."""
+#: Graph parameters of RLEFS and MIFS.
+_GRAPH_CONSTRAINTS: dict = {
+    "n_neighbors": [Number(Integral, 1, None, closed="left")],
+    "sigma": [POSITIVE],
+    "kernel_scale": [StrOptions({"sigma2", "2sigma2"})],
+}
+
+
+class _RowNormSelector(BaseSelector):
+    """Common tail of the embedded selectors: rank every feature by the row norms of ``W``
+    (``scores_ = feature_importances_``), keep the top k."""
+
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "max_iter": [Number(Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+    _ranking_kind = "full"
 
     def _degenerate(self, X: Any, Y: Any) -> bool:
         """:func:`degenerate_selection` on validated ``X`` (``Y`` checked as by a fit)."""
@@ -267,28 +278,23 @@ class _RowNormSelector(SelectorMixin, BaseEstimator):
         self.feature_importances_ = np.zeros(Xv.shape[1])
         return True
 
-    def _finish(self, importances: np.ndarray, n_samples: int) -> None:
+    def _fit(self, X: Any, Y: Any) -> _RowNormSelector:
+        """Learn ``W`` on ``(X, Y)`` and rank the features."""
+        if self._degenerate(X, Y):
+            return self
+        return self._fit_prepared(self._prepare(X, Y))
+
+    def _finish(self, importances: np.ndarray, n_samples: int, ranking: Any = None,
+                k: int | None = None) -> None:
         d = importances.size
         self.feature_importances_ = importances
-        self.ranking_ = _ranking_from_scores(importances)
-        self.scores_ = importances[self.ranking_]
         self.n_features_in_ = d
-        self.n_features_to_select_ = resolve_n_features(
-            self.n_features_to_select, n_samples, d, warn=False  # fit resolved it already
-        )
-
-    def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "ranking_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.ranking_[: self.n_features_to_select_]] = True
-        return mask
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.multi_output = True
-        tags.input_tags.sparse = True
-        return tags
+        if k is None:
+            # fit resolved (and warned about) the budget already
+            k = resolve_n_features(self.n_features_to_select, n_samples, d, warn=False)
+        if ranking is None:
+            ranking = _ranking_from_scores(importances)
+        self._set_ranking(ranking, scores=importances, k=k, n_samples=n_samples)
 
 
 # --------------------------------------------------------------------------------------
@@ -348,7 +354,7 @@ class RLEFS(_RowNormSelector):
     ranking_ : ndarray of shape (n_features,)
         Features by decreasing importance (ties: lower index first).
     scores_ : ndarray of shape (n_features,)
-        ``feature_importances_[ranking_]``.
+        ``feature_importances_`` (the score of every feature).
     objective_ : ndarray of shape (``n_iter_ + 1``,)
         Objective value at the initialisation (entry 0) and after each iteration.
     n_iter_ : int
@@ -362,6 +368,15 @@ class RLEFS(_RowNormSelector):
     ``O(nnz(X)·q + nnz(Y)·q + (n + d)·q²)``: two products with ``X``, two ``n × q × q``
     products (``FᵀF``, ``F(FᵀF)``) and a few ``d × q × q`` ones.
     """
+
+    _parameter_constraints: dict = {
+        **_RowNormSelector._parameter_constraints,
+        **_GRAPH_CONSTRAINTS,
+        **dict.fromkeys(("alpha", "beta", "gamma", "lambda_", "tol", "eps", "delta"),
+                        [NON_NEGATIVE]),
+        "label_distance": [StrOptions({"euclidean", "normalized"})],
+        "scale": ["boolean"],
+    }
 
     def __init__(
         self,
@@ -409,12 +424,6 @@ class RLEFS(_RowNormSelector):
         "random_state",
     )
 
-    def fit(self, X: Any, Y: Any) -> RLEFS:
-        """Learn ``W`` on ``(X, Y)`` and rank the features."""
-        if self._degenerate(X, Y):
-            return self
-        return self._fit_prepared(self._prepare(X, Y))
-
     def _prepare(self, X: Any, Y: Any) -> dict:
         """Everything of a fit that does not depend on ``alpha, beta, gamma, lambda_``.
 
@@ -426,8 +435,7 @@ class RLEFS(_RowNormSelector):
         """
         validate_data(self, X, skip_check_array=True)  # feature_names_in_ of a DataFrame
         X, Yv = check_X_Y(X, Y)
-        sigma = _check_real("sigma", self.sigma, strict=True)
-        p = _check_int("n_neighbors", self.n_neighbors)
+        sigma, p = float(self.sigma), int(self.n_neighbors)
         n, d = X.shape
 
         if self.scale:
@@ -476,14 +484,10 @@ class RLEFS(_RowNormSelector):
 
     def _fit_prepared(self, prep: dict) -> RLEFS:
         """Run the updates of Eq. (17) from a :meth:`_prepare` result."""
-        alpha = _check_real("alpha", self.alpha)
-        beta = _check_real("beta", self.beta)
-        gamma = _check_real("gamma", self.gamma)
-        lam = _check_real("lambda_", self.lambda_)
-        max_iter = _check_int("max_iter", self.max_iter, low=0)
-        tol = _check_real("tol", self.tol)
-        eps = _check_real("eps", self.eps)
-        delta = _check_real("delta", self.delta)
+        alpha, beta, gamma, lam = (float(v) for v in (self.alpha, self.beta, self.gamma,
+                                                       self.lambda_))
+        tol, eps, delta = float(self.tol), float(self.eps), float(self.delta)
+        max_iter = int(self.max_iter)
         n, d, q = prep["shape"]
         resolve_n_features(self.n_features_to_select, n, d)  # validate early
         Xs, XsT, Yf, YfT = prep["Xs"], prep["XsT"], prep["Yf"], prep["YfT"]
@@ -614,13 +618,14 @@ class MIFS(_RowNormSelector):
         self.eps = eps
         self.random_state = random_state
 
+    _parameter_constraints: dict = {
+        **_RowNormSelector._parameter_constraints,
+        **_GRAPH_CONSTRAINTS,
+        **dict.fromkeys(("alpha", "beta", "gamma", "tol"), [NON_NEGATIVE]),
+        "eps": [POSITIVE],
+        "n_latent": [None, Number(Integral, 1, None, closed="left")],
+    }
     _prepare_params = ("n_latent", "n_neighbors", "sigma", "kernel_scale", "random_state")
-
-    def fit(self, X: Any, Y: Any) -> MIFS:
-        """Learn ``W`` on ``(X, Y)`` and rank the features."""
-        if self._degenerate(X, Y):
-            return self
-        return self._fit_prepared(self._prepare(X, Y))
 
     def _prepare(self, X: Any, Y: Any) -> dict:
         """Everything of a fit that does not depend on ``alpha, beta, gamma``.
@@ -632,14 +637,13 @@ class MIFS(_RowNormSelector):
         validate_data(self, X, skip_check_array=True)  # feature_names_in_ of a DataFrame
         X, Yv = check_X_Y(X, Y)
         check_magnitude(X, "MIFS", "forms squared distances (its instance graph) and XᵀX")
-        sigma = _check_real("sigma", self.sigma, strict=True)
-        p = _check_int("n_neighbors", self.n_neighbors)
+        sigma, p = float(self.sigma), int(self.n_neighbors)
         n, d = X.shape
         q = Yv.shape[1]
         if self.n_latent is None:
             k = max(1, int(np.floor(0.3 * q + 0.5)))  # MATLAB round (half away from zero)
         else:
-            k = _check_int("n_latent", self.n_latent)
+            k = int(self.n_latent)
         X = X.astype(np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         if sp.issparse(X):
             X = X.tocsr()
@@ -664,12 +668,8 @@ class MIFS(_RowNormSelector):
 
     def _fit_prepared(self, prep: dict) -> MIFS:
         """Alternating Armijo gradient steps from a :meth:`_prepare` result."""
-        alpha = _check_real("alpha", self.alpha)
-        beta = _check_real("beta", self.beta)
-        gamma = _check_real("gamma", self.gamma)
-        max_iter = _check_int("max_iter", self.max_iter, low=0)
-        tol = _check_real("tol", self.tol)
-        eps = _check_real("eps", self.eps, strict=True)
+        alpha, beta, gamma = float(self.alpha), float(self.beta), float(self.gamma)
+        tol, eps, max_iter = float(self.tol), float(self.eps), int(self.max_iter)
         n, d, q, k = prep["shape"]
         resolve_n_features(self.n_features_to_select, n, d)
         X, XT, Yf, Lap = prep["X"], prep["XT"], prep["Yf"], prep["Lap"]
@@ -801,7 +801,15 @@ class RALMFS(_RowNormSelector):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def fit(self, X: Any, Y: Any) -> RALMFS:
+    _parameter_constraints: dict = {
+        **_RowNormSelector._parameter_constraints,
+        "mu0": [POSITIVE],
+        "rho": [Number(numbers.Real, 1, np.inf, closed="left")],
+        "max_iter": [Number(Integral, 1, None, closed="left")],
+    }
+    _ranking_kind = "fixed"  # an exact top-k set: another k needs another solve
+
+    def _fit(self, X: Any, Y: Any) -> RALMFS:
         """Run the ALM solver for ``k = n_features_to_select`` features."""
         validate_data(self, X, skip_check_array=True)  # feature_names_in_ of a DataFrame
         X, Yv = check_X_Y(X, Y)
@@ -809,9 +817,7 @@ class RALMFS(_RowNormSelector):
             self.feature_importances_ = np.zeros(X.shape[1])
             return self
         check_magnitude(X, "RALM-FS", "forms the products XᵀX and XW of its augmented Lagrangian")
-        mu = _check_real("mu0", self.mu0, strict=True)
-        rho = _check_real("rho", self.rho, low=1.0)
-        max_iter = _check_int("max_iter", self.max_iter, low=1)
+        mu, rho, max_iter = float(self.mu0), float(self.rho), int(self.max_iter)
         n, d = X.shape
         k = resolve_n_features(self.n_features_to_select, n, d)
         X = X.astype(np.float64).tocsr() if sp.issparse(X) else np.asarray(X, np.float64)
@@ -877,12 +883,8 @@ class RALMFS(_RowNormSelector):
         self.objective_ = np.asarray(obj)
         self.n_iter_ = max_iter
         imp = _row_norms(W)
-        self.feature_importances_ = imp
-        self.n_features_in_ = d
-        self.n_features_to_select_ = k
         in_set = np.zeros(d, dtype=bool)
         in_set[keep] = True
         # Selected first, then the rest, each block by decreasing ‖W_i‖ (ties: lower index).
-        self.ranking_ = np.lexsort((np.arange(d), -imp, ~in_set))
-        self.scores_ = imp[self.ranking_]
+        self._finish(imp, n, ranking=np.lexsort((np.arange(d), -imp, ~in_set)), k=k)
         return self
