@@ -143,6 +143,13 @@ class _MutatesX(_TopVariance):
         return self
 
 
+class _RankOrderScores(_TopVariance):
+    def fit(self, X, Y):
+        super().fit(X, Y)
+        self.scores_ = np.arange(self.n_features_to_select, 0, -1.0)  # the bug: per rank
+        return self
+
+
 class _NoNames(_TopVariance):
     def fit(self, X, Y):
         super().fit(np.asarray(X) if hasattr(X, "columns") else X, Y)
@@ -181,6 +188,7 @@ class _NoFitCheck(_TopVariance):
     "estimator, check, message",
     [
         (_MutatesX(), ec.check_inputs_not_mutated, "modified X"),
+        (_RankOrderScores(), ec.check_selector_scores, r"scores_ of shape \(3,\)"),
         (_NoFitCheck(), ec.check_unfitted_raises, "did not raise NotFittedError"),
         (_NoNames(), ec.check_feature_names_in, "no feature_names_in_"),
         (_StatefulRefit(), ec.check_fit_idempotent, "fitted twice"),

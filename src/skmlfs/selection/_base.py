@@ -414,7 +414,7 @@ class BaseInfoSelector(BaseSelector):
                 "features: the remaining candidates have zero entropy (constant columns) "
                 "and carry no information.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,  # the caller of fit (through _fit_context's wrapper)
             )
         self._set_ranking(
             ranking, k=k, n_samples=n_rows, scores=self._per_feature_scores(ranking, values),
@@ -531,3 +531,25 @@ def greedy_select(
                 prefetch(f, np.where(available, J, -np.inf))
             update(f)
     return np.asarray(ranking, dtype=np.intp), np.asarray(scores)
+
+
+def mean_redundancy_select(
+    cache: Any, relevance: np.ndarray, valid: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy ``J(f) = relevance(f) − (1/|S|) Σ_{s∈S} I(f; s)`` (``J = relevance`` when
+    ``S = ∅``), the mRMR-style search of LRFS (RLEFS Eq. 3) and PPT+MI ``search="mrmr"``.
+
+    Each step adds one column ``I(·; s)`` of the cache (:func:`greedy_select`); one BLAS
+    thread, as each column is a small product.
+    """
+    from threadpoolctl import threadpool_limits
+
+    red = np.zeros_like(relevance)
+    n_sel = [0]
+
+    def update(s: int) -> None:
+        red[:] += cache.mi_xx(s)
+        n_sel[0] += 1
+
+    with threadpool_limits(limits=1):
+        return greedy_select(relevance, update, lambda: relevance - red / n_sel[0], valid, k)

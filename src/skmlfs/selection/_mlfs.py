@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import RealNotInt, StrOptions
 
 from .._validation import resolve_count
 from ..info import DiscreteData, InfoCache, conditional_mutual_info, mutual_info
@@ -535,7 +535,7 @@ class MLFS(_MLFSBase):
         **_MLFSBase._parameter_constraints,
         "mode": [StrOptions({"local", "global"})],
         "k": [None, Number(numbers.Integral, 0, None, closed="left"),
-              Number(numbers.Real, 0, 1, closed="right")],
+              Number(RealNotInt, 0, 1, closed="right")],
         "beta": [NON_NEGATIVE],
         "gamma": [NON_NEGATIVE],
     }

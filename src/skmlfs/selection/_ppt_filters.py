@@ -24,11 +24,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import validate_data
-from threadpoolctl import threadpool_limits
 
 from .._validation import check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache, mutual_info
-from ._base import BaseInfoSelector, degenerate_selection, greedy_select
+from ._base import BaseInfoSelector, degenerate_selection, mean_redundancy_select
 from ._ppt import PPT_CONSTRAINTS, pruned_problem_transformation
 
 __all__ = ["PPTCHI", "PPTMI", "chi2_scores"]
@@ -178,17 +177,7 @@ class PPTMI(_PPTFilter):
         cache = InfoCache(D, Dc)
         rel = cache.mi_xy[:, 0]
         self.feature_scores_ = rel
-        red = np.zeros_like(rel)
-        n_sel = [0]
-
-        def update(s: int) -> None:
-            red[:] += cache.mi_xx(s)
-            n_sel[0] += 1
-
-        with threadpool_limits(limits=1):
-            return greedy_select(
-                rel, update, lambda: rel - red / n_sel[0], np.ones(rel.size, bool), k
-            )
+        return mean_redundancy_select(cache, rel, np.ones(rel.size, bool), k)
 
 
 class PPTCHI(_PPTFilter):

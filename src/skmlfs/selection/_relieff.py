@@ -125,6 +125,22 @@ class _ReliefBase(BaseSelector):
     }
     _ranking_kind = "full"
 
+    def _fit(self, X: Any, Y: Any) -> _ReliefBase:
+        """Weigh the features of ``X`` (dense/sparse, NaN = missing) for the labels ``Y``."""
+        X = check_heom_X(self, X, reset=True)
+        Y = check_labels(Y, X.shape[0], warn_empty=True)
+        if degenerate_selection(self, X):
+            self.weights_ = np.zeros(X.shape[1])
+            return self
+        # HEOM differences are range-normalised, so scaling a column is exact and changes
+        # nothing, except that max - min of huge columns no longer overflows
+        self._finish(self._weights(scale_huge_columns(X), Y), X.shape[0])
+        return self
+
+    def _weights(self, X: Any, Y: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        """The weight of every feature (``weights_``), from validated, scaled ``X``."""
+        raise NotImplementedError
+
     def _finish(self, weights: np.ndarray, n_samples: int) -> None:
         self.weights_ = weights
         k = resolve_n_features(self.n_features_to_select, n_samples, weights.size)
@@ -228,22 +244,12 @@ class ReliefFML(_ReliefBase):
         self.categorical_features = categorical_features
         self.random_state = random_state
 
-    def _fit(self, X: Any, Y: Any) -> ReliefFML:
-        """Estimate the feature weights from ``X`` (dense/sparse, NaN = missing) and ``Y``."""
-        X = check_heom_X(self, X, reset=True)
-        Y = check_labels(Y, X.shape[0], warn_empty=True)
-        # HEOM differences are range-normalised, so scaling a column is exact and changes
-        # nothing, except that max - min of huge columns no longer overflows
-        if degenerate_selection(self, X):
-            self.weights_ = np.zeros(X.shape[1])
-            return self
-        Xh = scale_huge_columns(X)
+    def _weights(self, Xh: Any, Y: np.ndarray) -> np.ndarray:
+        """Eq. (6) weights scaled to [0, 1] (n >= 2: a single sample is degenerate data)."""
         n, q = Y.shape
         k = int(self.k)
         m = relieff_ml_sample_size(n) if self.m is None else int(self.m)
         s = float(self.s)
-        if n < 2:
-            raise ValueError("ReliefF-ML needs at least 2 training samples.")
         rng = check_random_state(self.random_state)
         samples = rng.randint(0, n, size=m)
 
@@ -282,8 +288,7 @@ class ReliefFML(_ReliefBase):
         self.sample_indices_ = samples
         self.priors_ = P
         self.m_ = m
-        self._finish(scaled, n)
-        return self
+        return scaled
 
 
 class PPTReliefF(_ReliefBase):
@@ -350,16 +355,8 @@ class PPTReliefF(_ReliefBase):
         self.categorical_features = categorical_features
         self.random_state = random_state
 
-    def _fit(self, X: Any, Y: Any) -> PPTReliefF:
-        """Transform ``Y`` by PPT and run ReliefF on ``X``."""
-        X = check_heom_X(self, X, reset=True)
-        Y = check_labels(Y, X.shape[0], warn_empty=True)
-        # HEOM differences are range-normalised, so scaling a column is exact and changes
-        # nothing, except that max - min of huge columns no longer overflows
-        if degenerate_selection(self, X):
-            self.weights_ = np.zeros(X.shape[1])
-            return self
-        Xh = scale_huge_columns(X)
+    def _weights(self, Xh: Any, Y: np.ndarray) -> np.ndarray:
+        """Transform ``Y`` by PPT and run ReliefF on ``Xh``."""
         k = int(self.k)
         rows, classes = pruned_problem_transformation(Y, int(self.min_support), self.strategy)
         Xr = Xh[rows]
@@ -386,5 +383,4 @@ class PPTReliefF(_ReliefBase):
         W = _relief_weights(heom, Xr, samples, groups, k, coefficients)
         self.classes_ppt_ = classes
         self.rows_ppt_ = rows
-        self._finish(W, X.shape[0])
-        return self
+        return W
