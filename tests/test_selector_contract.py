@@ -214,3 +214,24 @@ def test_subclasses_extend_the_constraints():
         cons = cls._parameter_constraints
         assert base.items() <= cons.items()
         assert set(cons) == set(cls().get_params()), cls.__name__
+
+
+def test_resolve_count_is_the_budget_parser_with_the_ceil_rule():
+    """``resolve_count`` (kCC parents, MDDM components, the chains' M) goes through
+    ``parse_budget``/``budget_count`` and keeps its former rule ⌈value·total⌉ (written
+    here as it was: ``ceil(value·total − 1e-12)``), counts capped at ``total``, 0 allowed
+    only with ``allow_zero``."""
+    import math
+
+    from skmlfs._validation import resolve_count
+
+    for f in [i / 100 for i in range(1, 101)] + [1 / 3, 2 / 3, 1 / 7, 0.125]:
+        for total in range(1, 400):
+            assert resolve_count(f, total, "k") == min(math.ceil(f * total - 1e-12), total)
+    assert resolve_count(50, 7, "M") == 7 and resolve_count(None, 7, "M") == 7
+    assert resolve_count(0, 7, "k", allow_zero=True) == 0
+    with pytest.raises(ValueError, match="k: a feature count must be >= 1"):
+        resolve_count(0, 7, "k")
+    for bad in (True, "3", [1]):
+        with pytest.raises(TypeError, match="M must be an int, a float fraction or None"):
+            resolve_count(bad, 7, "M")
