@@ -244,6 +244,16 @@ def _minmax_scale(X: Any) -> Any:
     return (X - lo) * inv
 
 
+def _float_and_transpose(X: Any) -> tuple[Any, Any]:
+    """``X`` as float64 (CSR if sparse) and its transpose (one CSR copy, so that the ``Xᵀ``
+    products stay row-major)."""
+    if sp.issparse(X):
+        X = X.astype(np.float64).tocsr()
+        return X, X.T.tocsr()
+    X = np.asarray(X, dtype=np.float64)
+    return X, X.T
+
+
 def _quadratic(f0: float, b1: float, c2: float):
     """``η ↦ f0 − 2ηb1 + η²c2``: the exact value of a quadratic objective along a step."""
     return lambda eta: f0 - 2.0 * eta * b1 + eta * eta * c2
@@ -277,6 +287,11 @@ class _RowNormSelector(BaseSelector):
         check_labels(Y, Xv.shape[0], warn_empty=True)
         self.feature_importances_ = np.zeros(Xv.shape[1])
         return True
+
+    def _check_X_Y(self, X: Any, Y: Any) -> tuple[Any, np.ndarray]:
+        """Validated ``X`` and labels; ``feature_names_in_`` of a DataFrame as well."""
+        validate_data(self, X, skip_check_array=True)
+        return check_X_Y(X, Y)
 
     def _fit(self, X: Any, Y: Any) -> _RowNormSelector:
         """Learn ``W`` on ``(X, Y)`` and rank the features."""
@@ -433,8 +448,7 @@ class RLEFS(_RowNormSelector):
         :meth:`_fit_prepared`, so one preparation serves any number of settings of the four
         weights and gives bit-for-bit the fits of :meth:`fit`.
         """
-        validate_data(self, X, skip_check_array=True)  # feature_names_in_ of a DataFrame
-        X, Yv = check_X_Y(X, Y)
+        X, Yv = self._check_X_Y(X, Y)
         sigma, p = float(self.sigma), int(self.n_neighbors)
         n, d = X.shape
 
@@ -444,18 +458,14 @@ class RLEFS(_RowNormSelector):
             Xs = _minmax_scale(scale_huge_columns(X))
         else:
             check_magnitude(X, "RLEFS(scale=False)", "forms the products XᵀX and XW")
-            Xs = X.astype(np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-            neg = (Xs.data < 0).any() if sp.issparse(Xs) else (Xs < 0).any()
+            Xs = X
+            neg = (Xs.data < 0).any() if sp.issparse(Xs) else (np.asarray(Xs) < 0).any()
             if neg:
                 raise ValueError(
                     "RLEFS with scale=False needs X >= 0 (the multiplicative updates keep W "
                     "non-negative only then); use scale=True."
                 )
-        if sp.issparse(Xs):
-            Xs = Xs.tocsr()
-            XsT = Xs.T.tocsr()  # one transposed copy: Xᵀ products stay row-major
-        else:
-            XsT = Xs.T
+        Xs, XsT = _float_and_transpose(Xs)
         # Labels are sparse in most data sets: Y B, Yᵀ D2 F and Yᵀ D2 Y cost O(nnz(Y)·q)
         # instead of O(n q²) with Y in CSR form.
         Yf = sp.csr_matrix(Yv, dtype=np.float64)
@@ -634,8 +644,7 @@ class MIFS(_RowNormSelector):
         when ``random_state`` is an integer — the initial ``W, V, B``; never modified by
         :meth:`_fit_prepared` (see :func:`fit_settings`).
         """
-        validate_data(self, X, skip_check_array=True)  # feature_names_in_ of a DataFrame
-        X, Yv = check_X_Y(X, Y)
+        X, Yv = self._check_X_Y(X, Y)
         check_magnitude(X, "MIFS", "forms squared distances (its instance graph) and XᵀX")
         sigma, p = float(self.sigma), int(self.n_neighbors)
         n, d = X.shape
@@ -644,10 +653,7 @@ class MIFS(_RowNormSelector):
             k = max(1, int(np.floor(0.3 * q + 0.5)))  # MATLAB round (half away from zero)
         else:
             k = int(self.n_latent)
-        X = X.astype(np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-        if sp.issparse(X):
-            X = X.tocsr()
-        XT = X.T.tocsr() if sp.issparse(X) else X.T
+        X, XT = _float_and_transpose(X)
         S = _heat_kernel_affinity(X, p, sigma, self.kernel_scale)
         Lap, _ = _laplacian(S)
         prep = {
@@ -811,8 +817,7 @@ class RALMFS(_RowNormSelector):
 
     def _fit(self, X: Any, Y: Any) -> RALMFS:
         """Run the ALM solver for ``k = n_features_to_select`` features."""
-        validate_data(self, X, skip_check_array=True)  # feature_names_in_ of a DataFrame
-        X, Yv = check_X_Y(X, Y)
+        X, Yv = self._check_X_Y(X, Y)
         if degenerate_selection(self, X):
             self.feature_importances_ = np.zeros(X.shape[1])
             return self
@@ -820,8 +825,7 @@ class RALMFS(_RowNormSelector):
         mu, rho, max_iter = float(self.mu0), float(self.rho), int(self.max_iter)
         n, d = X.shape
         k = resolve_n_features(self.n_features_to_select, n, d)
-        X = X.astype(np.float64).tocsr() if sp.issparse(X) else np.asarray(X, np.float64)
-        XT = X.T.tocsr() if sp.issparse(X) else X.T
+        X, XT = _float_and_transpose(X)
         Yf = Yv.astype(np.float64)
         q = Yf.shape[1]
         m = np.asarray(X.mean(axis=0)).ravel()
