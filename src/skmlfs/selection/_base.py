@@ -223,6 +223,15 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     Asking for more than was fitted (or a different count of a ``"fixed"`` method)
     raises :class:`~sklearn.exceptions.NotFittedError` telling to refit; it never
     returns fewer features silently.
+
+    Writing a selector
+    ------------------
+    Subclass, extend ``_parameter_constraints``, set ``_ranking_kind`` (and ``_greedy``
+    for a forward search), implement ``_fit(X, Y)``: validate the data, return
+    :func:`degenerate_selection`'s early exit where it applies, and end with
+    ``self._set_ranking(ranking, k=..., n_samples=..., scores=... or step_scores=...)``.
+    No ``fit``, ``_get_support_mask`` or ``__sklearn_tags__`` of its own (extend the tags
+    with ``super().__sklearn_tags__()`` where the method differs, e.g. ``allow_nan``).
     """
 
     _parameter_constraints: dict = {"n_features_to_select": BUDGET_CONSTRAINT}
