@@ -55,6 +55,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from skmlfs._validation import resolve_count
 from skmlfs.datasets import load_name
 from skmlfs.discretize import MeanStdDiscretizer
 from skmlfs.info import DiscreteData, mutual_info
@@ -63,7 +64,6 @@ from skmlfs.learners import OCC
 from skmlfs.learners._chains import _pca_projection, select_chain_order
 from skmlfs.metrics import subset_accuracy
 from skmlfs.selection import kcc_parents, label_specific_select
-from skmlfs.selection._mlfs import resolve_count
 
 CONFIGS = {"bibtex": 0.03, "delicious": 0.1}
 CHECK = {"medical": (0.1, 15)}  # agreement check: k (fraction of q), M (count), both < cap

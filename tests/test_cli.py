@@ -168,7 +168,9 @@ def test_select_writes_the_scls_ranking(capsys, tmp_path, dataset_path):
     table = _read_ranking(out_csv, 72, 20)
     ref = SCLS(n_features_to_select=20).fit(ds.X, ds.Y)  # numeric: LAIM ("auto")
     np.testing.assert_array_equal(table["feature_index"], ref.ranking_)
-    np.testing.assert_allclose(table["score"], ref.scores_, rtol=0, atol=1e-12)
+    # the criterion of each step (scores_ is indexed by feature)
+    np.testing.assert_allclose(table["score"], ref.step_scores_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(table["score"], ref.scores_[ref.ranking_], rtol=0, atol=1e-12)
     assert table["feature"].tolist() == [ds.feature_names[i] for i in ref.ranking_]
     # the printed table is the same ranking
     printed = [line.split()[1] for line in out.strip().splitlines()[1:]]

@@ -70,7 +70,7 @@ def test_lrfs_four_samples_by_hand():
     i_f1_f0 = 1.0 + (0.75 * np.log2(4 / 3) + 0.25 * 2) - 1.5  # H(f0)+H(f1)−H(f0,f1)
     np.testing.assert_allclose(_mi(X[:, 1], X[:, 0]), i_f1_f0)
     np.testing.assert_array_equal(sel.ranking_, [0, 1])
-    np.testing.assert_allclose(sel.scores_, [1.0, 1.0 - i_f1_f0], atol=1e-12)
+    np.testing.assert_allclose(sel.step_scores_, [1.0, 1.0 - i_f1_f0], atol=1e-12)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -83,7 +83,7 @@ def test_lrfs_matches_naive_reference(seed):
     np.testing.assert_allclose(sel.relevance_, _lr(X, Y), atol=1e-10)
     S, scores = _lrfs_reference(X, Y, 6)
     np.testing.assert_array_equal(sel.ranking_, S)
-    np.testing.assert_allclose(sel.scores_, scores, atol=1e-10)
+    np.testing.assert_allclose(sel.step_scores_, scores, atol=1e-10)
     sel_sp = clone(sel).fit(sp.csr_matrix(X), Y)
     np.testing.assert_array_equal(sel_sp.ranking_, S)
 
@@ -130,8 +130,8 @@ def test_mlcfs_by_hand():
     # merit({f0}) = r_f0 = (1 + 0)/2 = 0.5 (ties with f2 → lower index f0).
     # Then merit({f0,f1}) = 0.5/sqrt(2) ; merit({f0,f2}) = 1/sqrt(2 + 2·1) = 0.5 → f2.
     np.testing.assert_array_equal(sel.ranking_, [0, 2, 1])
-    np.testing.assert_allclose(sel.scores_[:2], [0.5, 0.5], rtol=1e-12)
-    np.testing.assert_allclose(sel.scores_[2], 1.0 / np.sqrt(3 + 2 * 1.0), rtol=1e-12)
+    np.testing.assert_allclose(sel.step_scores_[:2], [0.5, 0.5], rtol=1e-12)
+    np.testing.assert_allclose(sel.scores_[1], 1.0 / np.sqrt(3 + 2 * 1.0), rtol=1e-12)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -144,9 +144,9 @@ def test_mlcfs_matches_reference(seed):
     sel = MLCFS(n_features_to_select=7).fit(X, Y)
     S, scores = _mlcfs_reference(X, Y, 7)
     np.testing.assert_array_equal(sel.ranking_, S)
-    np.testing.assert_allclose(sel.scores_, scores, rtol=1e-9)
+    np.testing.assert_allclose(sel.step_scores_, scores, rtol=1e-9)
     Xs = np.abs(X) * (X > 0.2)
     a = MLCFS(n_features_to_select=5).fit(Xs, Y)
     b = MLCFS(n_features_to_select=5).fit(sp.csr_matrix(Xs), Y)
     np.testing.assert_array_equal(a.ranking_, b.ranking_)
-    np.testing.assert_allclose(a.scores_, b.scores_, rtol=1e-9)
+    np.testing.assert_allclose(a.scores_, b.scores_, rtol=1e-9)  # NaN where not picked

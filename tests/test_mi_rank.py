@@ -43,7 +43,8 @@ def test_hand_example():
     X = np.column_stack([f0, f1, f2, f3])
     sel = MIRank(n_features_to_select=3).fit(X, Y)
     assert sel.ranking_.tolist() == [2, 0, 1]
-    np.testing.assert_allclose(sel.scores_, [2.0, 1.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(sel.scores_[sel.ranking_], [2.0, 1.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(sel.scores_, sel.relevance_, atol=0)  # every feature
     np.testing.assert_allclose(sel.relevance_, [1.0, 0.0, 2.0, 0.0], atol=1e-12)
     with pytest.warns(UserWarning, match="zero entropy"):
         assert MIRank(n_features_to_select=4).fit(X, Y).ranking_.tolist() == [2, 0, 1]
@@ -63,7 +64,7 @@ def test_matches_reference(seed):
     ref, rel = _reference(X, Y, k)
     np.testing.assert_array_equal(sel.ranking_, ref)
     np.testing.assert_allclose(sel.relevance_, rel, atol=1e-12)
-    np.testing.assert_allclose(sel.scores_, rel[ref], atol=1e-12)
+    np.testing.assert_allclose(sel.scores_[sel.ranking_], rel[ref], atol=1e-12)
     assert sel.ranking_[:2].tolist() == [3, 7]
     # AMI penalises the copy; its first pick is the same
     ami = AMI(n_features_to_select=k).fit(X, Y)

@@ -276,8 +276,8 @@ def test_mlfs_selector_local_and_global():
     assert len(loc.label_features_) == 4 and all(f.size == 3 for f in loc.label_features_)
     assert loc.transform(X).shape == (80, 3)
     votes = np.bincount(np.concatenate(loc.label_features_), minlength=16)
-    assert np.array_equal(loc.scores_, votes[loc.ranking_])
-    assert np.all(np.diff(loc.scores_) <= 0)
+    assert np.array_equal(loc.scores_, votes)  # per feature: the labels that chose it
+    assert np.all(np.diff(loc.scores_[loc.ranking_]) <= 0)
     # parents are the kCC parents on the canonical order
     ref_pa = kcc_parents(DiscreteData.from_array(Y), np.arange(4), 2)
     assert all(np.array_equal(a, b) for a, b in zip(loc.parents_, ref_pa, strict=True))

@@ -49,10 +49,18 @@ _TIES = (
     "sparse and dense products round differently, so exactly tied neighbours (common on "
     "integer data with ranges other than 1) can be ordered differently; equal up to ties"
 )
+_NOT_ON_BASE = (
+    "scores_ has one value per selected feature (GICS order), not one per feature: the "
+    "evolutionary selectors are not on selection._base.BaseSelector yet"
+)
 KNOWN_FAILURES: dict[str, dict[str, str]] = {
     "MLkNN": {"check_sparse_dense": _TIES},
     "DMLkNN": {"check_sparse_dense": _TIES},
     "MLCWkNN": {"check_sparse_dense": _TIES},
+    # selection/_memetic.py is being rewritten in parallel (#15): its scores_ hold one GICS
+    # score per selected feature until the evolutionary selectors adopt BaseSelector
+    "GeneticSelector": {"check_selector_scores": _NOT_ON_BASE},
+    "MemeticSelector": {"check_selector_scores": _NOT_ON_BASE},
 }
 
 
@@ -151,6 +159,13 @@ class _MutatesX(_TopVariance):
         return self
 
 
+class _RankOrderScores(_TopVariance):
+    def fit(self, X, Y):
+        super().fit(X, Y)
+        self.scores_ = np.arange(self.n_features_to_select, 0, -1.0)  # the bug: per rank
+        return self
+
+
 class _NoNames(_TopVariance):
     def fit(self, X, Y):
         super().fit(np.asarray(X) if hasattr(X, "columns") else X, Y)
@@ -189,6 +204,7 @@ class _NoFitCheck(_TopVariance):
     "estimator, check, message",
     [
         (_MutatesX(), ec.check_inputs_not_mutated, "modified X"),
+        (_RankOrderScores(), ec.check_selector_scores, r"scores_ of shape \(3,\)"),
         (_NoFitCheck(), ec.check_unfitted_raises, "did not raise NotFittedError"),
         (_NoNames(), ec.check_feature_names_in, "no feature_names_in_"),
         (_StatefulRefit(), ec.check_fit_idempotent, "fitted twice"),

@@ -147,5 +147,6 @@ def test_ppt_filters_on_real_data(dataset_path):
     for Sel in (PPTMI, PPTCHI):
         sel = Sel(n_features_to_select=1.0).fit(X, Y)
         assert sorted(sel.ranking_) == list(range(19))
-        assert np.all(np.diff(sel.scores_) <= 0)
+        assert np.all(np.diff(sel.scores_[sel.ranking_]) <= 0)
+        np.testing.assert_array_equal(sel.scores_, sel.feature_scores_)
         assert np.all(sel.feature_scores_ >= -1e-12)

@@ -61,7 +61,7 @@ def assert_same_selection(est, ref, err_msg=""):
     Both sides break ties to the lowest index up to rounding, so mathematically tied
     features (whose float scores differ in the last bits) must be resolved the same way.
     """
-    ranking, scores = est.ranking_, est.scores_
+    ranking, scores = est.ranking_, est.step_scores_
     np.testing.assert_array_equal(ranking, ref[0], err_msg=err_msg)
     np.testing.assert_allclose(scores, ref[1], atol=1e-9, err_msg=err_msg)
 
@@ -93,7 +93,7 @@ def test_against_straightforward_reference(seed):
     ]:
         est.fit(X, Y)
         np.testing.assert_array_equal(est.ranking_, ref[0], err_msg=repr(est))
-        np.testing.assert_allclose(est.scores_, ref[1], atol=1e-9, err_msg=repr(est))
+        np.testing.assert_allclose(est.step_scores_, ref[1], atol=1e-9, err_msg=repr(est))
 
 
 def test_scls_hand_worked():
@@ -106,9 +106,9 @@ def test_scls_hand_worked():
     # Rel = (1, 1, 0); tie f0/f1 -> f0. Then J(f1) = 1 - (1/1)·1 = 0, J(f2) = 0 - 0 = 0
     # -> tie at 0 goes to the lower index f1. Scores: 1, 0, then f2 with 0·(1 - 1/1·0) = 0.
     np.testing.assert_array_equal(sel.ranking_, [0, 1, 2])
-    np.testing.assert_allclose(sel.scores_, [1.0, 0.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(sel.step_scores_, [1.0, 0.0, 0.0], atol=1e-12)
     ami = AMI(n_features_to_select=2).fit(X, Y)
-    np.testing.assert_allclose(ami.scores_, [1.0, 0.0], atol=1e-12)  # 1 - I(f1; f0) = 0
+    np.testing.assert_allclose(ami.step_scores_, [1.0, 0.0], atol=1e-12)  # 1 - I(f1; f0) = 0
 
 
 def test_argmax_tol_lowest_index_up_to_rounding():
@@ -335,4 +335,4 @@ def test_plcfs_mdmr_matches_straightforward(dataset_path, name):
         est = MDMR(4).fit(Xt, Yt)
         ranking, scores = ref_mdmr(info, 4, "lin2015", rel)
         np.testing.assert_array_equal(est.ranking_, ranking)
-        np.testing.assert_allclose(est.scores_, scores, atol=1e-9)
+        np.testing.assert_allclose(est.step_scores_, scores, atol=1e-9)

@@ -21,6 +21,7 @@ __all__ = [
     "check_labels",
     "check_target",
     "parse_budget",
+    "resolve_count",
     "resolve_n_features",
 ]
 
@@ -345,6 +346,35 @@ def resolve_n_features(
             stacklevel=3,
         )
     return min(k, n_features)
+
+
+def resolve_count(value: Any, total: int, name: str, *, allow_zero: bool = False) -> int:
+    """A count or a fraction of ``total``, read by the one budget parser.
+
+    For the budgets that are not a selector's ``n_features_to_select``: the kCC parent
+    budget ``k``, MDDM's ``n_components``, the chains' ``M``. ``None`` means ``total``;
+    an int ``>= 1`` (``>= 0`` with ``allow_zero``) is a count capped at ``total``; a float
+    in ``(0, 1]`` is the fraction ``⌈value · total⌉`` (the oCC paper's ``k = ⌈0.8 q⌉``;
+    its reference code rounds instead). Parsed by :func:`parse_budget` and counted by
+    :func:`budget_count` (whose ``⌈P/100 · total⌉`` equals ``⌈value · total⌉``).
+
+    Raises
+    ------
+    TypeError
+        For a bool, a string or another non-number.
+    ValueError
+        For a count below the minimum or a fraction outside ``(0, 1]``.
+    """
+    if value is None:
+        return int(total)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{name} must be an int, a float fraction or None; got {type(value).__name__}."
+        )
+    if allow_zero and isinstance(value, numbers.Integral) and value == 0:
+        return 0
+    (term,) = parse_budget(value, name)
+    return budget_count(term, 0, int(total))
 
 
 def categorical_mask(categorical_features: Any, n_features: int) -> np.ndarray:

@@ -67,8 +67,8 @@ def run(args) -> int:
         }
     )
     scores = getattr(selector, "scores_", None)
-    if scores is not None and len(scores) == len(order):
-        table["score"] = scores
+    if scores is not None and len(scores) == d:  # indexed by feature (NaN: never ranked)
+        table["score"] = np.asarray(scores, dtype=float)[order]
     n_sel = int(support.sum())
     ranked = f"; the table ranks {len(order)}, column 'selected'" if len(order) > n_sel else ""
     print(

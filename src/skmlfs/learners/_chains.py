@@ -55,7 +55,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import _quiet_empty_labels, check_labels
+from .._validation import _quiet_empty_labels, check_labels, resolve_count
 from ..info import (
     DiscreteData,
     entropy,
@@ -204,20 +204,6 @@ def _is_linear(est: Any) -> bool:
     return isinstance(est, LinearClassifierMixin) and (
         not hasattr(est, "predict_proba") or isinstance(est, LogisticRegression)
     ) and np.array_equal(est.classes_, [0, 1])
-
-
-def _budget(value: Any, total: int) -> int:
-    """A validated budget (``_PARENT_BUDGET``, ``_FEATURE_BUDGET``) as a count ``≤ total``.
-
-    ``None`` means ``total``; a float in ``(0, 1]`` is ``⌈value · total⌉`` (the paper's
-    ``k = ⌈0.8 q⌉``; the reference code rounds instead); an int is a count, capped at
-    ``total``.
-    """
-    if value is None:
-        return int(total)
-    if isinstance(value, numbers.Integral):
-        return min(int(value), int(total))
-    return min(int(np.ceil(float(value) * total - 1e-12)), int(total))
 
 
 def _multilabel_tags(tags: Any) -> Any:
@@ -728,7 +714,7 @@ class KDependentChain(_BaseChain):
     def _structure(self, X, Y, rng):
         q = Y.shape[1]
         order = _resolve_order(self.order, q, rng)
-        self.k_ = _budget(self.k, q)
+        self.k_ = resolve_count(self.k, q, "k", allow_zero=True)
         Yd = DiscreteData.from_array(Y)
         parents = kcc_parents(Yd, order, self.k_, exclude=~_modelled(self.constant_),
                               max_candidates=self.max_candidates)
@@ -966,8 +952,8 @@ default="local"
         n, d = X.shape
         q = Y.shape[1]
         modelled = _modelled(self.constant_)
-        self.k_ = _budget(self.k, q)
-        self.M_ = _budget(self.M, d)
+        self.k_ = resolve_count(self.k, q, "k", allow_zero=True)
+        self.M_ = resolve_count(self.M, d, "M")
         Yd = DiscreteData.from_array(Y)
         need_x = self.feature_selection is not None and self.M_ < d
         Xd = DiscreteData.from_array(self._discretize(X, Y)) if (

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import warnings
 from abc import abstractmethod
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.exceptions import NotFittedError
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_target, resolve_n_features
@@ -19,6 +22,8 @@ from ..info import DiscreteData, InfoCache
 
 __all__ = [
     "BaseInfoSelector",
+    "BaseSelector",
+    "Number",
     "argmax_tol",
     "check_magnitude",
     "degenerate_selection",
@@ -87,10 +92,12 @@ def degenerate_selection(estimator: Any, X: Any) -> bool:
     When no feature of ``X`` takes two distinct values — every column constant, or a
     single training sample — the data carry no information to rank features by, and any
     k features returned would be arbitrary. The selector then selects **nothing**: a
-    ``UserWarning`` says so, and ``ranking_`` and ``scores_`` are empty,
+    ``UserWarning`` says so, ``ranking_`` is empty, ``scores_`` is NaN for every feature
+    (none was ranked), ``step_scores_`` (where the selector has it) is empty,
     ``n_features_to_select_`` is 0 and ``get_support()`` is all False (``transform``
-    gives zero columns). Returns True in that case (the caller's ``fit`` returns at
-    once), False otherwise. ``n_features_in_`` is set, as by ``validate_data``.
+    gives zero columns), whatever ``n_features_to_select`` is set to later. Returns True
+    in that case (the caller's ``fit`` returns at once), False otherwise.
+    ``n_features_in_`` is set, as by ``validate_data``.
     """
     if _any_feature_varies(X):
         return False
@@ -104,7 +111,9 @@ def degenerate_selection(estimator: Any, X: Any) -> bool:
     )
     estimator.n_features_in_ = d
     estimator.ranking_ = np.zeros(0, dtype=np.intp)
-    estimator.scores_ = np.zeros(0)
+    estimator.scores_ = np.full(d, np.nan)
+    if getattr(estimator, "_greedy", False):
+        estimator.step_scores_ = np.zeros(0)
     estimator.n_features_to_select_ = 0
     return True
 
@@ -162,15 +171,212 @@ def scale_huge_columns(X: Any) -> Any:
     return Xc / c
 
 
-class BaseInfoSelector(SelectorMixin, BaseEstimator):
-    """Base class: validation, discretization and the support mask.
+class Number(Interval):
+    """:class:`~sklearn.utils._param_validation.Interval` that refuses booleans.
 
-    Subclasses implement :meth:`_select` on an :class:`~skmlfs.info.InfoCache`.
+    scikit-learn's ``Interval(Real, ...)`` accepts ``True`` as 1; a selector parameter
+    such as ``k=True`` or ``alpha=False`` is a mistake, not a number.
+    """
+
+    def is_satisfied_by(self, val: Any) -> bool:
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+
+#: Constraints of ``n_features_to_select``: a count >= 1, a fraction in (0, 1], a budget
+#: string of :func:`skmlfs._validation.parse_budget` ("sqrt", "10%", ...) or None (⌈√n⌉);
+#: the string's content is checked when the count is resolved in ``fit``.
+BUDGET_CONSTRAINT = [
+    None,
+    Number(Integral, 1, None, closed="left"),
+    Number(RealNotInt, 0, 1, closed="right"),
+    str,
+]
+#: Non-negative finite real (``inf`` is refused: ``[0, inf)``).
+NON_NEGATIVE = Number(Real, 0, np.inf, closed="left")
+#: Positive finite real.
+POSITIVE = Number(Real, 0, np.inf, closed="neither")
+#: How numeric features become symbols (see :class:`BaseInfoSelector`).
+DISCRETIZER_CONSTRAINT = [StrOptions({"auto"}), None, HasMethods(["fit", "transform"])]
+
+
+class BaseSelector(SelectorMixin, BaseEstimator):
+    """The one contract of the selectors of :mod:`skmlfs.selection`.
+
+    ``fit`` validates the parameters against ``_parameter_constraints`` (scikit-learn's
+    own mechanism, when ``fit`` starts; subclasses extend the dict with
+    ``{**Parent._parameter_constraints, ...}``), then runs the method's :meth:`_fit`,
+    which records its result with :meth:`_set_ranking`. ``get_support`` /
+    ``transform`` cut the ranking with the *current* ``n_features_to_select``, so a
+    smaller budget set with ``set_params`` after ``fit`` needs no refit where the method
+    allows it (:attr:`_ranking_kind`).
+
+    Fitted attributes (every subclass)
+    ----------------------------------
+    ranking_ : ndarray of int
+        Ranked feature indices, best first: the greedy order of a forward search (its
+        first ``k``), or every feature by decreasing score for a weighting method.
+    scores_ : ndarray of shape (n_features_in_,)
+        Indexed by feature. A weighting or scoring method (ReliefF, the sparse methods,
+        LLSF, χ², relevance rankings): the value it ranks feature ``f`` by, for every
+        feature. A greedy forward search: the criterion at the step ``f`` was picked, NaN
+        for features never picked (as ``SelectKBest`` tolerates NaN scores).
+    step_scores_ : ndarray of shape (len(ranking_),)
+        Greedy searches only: the criterion of each step, ``scores_[ranking_]``.
+    n_features_to_select_ : int
+        Number of features the fit selected (``get_support`` may keep fewer after a
+        smaller ``n_features_to_select`` is set).
+
+    Cutting without refit
+    ---------------------
+    ``_ranking_kind`` says what a smaller budget may reuse:
+
+    * ``"full"``: ``ranking_`` orders every feature whatever the budget — any count;
+    * ``"prefix"``: a forward search, whose selection for ``k`` is the first ``k`` of the
+      selection for any larger budget — any count up to the fitted one
+      (:meth:`_prefix_ok` may restrict it);
+    * ``"fixed"``: a subset search — only the fitted budget.
+
+    Asking for more than was fitted (or a different count of a ``"fixed"`` method)
+    raises :class:`~sklearn.exceptions.NotFittedError` telling to refit; it never
+    returns fewer features silently.
+
+    Writing a selector
+    ------------------
+    Subclass, extend ``_parameter_constraints``, set ``_ranking_kind`` (and ``_greedy``
+    for a forward search), implement ``_fit(X, Y)``: validate the data, return
+    :func:`degenerate_selection`'s early exit where it applies, and end with
+    ``self._set_ranking(ranking, k=..., n_samples=..., scores=... or step_scores=...)``.
+    No ``fit``, ``_get_support_mask`` or ``__sklearn_tags__`` of its own (extend the tags
+    with ``super().__sklearn_tags__()`` where the method differs, e.g. ``allow_nan``).
+    """
+
+    _parameter_constraints: dict = {"n_features_to_select": BUDGET_CONSTRAINT}
+    _ranking_kind = "prefix"
+    # Greedy searches have step_scores_ (degenerate_selection sets it empty as well).
+    _greedy = False
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X: Any, Y: Any) -> BaseSelector:
+        """Rank the features of ``X`` for the labels ``Y``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+        Y : array-like or sparse matrix of shape (n_samples, n_labels), 0/1
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, Y)
+
+    @abstractmethod
+    def _fit(self, X: Any, Y: Any) -> BaseSelector:
+        """The method's fit (parameters already validated); ends with :meth:`_set_ranking`
+        or with :func:`degenerate_selection`."""
+
+    def _set_ranking(
+        self,
+        ranking: Any,
+        *,
+        k: int,
+        n_samples: int,
+        scores: Any = None,
+        step_scores: Any = None,
+        n_selected: int | None = None,
+    ) -> None:
+        """Record the result of a fit.
+
+        Parameters
+        ----------
+        ranking : array of int
+            ``ranking_``.
+        k : int
+            The budget the fit was resolved to (``n_features_to_select`` as a count).
+        n_samples : int
+            Training samples (``None`` budgets are ⌈√n_samples⌉ when cutting later).
+        scores : array of shape (n_features_in_,), optional
+            Per-feature scores. Without it ``scores_`` is ``step_scores`` placed at the
+            ranked features and NaN elsewhere.
+        step_scores : array of shape (len(ranking),), optional
+            Criterion of each greedy step (``step_scores_``).
+        n_selected : int, optional
+            Features the fit selects (``n_features_to_select_``); default
+            ``min(k, len(ranking))``.
+        """
+        ranking = np.asarray(ranking, dtype=np.intp)
+        d = int(self.n_features_in_)
+        if step_scores is not None:
+            step_scores = np.asarray(step_scores, dtype=float)
+            self.step_scores_ = step_scores
+        if scores is None:
+            scores = np.full(d, np.nan)
+            scores[ranking] = step_scores
+        self.ranking_ = ranking
+        self.scores_ = np.asarray(scores, dtype=float)
+        self.n_features_to_select_ = int(
+            min(k, ranking.size) if n_selected is None else n_selected
+        )
+        self._fit_k = int(k)
+        self._fit_n_samples = int(n_samples)
+
+    # ------------------------------------------------------------------ the cut
+    def _budget(self) -> int:
+        """The current ``n_features_to_select`` as a count (no warning: fit warned)."""
+        return resolve_n_features(
+            self.n_features_to_select, self._fit_n_samples, self.n_features_in_, warn=False
+        )
+
+    def _prefix_ok(self, k: int) -> bool:
+        """Whether ``ranking_[:k]`` is what a fit with budget ``k`` selects (``k`` below
+        the fitted budget, ``"prefix"`` kind)."""
+        return True
+
+    def _n_selected(self, k: int) -> int:
+        """How many leading features of ``ranking_`` the budget ``k`` keeps."""
+        if k == self._fit_k:
+            return self.n_features_to_select_
+        kind = self._ranking_kind
+        if kind == "full" or (kind == "prefix" and k < self._fit_k and self._prefix_ok(k)):
+            return min(k, self.ranking_.size)
+        if k > self._fit_k:
+            why = f"it ranked features for a budget of {self._fit_k}"
+        else:
+            why = f"its selection for {k} is not a prefix of the one fitted for {self._fit_k}"
+        raise NotFittedError(
+            f"{type(self).__name__}: n_features_to_select={self.n_features_to_select!r} "
+            f"asks for {k} features, but {why}; call fit again with this "
+            "n_features_to_select."
+        )
+
+    def _get_support_mask(self) -> np.ndarray:
+        check_is_fitted(self, "ranking_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        if self.ranking_.size == 0:  # degenerate data: nothing is ever selected
+            return mask
+        mask[self.ranking_[: self._n_selected(self._budget())]] = True
+        return mask
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.input_tags.sparse = True
+        return tags
+
+
+class BaseInfoSelector(BaseSelector):
+    """Base of the information-theoretic selectors: discretization and the count engine.
+
+    Subclasses implement :meth:`_select` on an :class:`~skmlfs.info.InfoCache` and return
+    the selected features in order with the criterion of each step (``step_scores_``;
+    ``scores_`` holds it per feature, NaN for features not selected).
 
     Parameters common to all subclasses
     -----------------------------------
-    n_features_to_select : int, float or None
-        Count, fraction of the features, or ``None`` for ⌈√n_samples⌉ (SCLS §4.1).
+    n_features_to_select : int, float, str or None
+        Count, fraction of the features, a budget string (``"sqrt"``, ``"10%"``), or
+        ``None`` for ⌈√n_samples⌉ (SCLS §4.1).
     discretizer : "auto", None or transformer
         How numeric features become discrete symbols before counting. ``"auto"``:
         integer-valued data (binary, nominal codes, already discretized) is used as is,
@@ -178,6 +384,14 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         :class:`~skmlfs.discretize.LAIMDiscretizer` fitted on the training data (the
         supervised method the SCLS and memetic papers use). ``None``: values are used as
         symbols as they are. A transformer is cloned and fitted with ``fit(X, Y)``.
+
+    Input
+    -----
+    ``X`` larger than memory may come in row blocks (SCLS, AMI, GICS): a ``dask.array``
+    (dense or scipy.sparse chunks; with a ``distributed.Client`` the counting runs on its
+    workers), a ``numpy.memmap``, or a :class:`skmlfs.info.RowBlocks` source (then
+    ``Y=None``). Row blocks are used as discrete symbols (no discretizer) and give the
+    in-memory selection. A 1-D ``y`` is accepted as one discrete target.
 
     Degenerate data
     ---------------
@@ -188,6 +402,11 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
     features with a warning when fewer carry information.
     """
 
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "discretizer": DISCRETIZER_CONSTRAINT,
+    }
+    _greedy = True
     # Criteria computed from per-feature label sums and I(f; s) only can count over row
     # blocks (StreamInfoCache); subclasses that can set this to True.
     _row_blocks_ok = False
@@ -197,22 +416,8 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
         self.discretizer = discretizer
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: Any, Y: Any) -> BaseInfoSelector:
-        """Select features of ``X`` for the labels ``Y``.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
-            Data larger than memory may come in row blocks (SCLS, AMI, GICS): a
-            ``dask.array`` (dense or scipy.sparse chunks; with a ``distributed.Client``
-            the counting runs on its workers), a ``numpy.memmap``, or a
-            :class:`skmlfs.info.RowBlocks` source (then ``Y=None``). Row blocks are used
-            as discrete symbols (no discretizer) and give the in-memory selection.
-        Y : array-like or sparse matrix of shape (n_samples, n_labels), 0/1
-            A 1-D ``y`` is accepted as one discrete target (single-label problem).
-        """
+    def _fit(self, X: Any, Y: Any) -> BaseInfoSelector:
         if _is_row_block_input(X) and not self._memmap_in_memory(X):
-            self._check_params()
             cache = self._stream_cache(X, Y)
             n_rows, n_cols = cache.n_samples, cache.source.n_features
         else:
@@ -220,7 +425,6 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
                 self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
             )
             Y = check_target(Y, X.shape[0], accept_sparse=True)  # sparse labels stay sparse
-            self._check_params()
             if degenerate_selection(self, X):
                 self.entropies_ = np.zeros(X.shape[1])
                 return self
@@ -228,23 +432,21 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
             cache = InfoCache(DiscreteData.from_array(Xd), DiscreteData.from_array(Y))
             n_rows, n_cols = X.shape
         k = resolve_n_features(self.n_features_to_select, n_rows, n_cols)
-        ranking, scores = self._select(cache, k)
+        ranking, values = self._select(cache, k)
         if ranking.size < k:
             warnings.warn(
                 f"{type(self).__name__} selected {ranking.size} of the {k} requested "
                 "features: the remaining candidates have zero entropy (constant columns) "
                 "and carry no information.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=4,  # the caller of fit (through _fit_context's wrapper)
             )
-        self.ranking_ = ranking.astype(np.intp)
-        self.scores_ = np.asarray(scores, dtype=float)
-        self.n_features_to_select_ = int(ranking.size)
+        self._set_ranking(
+            ranking, k=k, n_samples=n_rows, scores=self._per_feature_scores(ranking, values),
+            step_scores=values if self._greedy else None, n_selected=int(ranking.size),
+        )
         self.entropies_ = cache.h_x
         return self
-
-    def _check_params(self) -> None:
-        """Hook for subclasses to validate their own parameters at fit."""
 
     def _memmap_in_memory(self, X: Any) -> bool:
         """Whether a memmap ``X`` is read whole, as any other array, instead of in row blocks.
@@ -286,19 +488,10 @@ class BaseInfoSelector(SelectorMixin, BaseEstimator):
     def _select(self, cache: InfoCache, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Return the selected feature indices in order and their criterion values."""
 
-    # ------------------------------------------------------------------ selector API
-    def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "ranking_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.ranking_] = True
-        return mask
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.multi_output = True
-        tags.input_tags.sparse = True
-        return tags
+    def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> Any:
+        """``scores_`` from :meth:`_select`'s result; ``None`` (default): the greedy rule,
+        ``values`` at the ranked features and NaN elsewhere."""
+        return None
 
 
 def _is_row_block_input(X: Any) -> bool:
@@ -363,3 +556,25 @@ def greedy_select(
                 prefetch(f, np.where(available, J, -np.inf))
             update(f)
     return np.asarray(ranking, dtype=np.intp), np.asarray(scores)
+
+
+def mean_redundancy_select(
+    cache: Any, relevance: np.ndarray, valid: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy ``J(f) = relevance(f) − (1/|S|) Σ_{s∈S} I(f; s)`` (``J = relevance`` when
+    ``S = ∅``), the mRMR-style search of LRFS (RLEFS Eq. 3) and PPT+MI ``search="mrmr"``.
+
+    Each step adds one column ``I(·; s)`` of the cache (:func:`greedy_select`); one BLAS
+    thread, as each column is a small product.
+    """
+    from threadpoolctl import threadpool_limits
+
+    red = np.zeros_like(relevance)
+    n_sel = [0]
+
+    def update(s: int) -> None:
+        red[:] += cache.mi_xx(s)
+        n_sel[0] += 1
+
+    with threadpool_limits(limits=1):
+        return greedy_select(relevance, update, lambda: relevance - red / n_sel[0], valid, k)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
 from ..info import InfoCache
 from ._base import TIE_RTOL, BaseInfoSelector, argmax_tol, greedy_select
@@ -38,8 +39,11 @@ class SCLS(BaseInfoSelector):
     ----------
     ranking_ : ndarray of int
         Selected feature indices in the order they were picked.
-    scores_ : ndarray of float
-        Criterion value (bits) of each selected feature when it was picked.
+    scores_ : ndarray of shape (n_features,)
+        Criterion value (bits) of each feature at the step it was picked; NaN for the
+        features not selected.
+    step_scores_ : ndarray of float
+        Criterion value of each greedy step, ``scores_[ranking_]``.
     relevance_ : ndarray of shape (n_features,)
         ``Σ_l I(f; l)`` of every feature (Part 1 of Eq. 26).
     entropies_ : ndarray of shape (n_features,)
@@ -124,17 +128,16 @@ class MDMR(BaseInfoSelector):
     variant : {"lin2015", "interaction"}, default="lin2015"
     """
 
+    _parameter_constraints: dict = {
+        **BaseInfoSelector._parameter_constraints,
+        "variant": [StrOptions({"lin2015", "interaction"})],
+    }
+
     def __init__(
         self, n_features_to_select: Any = None, discretizer: Any = "auto", variant: str = "lin2015"
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.variant = variant
-
-    def _check_params(self) -> None:
-        if self.variant not in ("lin2015", "interaction"):
-            raise ValueError(
-                f"variant must be 'lin2015' or 'interaction'; got {self.variant!r}."
-            )
 
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
@@ -181,7 +184,8 @@ class GICS(BaseInfoSelector):
     first step, where ``gics.m`` does not check) and ties go to the lowest index up to
     rounding. The memetic wrapper calls :func:`gics_select` directly on label subsets, with
     ``gics.m``'s own rules.
-    Attributes as in :class:`SCLS` (``scores_`` holds the raw GICS scores above).
+    Attributes as in :class:`SCLS` (``scores_`` / ``step_scores_`` hold the raw GICS scores
+    above).
     """
 
     _row_blocks_ok = True

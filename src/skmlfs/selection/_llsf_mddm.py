@@ -17,18 +17,18 @@ Why these live in :mod:`skmlfs.selection` and not in :mod:`skmlfs.learners`: bot
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.feature_selection import SelectorMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_labels
-from ._base import check_magnitude, degenerate_selection
+from .._validation import check_labels, resolve_count, resolve_n_features
+from ._base import NON_NEGATIVE, BaseSelector, Number, check_magnitude, degenerate_selection
 
 __all__ = ["LLSF", "MDDM"]
 
@@ -38,14 +38,7 @@ def _gram(X: Any) -> np.ndarray:
     return G.toarray() if sp.issparse(G) else np.asarray(G)
 
 
-def _check_nonneg(name: str, v: Any, *, strict: bool = False) -> float:
-    if isinstance(v, bool) or not isinstance(v, numbers.Real) or v < 0 or (strict and v == 0):
-        raise ValueError(f"{name} must be a {'positive' if strict else 'non-negative'} "
-                         f"number; got {v!r}.")
-    return float(v)
-
-
-class LLSF(SelectorMixin, BaseEstimator):
+class LLSF(BaseSelector):
     """Learning Label-Specific Features (Huang, Li, Huang & Wu 2015).
 
     Solves ``min_W ½‖XW − Y‖_F² + (α/2)·Tr(R WᵀW) + β‖W‖₁`` (``W ∈ R^{d×q}``) by the
@@ -67,9 +60,11 @@ class LLSF(SelectorMixin, BaseEstimator):
     max_iter : int, default=100
     tol : float, default=0.01
         The reference's ``minimumLossMargin``.
-    n_features_to_select : int, float or None, default=None
+    n_features_to_select : int, float, str or None, default=None
         For ``transform``: the features with the largest row norms ``‖W_i·‖₂``
-        **[ASSUMPTION]**; ``None`` keeps every feature with a non-zero row.
+        **[ASSUMPTION]** (a count, a fraction ``⌈f·d⌉`` or a budget string as for every
+        selector); ``None`` keeps every feature with a non-zero row. Any value can be set
+        after ``fit`` without refitting (``ranking_`` orders every feature).
 
     Attributes
     ----------
@@ -81,10 +76,16 @@ class LLSF(SelectorMixin, BaseEstimator):
     ranking_ : ndarray of int
         Features by decreasing row norm (ties: lower index).
     scores_ : ndarray of shape (n_features,)
-        Row norms ``‖W_i·‖₂`` in the order of ``ranking_`` (the project's convention:
-        ``scores_[r]`` is the score of feature ``ranking_[r]``).
+        Row norms ``‖W_i·‖₂`` of every feature (``scores_[f]`` is feature ``f``'s).
     n_iter_ : int
     """
+
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        **dict.fromkeys(("alpha", "beta", "gamma", "tol"), [NON_NEGATIVE]),
+        "max_iter": [Number(Integral, 1, None, closed="left")],
+    }
+    _ranking_kind = "full"
 
     def __init__(self, alpha: float = 0.5, beta: float = 0.1, gamma: float = 0.01,
                  max_iter: int = 100, tol: float = 0.01, n_features_to_select: Any = None):
@@ -95,24 +96,18 @@ class LLSF(SelectorMixin, BaseEstimator):
         self.tol = tol
         self.n_features_to_select = n_features_to_select
 
-    def fit(self, X: Any, Y: Any) -> LLSF:
+    def _fit(self, X: Any, Y: Any) -> LLSF:
         X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype=np.float64,
                           ensure_all_finite=True)
         Yv = check_labels(Y, X.shape[0], warn_empty=True).astype(np.float64)
         check_magnitude(X, "LLSF", "forms the Gram matrix XᵀX in its least-squares steps")
         if degenerate_selection(self, X):
             self.coef_ = np.zeros((X.shape[1], Yv.shape[1]))
-            self.scores_ = np.zeros(X.shape[1])  # LLSF's scores_ are per feature
             self.label_features_ = [np.zeros(0, dtype=np.intp)] * Yv.shape[1]
             self.n_iter_ = 0
             return self
-        alpha = _check_nonneg("alpha", self.alpha)
-        beta = _check_nonneg("beta", self.beta)
-        gamma = _check_nonneg("gamma", self.gamma)
-        tol = _check_nonneg("tol", self.tol)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) \
-                or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive int; got {self.max_iter!r}.")
+        alpha, beta, gamma, tol = (float(v) for v in (self.alpha, self.beta, self.gamma,
+                                                      self.tol))
         d = X.shape[1]
         XtX = _gram(X)
         XtY = np.asarray(X.T @ Yv)
@@ -145,8 +140,8 @@ class LLSF(SelectorMixin, BaseEstimator):
         self.n_iter_ = it
         self.coef_ = W
         norms = np.linalg.norm(W, axis=1)
-        self.ranking_ = np.lexsort((np.arange(d), -norms)).astype(np.intp)
-        self.scores_ = norms[self.ranking_]
+        self._set_ranking(np.lexsort((np.arange(d), -norms)), scores=norms,
+                          k=self._budget_of(norms, X.shape[0]), n_samples=X.shape[0])
         feats = []
         for j in range(W.shape[1]):
             nz = np.flatnonzero(W[:, j])
@@ -157,25 +152,14 @@ class LLSF(SelectorMixin, BaseEstimator):
         self.label_features_ = feats
         return self
 
-    def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "coef_")
-        d = self.coef_.shape[0]
-        mask = np.zeros(d, dtype=bool)
+    def _budget_of(self, norms: np.ndarray, n_samples: int) -> int:
+        """``None``: the features with a non-zero row of ``W``; else the usual budget."""
         if self.n_features_to_select is None:
-            mask[self.ranking_[self.scores_ > 0]] = True
-            return mask
-        from ._mlfs import resolve_count
+            return int(np.count_nonzero(norms))
+        return resolve_n_features(self.n_features_to_select, n_samples, norms.size, warn=False)
 
-        k = resolve_count(self.n_features_to_select, d, "n_features_to_select")
-        mask[self.ranking_[:k]] = True
-        return mask
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.multi_output = True
-        tags.input_tags.sparse = True
-        return tags
+    def _budget(self) -> int:
+        return self._budget_of(self.scores_, self._fit_n_samples)
 
 
 class MDDM(TransformerMixin, BaseEstimator):
@@ -211,23 +195,25 @@ class MDDM(TransformerMixin, BaseEstimator):
     eigenvalues_ : ndarray of shape (``n_components_``,)
     """
 
+    _parameter_constraints: dict = {
+        "n_components": [None, Number(Integral, 1, None, closed="left"),
+                         Number(RealNotInt, 0, 1, closed="right")],
+        "variant": [StrOptions({"proj", "uncorrelated"})],
+        "mu": [Number(Real, 0, 1, closed="both")],
+    }
+
     def __init__(self, n_components: Any = 0.3, variant: str = "proj", mu: float = 0.5):
         self.n_components = n_components
         self.variant = variant
         self.mu = mu
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, Y: Any) -> MDDM:
         X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype=np.float64,
                           ensure_all_finite=True)
         Yv = check_labels(Y, X.shape[0], warn_empty=True).astype(np.float64)
         check_magnitude(X, "MDDM", "forms the dependence matrix XᵀYYᵀX and the covariance XᵀX")
-        if self.variant not in ("proj", "uncorrelated"):
-            raise ValueError(f"variant must be 'proj' or 'uncorrelated'; got {self.variant!r}.")
-        mu = _check_nonneg("mu", self.mu)
-        if mu > 1:
-            raise ValueError(f"mu must lie in [0, 1]; got {mu}.")
-        from ._mlfs import resolve_count
-
+        mu = float(self.mu)
         n, d = X.shape
         dim = resolve_count(self.n_components, d, "n_components")
         self.mean_ = np.asarray(X.mean(axis=0)).ravel()

@@ -12,10 +12,9 @@ All information quantities come from the shared count engine :mod:`skmlfs.info`.
 from __future__ import annotations
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from ..info import InfoCache, conditional_mutual_info
-from ._base import BaseInfoSelector, greedy_select
+from ._base import BaseInfoSelector, mean_redundancy_select
 
 __all__ = ["LRFS"]
 
@@ -58,8 +57,10 @@ class LRFS(BaseInfoSelector):
     ----------
     ranking_ : ndarray of int
         Selected features in the order they were picked.
-    scores_ : ndarray of float
-        ``J`` (bits) of each selected feature when it was picked.
+    scores_ : ndarray of shape (n_features,)
+        ``J`` (bits) of each feature at the step it was picked (NaN if never).
+    step_scores_ : ndarray of float
+        ``J`` of each greedy step, ``scores_[ranking_]``.
     relevance_ : ndarray of shape (n_features,)
         ``LR(f)`` of every feature (bits).
     entropies_ : ndarray of shape (n_features,)
@@ -67,16 +68,5 @@ class LRFS(BaseInfoSelector):
 
     def _select(self, cache: InfoCache, k: int):
         lr = label_redundancy_relevance(cache)
-        red = np.zeros_like(lr)
-        n_sel = [0]
-
-        def update(s: int) -> None:
-            red[:] += cache.mi_xx(s)
-            n_sel[0] += 1
-
-        with threadpool_limits(limits=1):
-            ranking, scores = greedy_select(
-                lr, update, lambda: lr - red / n_sel[0], cache.h_x > 0, k
-            )
         self.relevance_ = lr
-        return ranking, scores
+        return mean_redundancy_select(cache, lr, cache.h_x > 0, k)

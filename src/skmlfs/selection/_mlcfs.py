@@ -72,8 +72,10 @@ class MLCFS(BaseInfoSelector):
     ----------
     ranking_ : ndarray of int
         Selected features in the order they were picked.
-    scores_ : ndarray of float
-        ``merit(S)`` right after each feature was added.
+    scores_ : ndarray of shape (n_features,)
+        ``merit(S)`` right after each feature was added, by feature (NaN if never added).
+    step_scores_ : ndarray of float
+        ``merit(S)`` after each step, ``scores_[ranking_]``.
     label_correlation_ : ndarray of shape (n_features,)
         ``r_f = mean_l |corr(f, l)|``.
     """
@@ -81,8 +83,7 @@ class MLCFS(BaseInfoSelector):
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = None):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
 
-    def fit(self, X: Any, Y: Any) -> MLCFS:
-        """Select features of ``X`` for the labels ``Y``."""
+    def _fit(self, X: Any, Y: Any) -> MLCFS:
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
@@ -121,9 +122,7 @@ class MLCFS(BaseInfoSelector):
             if kk < k:
                 col = Xd[:, [f]]
                 corr_to_sel += _abs_corr(Xd, mu, sd, col, mu[[f]], sd[[f]])[:, 0]
-        self.ranking_ = np.asarray(ranking, dtype=np.intp)
-        self.scores_ = np.asarray(scores)
-        self.n_features_to_select_ = k
+        self._set_ranking(ranking, k=k, n_samples=X.shape[0], step_scores=scores)
         self.label_correlation_ = r
         return self
 

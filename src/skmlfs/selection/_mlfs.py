@@ -37,10 +37,12 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils._param_validation import RealNotInt, StrOptions
 
+from .._validation import resolve_count
 from ..info import DiscreteData, InfoCache, conditional_mutual_info, mutual_info
 from ..info._engine import iter_conditional_mutual_info
-from ._base import TIE_TOL, BaseInfoSelector, argmax_tol
+from ._base import NON_NEGATIVE, TIE_TOL, BaseInfoSelector, Number, argmax_tol
 
 __all__ = [
     "MLFS",
@@ -51,41 +53,13 @@ __all__ = [
     "kcc_parents",
     "label_specific_select",
     "argmax_tol",
-    "resolve_count",
+    "resolve_count",  # re-exported from skmlfs._validation, the one budget parser
 ]
 
 
 # ---------------------------------------------------------------------- helpers
-def resolve_count(value: Any, total: int, name: str, *, allow_zero: bool = False) -> int:
-    """A count or a fraction of ``total`` as an integer in ``[0 or 1, total]``.
-
-    ``None`` means ``total``; a float in ``(0, 1]`` is ``⌈value · total⌉`` (the paper's
-    ``k = ⌈0.8 q⌉``; the reference code rounds instead); an int is a count, capped at
-    ``total``.
-    """
-    low = 0 if allow_zero else 1
-    if value is None:
-        return int(total)
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, a float fraction or None; got a bool.")
-    if isinstance(value, numbers.Integral):
-        v = int(value)
-        if v < low:
-            raise ValueError(f"{name} must be >= {low}; got {v}.")
-        return min(v, int(total))
-    if isinstance(value, numbers.Real):
-        f = float(value)
-        if not 0.0 < f <= 1.0:
-            raise ValueError(
-                f"{name} as a float is a fraction and must lie in (0, 1]; got {f}."
-            )
-        return min(int(np.ceil(f * total - 1e-12)), int(total))
-    raise TypeError(
-        f"{name} must be an int, a float fraction or None; got {type(value).__name__}."
-    )
-
-
 def check_max_candidates(value: Any) -> int | None:
+    """``max_candidates`` of the chain learners (the selectors declare it as a constraint)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
@@ -524,6 +498,26 @@ class _MLFSBase(BaseInfoSelector):
     data; binary columns are left as they are by the discretizer itself.
     """
 
+    _parameter_constraints: dict = {
+        **BaseInfoSelector._parameter_constraints,
+        "max_candidates": [None, Number(numbers.Integral, 1, None, closed="left")],
+    }
+
+    def _regime(self, K: int) -> str:
+        """Which branch of :func:`global_select` a budget ``K`` takes: every feature in
+        index order (``"all"``), a relevance ranking (``"rank"``) or the greedy search."""
+        d = self.n_features_in_
+        cap = getattr(self, "max_candidates", None)
+        cap = np.inf if cap is None or type(self) is MLMIM else cap
+        return "all" if d <= K else "rank" if cap <= K else "greedy"
+
+    def _prefix_ok(self, k: int) -> bool:
+        # within one branch the global search is a forward search (its first k picks do
+        # not depend on the budget); across branches, or in local mode (votes), it is not
+        return getattr(self, "mode", "global") == "global" and self._regime(k) == self._regime(
+            self._fit_k
+        )
+
     def _discretize(self, X, Y):
         disc = self.discretizer
         if isinstance(disc, str):
@@ -535,9 +529,6 @@ class _MLFSBase(BaseInfoSelector):
         elif disc is None:
             return X
         return clone(disc).fit(X, Y).transform(X)
-
-    def _check_params(self) -> None:
-        self._max_candidates = check_max_candidates(self.max_candidates)
 
 
 class MLFS(_MLFSBase):
@@ -569,10 +560,14 @@ class MLFS(_MLFSBase):
     ----------
     ranking_ : ndarray of int
         Global mode: features in the order picked. Local mode: features ordered by how
-        many labels selected them (ties: better mean position, then lower index) — the
-        selector's ``transform`` keeps the first ``n_features_to_select`` of them.
-    scores_ : ndarray of float
-        Global mode: criterion value when picked. Local mode: the vote counts.
+        many labels selected them (ties: better mean position, then lower index); the
+        selector keeps all of them (a smaller ``n_features_to_select`` needs a refit, as
+        the label subsets change with it).
+    scores_ : ndarray of shape (n_features,)
+        Global mode: criterion value at the step a feature was picked (NaN if never).
+        Local mode: the number of labels whose subset holds the feature (0 if none).
+    step_scores_ : ndarray of float
+        Global mode only: criterion value of each step, ``scores_[ranking_]``.
     label_features_ : list of ndarray
         Local mode: the subset ``X_θj`` of every label, in selection order (empty for a
         label that is constant in the training data).
@@ -589,6 +584,15 @@ class MLFS(_MLFSBase):
     >>> [f.tolist() for f in sel.label_features_]
     [[0, 7], [1, 5], [2, 4]]
     """
+
+    _parameter_constraints: dict = {
+        **_MLFSBase._parameter_constraints,
+        "mode": [StrOptions({"local", "global"})],
+        "k": [None, Number(numbers.Integral, 0, None, closed="left"),
+              Number(RealNotInt, 0, 1, closed="right")],
+        "beta": [NON_NEGATIVE],
+        "gamma": [NON_NEGATIVE],
+    }
 
     def __init__(
         self,
@@ -607,14 +611,12 @@ class MLFS(_MLFSBase):
         self.gamma = gamma
         self.max_candidates = max_candidates
 
-    def _check_params(self) -> None:
-        super()._check_params()
-        if self.mode not in ("local", "global"):
-            raise ValueError(f"mode must be 'local' or 'global'; got {self.mode!r}.")
-        for name in ("beta", "gamma"):
-            v = getattr(self, name)
-            if not isinstance(v, numbers.Real) or isinstance(v, bool) or v < 0:
-                raise ValueError(f"{name} must be a non-negative number; got {v!r}.")
+    @property
+    def _greedy(self) -> bool:  # step_scores_ in global mode; votes in local mode
+        return self.mode == "global"
+
+    def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> Any:
+        return getattr(self, "_votes", None) if self.mode == "local" else None
 
     def _select(self, cache: InfoCache, K: int):
         X, Y = cache.X, cache.Y
@@ -624,28 +626,30 @@ class MLFS(_MLFSBase):
         constant = cache.h_y <= 0
         if self.beta != 0 and k > 0:
             parents = kcc_parents(Y, np.arange(q), k, exclude=constant,
-                                  max_candidates=self._max_candidates)
+                                  max_candidates=self.max_candidates)
         else:
             parents = [np.empty(0, dtype=np.intp) for _ in range(q)]
         self.parents_ = parents
         if self.mode == "global":
             return global_select(X, Y, K, parents=parents, beta=float(self.beta),
-                                 gamma=float(self.gamma), max_candidates=self._max_candidates,
+                                 gamma=float(self.gamma), max_candidates=self.max_candidates,
                                  relevance=cache.mi_xy)
         targets = np.flatnonzero(~constant)
         sel = label_specific_select(
             X, Y, targets, None, K, parents=[parents[j] for j in targets],
             beta=float(self.beta), gamma=float(self.gamma),
-            max_candidates=self._max_candidates, relevance=cache.mi_xy,
+            max_candidates=self.max_candidates, relevance=cache.mi_xy,
         )
         feats = [np.empty(0, dtype=np.intp) for _ in range(q)]
         for j, f in zip(targets, sel, strict=True):
             feats[j] = f
         self.label_features_ = feats
-        return _aggregate_votes(feats, X.n_vars, K)
+        ranking, self._votes = _aggregate_votes(feats, X.n_vars, K)
+        return ranking, self._votes[ranking]
 
 
 def _aggregate_votes(feats: list[np.ndarray], d: int, K: int):
+    """Features by decreasing vote count (then mean position, index), and the votes."""
     votes = np.zeros(d)
     pos_sum = np.zeros(d)
     for f in feats:
@@ -654,7 +658,7 @@ def _aggregate_votes(feats: list[np.ndarray], d: int, K: int):
     mean_pos = np.where(votes > 0, pos_sum / np.maximum(votes, 1), np.inf)
     order = np.lexsort((np.arange(d), mean_pos, -votes))
     order = order[votes[order] > 0][:K]
-    return order.astype(np.intp), votes[order]
+    return order.astype(np.intp), votes
 
 
 class MLMIM(_MLFSBase):
@@ -662,8 +666,14 @@ class MLMIM(_MLFSBase):
 
     Ranks the features by ``Σ_j I(X_m; Y_j)`` (ties: lower index). Parameters as in
     :class:`MLFS`; ``max_candidates`` is accepted for a uniform interface but a pure
-    ranking needs no cap.
+    ranking needs no cap. ``scores_`` is ``Σ_j I(X_m; Y_j)`` of every feature.
     """
+
+    _greedy = False  # a ranking by a fixed per-feature score
+
+    def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> Any:
+        return self._relevance
+
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
                  max_candidates: int | None = 100):
@@ -671,6 +681,7 @@ class MLMIM(_MLFSBase):
         self.max_candidates = max_candidates
 
     def _select(self, cache: InfoCache, K: int):
+        self._relevance = cache.mi_xy.sum(axis=1)
         return global_select(cache.X, cache.Y, K, beta=0.0, gamma=0.0,
                              max_candidates=None, relevance=cache.mi_xy)
 
@@ -691,7 +702,7 @@ class MLJMI(_MLFSBase):
 
     def _select(self, cache: InfoCache, K: int):
         return global_select(cache.X, cache.Y, K, beta=0.0, gamma=1.0,
-                             max_candidates=self._max_candidates, relevance=cache.mi_xy)
+                             max_candidates=self.max_candidates, relevance=cache.mi_xy)
 
 
 class MLMRMR(_MLFSBase):
@@ -703,20 +714,18 @@ class MLMRMR(_MLFSBase):
     it — a sign bug not reproduced).
     """
 
+    _parameter_constraints: dict = {
+        **_MLFSBase._parameter_constraints,
+        "redundancy_scale": [StrOptions({"q", "1"})],
+    }
+
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
                  max_candidates: int | None = 100, redundancy_scale: str = "q"):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.max_candidates = max_candidates
         self.redundancy_scale = redundancy_scale
 
-    def _check_params(self) -> None:
-        super()._check_params()
-        if self.redundancy_scale not in ("q", "1"):
-            raise ValueError(
-                f"redundancy_scale must be 'q' or '1'; got {self.redundancy_scale!r}."
-            )
-
     def _select(self, cache: InfoCache, K: int):
         return global_select(cache.X, cache.Y, K, beta=0.0, gamma=1.0,
-                             max_candidates=self._max_candidates, relevance=cache.mi_xy,
+                             max_candidates=self.max_candidates, relevance=cache.mi_xy,
                              redundancy="mrmr", redundancy_scale=self.redundancy_scale)

@@ -6,9 +6,20 @@ one class of a single-label problem, and rare label sets are pruned.
 
 from __future__ import annotations
 
-import numpy as np
+from numbers import Integral
 
-__all__ = ["pruned_problem_transformation"]
+import numpy as np
+from sklearn.utils._param_validation import StrOptions
+
+from ._base import Number
+
+__all__ = ["PPT_CONSTRAINTS", "pruned_problem_transformation"]
+
+#: ``min_support`` and ``strategy`` of the PPT selectors (PPT+MI, PPT+CHI, PPT+ReliefF).
+PPT_CONSTRAINTS: dict = {
+    "min_support": [Number(Integral, 1, None, closed="left")],
+    "strategy": [StrOptions({"discard", "reintroduce"})],
+}
 
 
 def pruned_problem_transformation(

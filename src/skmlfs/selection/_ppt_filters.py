@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import validate_data
-from threadpoolctl import threadpool_limits
 
 from .._validation import check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache, mutual_info
-from ._base import BaseInfoSelector, degenerate_selection, greedy_select
-from ._ppt import pruned_problem_transformation
+from ._base import BaseInfoSelector, degenerate_selection, mean_redundancy_select
+from ._ppt import PPT_CONSTRAINTS, pruned_problem_transformation
 
 __all__ = ["PPTCHI", "PPTMI", "chi2_scores"]
 
@@ -72,7 +72,15 @@ def chi2_scores(D: DiscreteData, classes: np.ndarray) -> np.ndarray:
 
 
 class _PPTFilter(BaseInfoSelector):
-    """Validation, discretization and PPT shared by PPT+MI and PPT+CHI."""
+    """Validation, discretization and PPT shared by PPT+MI and PPT+CHI.
+
+    Both rank features by a fixed score against the PPT class (``scores_``, every
+    feature); PPT+MI's ``search="mrmr"`` is a greedy search (``scores_`` the criterion at
+    the step a feature was picked, NaN if never, and ``step_scores_``).
+    """
+
+    _parameter_constraints: dict = {**BaseInfoSelector._parameter_constraints, **PPT_CONSTRAINTS}
+    _greedy = False
 
     def __init__(
         self,
@@ -85,21 +93,12 @@ class _PPTFilter(BaseInfoSelector):
         self.min_support = min_support
         self.strategy = strategy
 
-    def fit(self, X: Any, Y: Any) -> _PPTFilter:
+    def _fit(self, X: Any, Y: Any) -> _PPTFilter:
         """Transform ``Y`` by PPT and score the (discretized) features of ``X``."""
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
         Y = check_labels(Y, X.shape[0], warn_empty=True)
-        if (
-            isinstance(self.min_support, bool)
-            or not isinstance(self.min_support, int | np.integer)
-            or self.min_support < 1
-        ):
-            raise ValueError(f"min_support must be an integer >= 1; got {self.min_support!r}.")
-        if self.strategy not in ("discard", "reintroduce"):
-            raise ValueError(f"strategy must be 'discard' or 'reintroduce'; got {self.strategy!r}.")
-        self._check_params()
         if degenerate_selection(self, X):
             return self
         Xd = self._discretize(X, Y)
@@ -107,13 +106,19 @@ class _PPTFilter(BaseInfoSelector):
         Xp = Xd[rows] if not sp.issparse(Xd) else sp.csr_matrix(Xd)[rows]
         D = DiscreteData.from_array(Xp)
         k = resolve_n_features(self.n_features_to_select, X.shape[0], X.shape[1])
-        ranking, scores = self._score(D, classes, k)
-        self.ranking_ = ranking.astype(np.intp)
-        self.scores_ = np.asarray(scores, dtype=float)
-        self.n_features_to_select_ = int(ranking.size)
+        ranking, values = self._score(D, classes, k)
+        greedy = self._greedy
+        self._set_ranking(
+            ranking, k=k, n_samples=X.shape[0], n_selected=int(ranking.size),
+            scores=None if greedy else self.feature_scores_,
+            step_scores=values if greedy else None,
+        )
         self.n_classes_ = int(classes.max()) + 1
         self.n_pruned_rows_ = int(rows.size)
         return self
+
+    def _select(self, cache, k):  # pragma: no cover - _fit scores on the PPT rows
+        raise NotImplementedError
 
 
 class PPTMI(_PPTFilter):
@@ -134,10 +139,18 @@ class PPTMI(_PPTFilter):
 
     Attributes
     ----------
-    ranking_, scores_ : the first ``n_features_to_select_`` features and their criterion
+    ranking_ : the first ``n_features_to_select_`` features, best first
+    scores_ : ndarray of shape (n_features,)
+        ``search="rank"``: ``I(f; C)`` of every feature. ``search="mrmr"``: the criterion
+        at the step a feature was picked (NaN if never); ``step_scores_`` in step order.
     feature_scores_ : ndarray of shape (n_features,)
         ``I(f; C)`` of every feature (bits).
     """
+
+    _parameter_constraints: dict = {
+        **_PPTFilter._parameter_constraints,
+        "search": [StrOptions({"rank", "mrmr"})],
+    }
 
     def __init__(
         self,
@@ -150,9 +163,9 @@ class PPTMI(_PPTFilter):
         super().__init__(n_features_to_select, discretizer, min_support, strategy)
         self.search = search
 
-    def _check_params(self) -> None:
-        if self.search not in ("rank", "mrmr"):
-            raise ValueError(f"search must be 'rank' or 'mrmr'; got {self.search!r}.")
+    @property
+    def _greedy(self) -> bool:
+        return self.search == "mrmr"
 
     def _score(self, D, classes, k):
         Dc = DiscreteData.from_array(classes[:, None])
@@ -164,20 +177,7 @@ class PPTMI(_PPTFilter):
         cache = InfoCache(D, Dc)
         rel = cache.mi_xy[:, 0]
         self.feature_scores_ = rel
-        red = np.zeros_like(rel)
-        n_sel = [0]
-
-        def update(s: int) -> None:
-            red[:] += cache.mi_xx(s)
-            n_sel[0] += 1
-
-        with threadpool_limits(limits=1):
-            return greedy_select(
-                rel, update, lambda: rel - red / n_sel[0], np.ones(rel.size, bool), k
-            )
-
-    def _select(self, cache, k):  # pragma: no cover - fit is overridden
-        raise NotImplementedError
+        return mean_redundancy_select(cache, rel, np.ones(rel.size, bool), k)
 
 
 class PPTCHI(_PPTFilter):
@@ -193,8 +193,8 @@ class PPTCHI(_PPTFilter):
 
     Attributes
     ----------
-    ranking_, scores_ : the first ``n_features_to_select_`` features and their χ²
-    feature_scores_ : ndarray of shape (n_features,)
+    ranking_ : the first ``n_features_to_select_`` features, largest χ² first
+    scores_, feature_scores_ : ndarray of shape (n_features,)
         χ² of every feature.
     """
 
@@ -203,6 +203,3 @@ class PPTCHI(_PPTFilter):
         self.feature_scores_ = chi
         order = np.argsort(-chi, kind="stable")[:k]
         return order, chi[order]
-
-    def _select(self, cache, k):  # pragma: no cover - fit is overridden
-        raise NotImplementedError

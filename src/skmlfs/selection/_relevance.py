@@ -35,8 +35,8 @@ class MIRank(BaseInfoSelector):
     ----------
     ranking_ : ndarray of int
         Selected feature indices, most relevant first.
-    scores_ : ndarray of float
-        ``Σ_l I(f; l)`` (bits) of each selected feature.
+    scores_ : ndarray of shape (n_features,)
+        ``Σ_l I(f; l)`` (bits) of every feature (the value the ranking sorts by).
     relevance_ : ndarray of shape (n_features,)
         ``Σ_l I(f; l)`` of every feature.
     entropies_ : ndarray of shape (n_features,)
@@ -50,6 +50,12 @@ class MIRank(BaseInfoSelector):
     >>> MIRank(n_features_to_select=3).fit(ds.X, ds.Y).ranking_.shape
     (3,)
     """
+
+    # a ranking by a fixed per-feature score, not a search: no step_scores_
+    _greedy = False
+
+    def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return self.relevance_
 
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance

@@ -17,40 +17,23 @@ features:
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import assert_all_finite, check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_labels, resolve_n_features
 from ..neighbors import HEOM, check_heom_X
-from ._base import degenerate_selection, scale_huge_columns
-from ._ppt import pruned_problem_transformation
+from ._base import NON_NEGATIVE, BaseSelector, Number, degenerate_selection, scale_huge_columns
+from ._ppt import PPT_CONSTRAINTS, pruned_problem_transformation
 
 __all__ = ["PPTReliefF", "ReliefFML", "relieff_ml_sample_size"]
 
 # Chunk of the per-pair difference matrix (~8 MB of values; its computation makes a few
 # temporaries of the same size), in float64 entries.
 _PAIR_CHUNK_ENTRIES = 1_000_000
-
-
-def _check_int(value: Any, name: str, minimum: int) -> int:
-    # the parameter checks these selectors imported from the lazy learners, until they
-    # declare _parameter_constraints (the selector contract)
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
-    return int(value)
-
-
-def _check_smoothing(s: Any) -> float:
-    if not isinstance(s, numbers.Real) or isinstance(s, bool) or not s >= 0:
-        raise ValueError(f"s must be a non-negative number; got {s!r}.")
-    return float(s)
 
 
 def relieff_ml_sample_size(n_samples: int) -> int:
@@ -116,16 +99,39 @@ def _relief_weights(
     return W
 
 
-class _ReliefBase(SelectorMixin, BaseEstimator):
-    """Selector API shared by the Relief estimators (ranking by weight)."""
+class _ReliefBase(BaseSelector):
+    """Shared by the Relief estimators: every feature ranked by weight, NaN allowed."""
+
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "k": [Number(Integral, 1, None, closed="left")],
+        "m": [None, Number(Integral, 1, None, closed="left")],
+        "categorical_features": ["array-like", None],
+        "random_state": ["random_state"],
+    }
+    _ranking_kind = "full"
+
+    def _fit(self, X: Any, Y: Any) -> _ReliefBase:
+        """Weigh the features of ``X`` (dense/sparse, NaN = missing) for the labels ``Y``."""
+        X = check_heom_X(self, X, reset=True)
+        Y = check_labels(Y, X.shape[0], warn_empty=True)
+        if degenerate_selection(self, X):
+            self.weights_ = np.zeros(X.shape[1])
+            return self
+        # HEOM differences are range-normalised, so scaling a column is exact and changes
+        # nothing, except that max - min of huge columns no longer overflows
+        self._finish(self._weights(scale_huge_columns(X), Y), X.shape[0])
+        return self
+
+    def _weights(self, X: Any, Y: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        """The weight of every feature (``weights_``), from validated, scaled ``X``."""
+        raise NotImplementedError
 
     def _finish(self, weights: np.ndarray, n_samples: int) -> None:
         self.weights_ = weights
-        self.ranking_ = np.argsort(-weights, kind="stable").astype(np.intp)
-        self.scores_ = weights[self.ranking_]
-        self.n_features_to_select_ = resolve_n_features(
-            self.n_features_to_select, n_samples, weights.size
-        )
+        k = resolve_n_features(self.n_features_to_select, n_samples, weights.size)
+        self._set_ranking(np.argsort(-weights, kind="stable"), scores=weights, k=k,
+                          n_samples=n_samples)
 
     def transform(self, X: Any) -> Any:
         """Keep the selected features of ``X``; NaN is a missing value, ±inf is refused."""
@@ -134,17 +140,8 @@ class _ReliefBase(SelectorMixin, BaseEstimator):
                           input_name="X")
         return super().transform(X)
 
-    def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "ranking_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.ranking_[: self.n_features_to_select_]] = True
-        return mask
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.multi_output = True
-        tags.input_tags.sparse = True
         tags.input_tags.allow_nan = True
         return tags
 
@@ -201,7 +198,7 @@ class ReliefFML(_ReliefBase):
     ranking_ : ndarray of shape (n_features,)
         All feature indices by decreasing weight (ties → lower index).
     scores_ : ndarray of shape (n_features,)
-        ``weights_[ranking_]``.
+        ``weights_`` (the score of every feature).
     sample_indices_ : ndarray of shape (m,)
         The sampled instances, in drawing order.
     priors_ : ndarray of shape (n_labels,)
@@ -214,6 +211,8 @@ class ReliefFML(_ReliefBase):
     selection, and ``O(#pairs · n_features)`` for the weights, with at most ``m·q·k``
     distinct (instance, neighbour) pairs; linear in ``m``.
     """
+
+    _parameter_constraints: dict = {**_ReliefBase._parameter_constraints, "s": [NON_NEGATIVE]}
 
     def __init__(
         self,
@@ -231,22 +230,12 @@ class ReliefFML(_ReliefBase):
         self.categorical_features = categorical_features
         self.random_state = random_state
 
-    def fit(self, X: Any, Y: Any) -> ReliefFML:
-        """Estimate the feature weights from ``X`` (dense/sparse, NaN = missing) and ``Y``."""
-        X = check_heom_X(self, X, reset=True)
-        Y = check_labels(Y, X.shape[0], warn_empty=True)
-        # HEOM differences are range-normalised, so scaling a column is exact and changes
-        # nothing, except that max - min of huge columns no longer overflows
-        if degenerate_selection(self, X):
-            self.weights_ = np.zeros(X.shape[1])
-            return self
-        Xh = scale_huge_columns(X)
+    def _weights(self, Xh: Any, Y: np.ndarray) -> np.ndarray:
+        """Eq. (6) weights scaled to [0, 1] (n >= 2: a single sample is degenerate data)."""
         n, q = Y.shape
-        k = _check_int(self.k, "k", 1)
-        m = relieff_ml_sample_size(n) if self.m is None else _check_int(self.m, "m", 1)
-        s = _check_smoothing(self.s)  # a bool is rejected, as by the lazy learners
-        if n < 2:
-            raise ValueError("ReliefF-ML needs at least 2 training samples.")
+        k = int(self.k)
+        m = relieff_ml_sample_size(n) if self.m is None else int(self.m)
+        s = float(self.s)
         rng = check_random_state(self.random_state)
         samples = rng.randint(0, n, size=m)
 
@@ -285,8 +274,7 @@ class ReliefFML(_ReliefBase):
         self.sample_indices_ = samples
         self.priors_ = P
         self.m_ = m
-        self._finish(scaled, n)
-        return self
+        return scaled
 
 
 class PPTReliefF(_ReliefBase):
@@ -329,9 +317,11 @@ class PPTReliefF(_ReliefBase):
     ranking_ : ndarray of shape (n_features,)
         Feature indices by decreasing weight (ties → lower index).
     scores_ : ndarray of shape (n_features,)
-        ``weights_[ranking_]``.
+        ``weights_`` (the score of every feature).
     n_features_to_select_ : int
     """
+
+    _parameter_constraints: dict = {**_ReliefBase._parameter_constraints, **PPT_CONSTRAINTS}
 
     def __init__(
         self,
@@ -351,26 +341,17 @@ class PPTReliefF(_ReliefBase):
         self.categorical_features = categorical_features
         self.random_state = random_state
 
-    def fit(self, X: Any, Y: Any) -> PPTReliefF:
-        """Transform ``Y`` by PPT and run ReliefF on ``X``."""
-        X = check_heom_X(self, X, reset=True)
-        Y = check_labels(Y, X.shape[0], warn_empty=True)
-        # HEOM differences are range-normalised, so scaling a column is exact and changes
-        # nothing, except that max - min of huge columns no longer overflows
-        if degenerate_selection(self, X):
-            self.weights_ = np.zeros(X.shape[1])
-            return self
-        Xh = scale_huge_columns(X)
-        k = _check_int(self.k, "k", 1)
-        min_support = _check_int(self.min_support, "min_support", 1)
-        rows, classes = pruned_problem_transformation(Y, min_support, self.strategy)
+    def _weights(self, Xh: Any, Y: np.ndarray) -> np.ndarray:
+        """Transform ``Y`` by PPT and run ReliefF on ``Xh``."""
+        k = int(self.k)
+        rows, classes = pruned_problem_transformation(Y, int(self.min_support), self.strategy)
         Xr = Xh[rows]
         nr = rows.size
         if self.m is None:
             samples = np.arange(nr)
             m = nr
         else:
-            m = _check_int(self.m, "m", 1)
+            m = int(self.m)
             samples = check_random_state(self.random_state).randint(0, nr, size=m)
         n_classes = int(classes.max()) + 1
         prior = np.bincount(classes, minlength=n_classes) / nr
@@ -388,5 +369,4 @@ class PPTReliefF(_ReliefBase):
         W = _relief_weights(heom, Xr, samples, groups, k, coefficients)
         self.classes_ppt_ = classes
         self.rows_ppt_ = rows
-        self._finish(W, X.shape[0])
-        return self
+        return W

@@ -23,19 +23,28 @@ Implementation notes
 from __future__ import annotations
 
 import numbers
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, clone
-from sklearn.feature_selection import SelectorMixin
+from sklearn.base import clone
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_array, validate_data
 
 from skmlfs._validation import check_labels, check_X_Y, resolve_n_features
 
-from ._base import check_magnitude, degenerate_selection, scale_huge_columns
+from ._base import (
+    NON_NEGATIVE,
+    POSITIVE,
+    BaseSelector,
+    Number,
+    check_magnitude,
+    degenerate_selection,
+    scale_huge_columns,
+)
 
 __all__ = ["MIFS", "RALMFS", "RLEFS", "fit_settings"]
 
@@ -148,21 +157,6 @@ def _label_graph(
 # --------------------------------------------------------------------------------------
 # Small shared utilities
 # --------------------------------------------------------------------------------------
-def _check_real(name: str, value: Any, *, low: float = 0.0, strict: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number; got {value!r}.")
-    if value < low or (strict and value == low):
-        op = ">" if strict else ">="
-        raise ValueError(f"{name} must be {op} {low}; got {value!r}.")
-    return float(value)
-
-
-def _check_int(name: str, value: Any, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}.")
-    return int(value)
-
-
 def _is_seed(random_state: Any) -> bool:
     """True for an integer seed: then the initial iterates are a function of the seed alone."""
     return isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
@@ -199,6 +193,7 @@ def fit_settings(estimator: Any, X: Any, Y: Any, settings: Any):
         if names is None:
             yield est.fit(X, Y)
             continue
+        est._validate_params()  # as fit does when it starts
         if est._degenerate(X, Y):  # the same as est.fit(X, Y) on degenerate data
             yield est
             continue
@@ -249,13 +244,39 @@ def _minmax_scale(X: Any) -> Any:
     return (X - lo) * inv
 
 
+def _float_and_transpose(X: Any) -> tuple[Any, Any]:
+    """``X`` as float64 (CSR if sparse) and its transpose (one CSR copy, so that the ``Xᵀ``
+    products stay row-major)."""
+    if sp.issparse(X):
+        X = X.astype(np.float64).tocsr()
+        return X, X.T.tocsr()
+    X = np.asarray(X, dtype=np.float64)
+    return X, X.T
+
+
 def _quadratic(f0: float, b1: float, c2: float):
     """``η ↦ f0 − 2ηb1 + η²c2``: the exact value of a quadratic objective along a step."""
     return lambda eta: f0 - 2.0 * eta * b1 + eta * eta * c2
 
 
-class _RowNormSelector(SelectorMixin, BaseEstimator):
-    """Common tail of the embedded selectors: rank by row norms of ``W``, keep the top k."""
+#: Graph parameters of RLEFS and MIFS.
+_GRAPH_CONSTRAINTS: dict = {
+    "n_neighbors": [Number(Integral, 1, None, closed="left")],
+    "sigma": [POSITIVE],
+    "kernel_scale": [StrOptions({"sigma2", "2sigma2"})],
+}
+
+
+class _RowNormSelector(BaseSelector):
+    """Common tail of the embedded selectors: rank every feature by the row norms of ``W``
+    (``scores_ = feature_importances_``), keep the top k."""
+
+    _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
+        "max_iter": [Number(Integral, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+    _ranking_kind = "full"
 
     def _degenerate(self, X: Any, Y: Any) -> bool:
         """:func:`degenerate_selection` on validated ``X`` (``Y`` checked as by a fit)."""
@@ -267,28 +288,28 @@ class _RowNormSelector(SelectorMixin, BaseEstimator):
         self.feature_importances_ = np.zeros(Xv.shape[1])
         return True
 
-    def _finish(self, importances: np.ndarray, n_samples: int) -> None:
+    def _check_X_Y(self, X: Any, Y: Any) -> tuple[Any, np.ndarray]:
+        """Validated ``X`` and labels; ``feature_names_in_`` of a DataFrame as well."""
+        validate_data(self, X, skip_check_array=True)
+        return check_X_Y(X, Y)
+
+    def _fit(self, X: Any, Y: Any) -> _RowNormSelector:
+        """Learn ``W`` on ``(X, Y)`` and rank the features."""
+        if self._degenerate(X, Y):
+            return self
+        return self._fit_prepared(self._prepare(X, Y))
+
+    def _finish(self, importances: np.ndarray, n_samples: int, ranking: Any = None,
+                k: int | None = None) -> None:
         d = importances.size
         self.feature_importances_ = importances
-        self.ranking_ = _ranking_from_scores(importances)
-        self.scores_ = importances[self.ranking_]
         self.n_features_in_ = d
-        self.n_features_to_select_ = resolve_n_features(
-            self.n_features_to_select, n_samples, d, warn=False  # fit resolved it already
-        )
-
-    def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "ranking_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.ranking_[: self.n_features_to_select_]] = True
-        return mask
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.multi_output = True
-        tags.input_tags.sparse = True
-        return tags
+        if k is None:
+            # fit resolved (and warned about) the budget already
+            k = resolve_n_features(self.n_features_to_select, n_samples, d, warn=False)
+        if ranking is None:
+            ranking = _ranking_from_scores(importances)
+        self._set_ranking(ranking, scores=importances, k=k, n_samples=n_samples)
 
 
 # --------------------------------------------------------------------------------------
@@ -348,7 +369,7 @@ class RLEFS(_RowNormSelector):
     ranking_ : ndarray of shape (n_features,)
         Features by decreasing importance (ties: lower index first).
     scores_ : ndarray of shape (n_features,)
-        ``feature_importances_[ranking_]``.
+        ``feature_importances_`` (the score of every feature).
     objective_ : ndarray of shape (``n_iter_ + 1``,)
         Objective value at the initialisation (entry 0) and after each iteration.
     n_iter_ : int
@@ -362,6 +383,15 @@ class RLEFS(_RowNormSelector):
     ``O(nnz(X)·q + nnz(Y)·q + (n + d)·q²)``: two products with ``X``, two ``n × q × q``
     products (``FᵀF``, ``F(FᵀF)``) and a few ``d × q × q`` ones.
     """
+
+    _parameter_constraints: dict = {
+        **_RowNormSelector._parameter_constraints,
+        **_GRAPH_CONSTRAINTS,
+        **dict.fromkeys(("alpha", "beta", "gamma", "lambda_", "tol", "eps", "delta"),
+                        [NON_NEGATIVE]),
+        "label_distance": [StrOptions({"euclidean", "normalized"})],
+        "scale": ["boolean"],
+    }
 
     def __init__(
         self,
@@ -409,12 +439,6 @@ class RLEFS(_RowNormSelector):
         "random_state",
     )
 
-    def fit(self, X: Any, Y: Any) -> RLEFS:
-        """Learn ``W`` on ``(X, Y)`` and rank the features."""
-        if self._degenerate(X, Y):
-            return self
-        return self._fit_prepared(self._prepare(X, Y))
-
     def _prepare(self, X: Any, Y: Any) -> dict:
         """Everything of a fit that does not depend on ``alpha, beta, gamma, lambda_``.
 
@@ -424,10 +448,8 @@ class RLEFS(_RowNormSelector):
         :meth:`_fit_prepared`, so one preparation serves any number of settings of the four
         weights and gives bit-for-bit the fits of :meth:`fit`.
         """
-        validate_data(self, X, skip_check_array=True)  # feature_names_in_ of a DataFrame
-        X, Yv = check_X_Y(X, Y)
-        sigma = _check_real("sigma", self.sigma, strict=True)
-        p = _check_int("n_neighbors", self.n_neighbors)
+        X, Yv = self._check_X_Y(X, Y)
+        sigma, p = float(self.sigma), int(self.n_neighbors)
         n, d = X.shape
 
         if self.scale:
@@ -436,18 +458,14 @@ class RLEFS(_RowNormSelector):
             Xs = _minmax_scale(scale_huge_columns(X))
         else:
             check_magnitude(X, "RLEFS(scale=False)", "forms the products XᵀX and XW")
-            Xs = X.astype(np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-            neg = (Xs.data < 0).any() if sp.issparse(Xs) else (Xs < 0).any()
+            Xs = X
+            neg = (Xs.data < 0).any() if sp.issparse(Xs) else (np.asarray(Xs) < 0).any()
             if neg:
                 raise ValueError(
                     "RLEFS with scale=False needs X >= 0 (the multiplicative updates keep W "
                     "non-negative only then); use scale=True."
                 )
-        if sp.issparse(Xs):
-            Xs = Xs.tocsr()
-            XsT = Xs.T.tocsr()  # one transposed copy: Xᵀ products stay row-major
-        else:
-            XsT = Xs.T
+        Xs, XsT = _float_and_transpose(Xs)
         # Labels are sparse in most data sets: Y B, Yᵀ D2 F and Yᵀ D2 Y cost O(nnz(Y)·q)
         # instead of O(n q²) with Y in CSR form.
         Yf = sp.csr_matrix(Yv, dtype=np.float64)
@@ -476,14 +494,10 @@ class RLEFS(_RowNormSelector):
 
     def _fit_prepared(self, prep: dict) -> RLEFS:
         """Run the updates of Eq. (17) from a :meth:`_prepare` result."""
-        alpha = _check_real("alpha", self.alpha)
-        beta = _check_real("beta", self.beta)
-        gamma = _check_real("gamma", self.gamma)
-        lam = _check_real("lambda_", self.lambda_)
-        max_iter = _check_int("max_iter", self.max_iter, low=0)
-        tol = _check_real("tol", self.tol)
-        eps = _check_real("eps", self.eps)
-        delta = _check_real("delta", self.delta)
+        alpha, beta, gamma, lam = (float(v) for v in (self.alpha, self.beta, self.gamma,
+                                                       self.lambda_))
+        tol, eps, delta = float(self.tol), float(self.eps), float(self.delta)
+        max_iter = int(self.max_iter)
         n, d, q = prep["shape"]
         resolve_n_features(self.n_features_to_select, n, d)  # validate early
         Xs, XsT, Yf, YfT = prep["Xs"], prep["XsT"], prep["Yf"], prep["YfT"]
@@ -614,13 +628,14 @@ class MIFS(_RowNormSelector):
         self.eps = eps
         self.random_state = random_state
 
+    _parameter_constraints: dict = {
+        **_RowNormSelector._parameter_constraints,
+        **_GRAPH_CONSTRAINTS,
+        **dict.fromkeys(("alpha", "beta", "gamma", "tol"), [NON_NEGATIVE]),
+        "eps": [POSITIVE],
+        "n_latent": [None, Number(Integral, 1, None, closed="left")],
+    }
     _prepare_params = ("n_latent", "n_neighbors", "sigma", "kernel_scale", "random_state")
-
-    def fit(self, X: Any, Y: Any) -> MIFS:
-        """Learn ``W`` on ``(X, Y)`` and rank the features."""
-        if self._degenerate(X, Y):
-            return self
-        return self._fit_prepared(self._prepare(X, Y))
 
     def _prepare(self, X: Any, Y: Any) -> dict:
         """Everything of a fit that does not depend on ``alpha, beta, gamma``.
@@ -629,21 +644,16 @@ class MIFS(_RowNormSelector):
         when ``random_state`` is an integer — the initial ``W, V, B``; never modified by
         :meth:`_fit_prepared` (see :func:`fit_settings`).
         """
-        validate_data(self, X, skip_check_array=True)  # feature_names_in_ of a DataFrame
-        X, Yv = check_X_Y(X, Y)
+        X, Yv = self._check_X_Y(X, Y)
         check_magnitude(X, "MIFS", "forms squared distances (its instance graph) and XᵀX")
-        sigma = _check_real("sigma", self.sigma, strict=True)
-        p = _check_int("n_neighbors", self.n_neighbors)
+        sigma, p = float(self.sigma), int(self.n_neighbors)
         n, d = X.shape
         q = Yv.shape[1]
         if self.n_latent is None:
             k = max(1, int(np.floor(0.3 * q + 0.5)))  # MATLAB round (half away from zero)
         else:
-            k = _check_int("n_latent", self.n_latent)
-        X = X.astype(np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-        if sp.issparse(X):
-            X = X.tocsr()
-        XT = X.T.tocsr() if sp.issparse(X) else X.T
+            k = int(self.n_latent)
+        X, XT = _float_and_transpose(X)
         S = _heat_kernel_affinity(X, p, sigma, self.kernel_scale)
         Lap, _ = _laplacian(S)
         prep = {
@@ -664,12 +674,8 @@ class MIFS(_RowNormSelector):
 
     def _fit_prepared(self, prep: dict) -> MIFS:
         """Alternating Armijo gradient steps from a :meth:`_prepare` result."""
-        alpha = _check_real("alpha", self.alpha)
-        beta = _check_real("beta", self.beta)
-        gamma = _check_real("gamma", self.gamma)
-        max_iter = _check_int("max_iter", self.max_iter, low=0)
-        tol = _check_real("tol", self.tol)
-        eps = _check_real("eps", self.eps, strict=True)
+        alpha, beta, gamma = float(self.alpha), float(self.beta), float(self.gamma)
+        tol, eps, max_iter = float(self.tol), float(self.eps), int(self.max_iter)
         n, d, q, k = prep["shape"]
         resolve_n_features(self.n_features_to_select, n, d)
         X, XT, Yf, Lap = prep["X"], prep["XT"], prep["Yf"], prep["Lap"]
@@ -801,21 +807,25 @@ class RALMFS(_RowNormSelector):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def fit(self, X: Any, Y: Any) -> RALMFS:
+    _parameter_constraints: dict = {
+        **_RowNormSelector._parameter_constraints,
+        "mu0": [POSITIVE],
+        "rho": [Number(numbers.Real, 1, np.inf, closed="left")],
+        "max_iter": [Number(Integral, 1, None, closed="left")],
+    }
+    _ranking_kind = "fixed"  # an exact top-k set: another k needs another solve
+
+    def _fit(self, X: Any, Y: Any) -> RALMFS:
         """Run the ALM solver for ``k = n_features_to_select`` features."""
-        validate_data(self, X, skip_check_array=True)  # feature_names_in_ of a DataFrame
-        X, Yv = check_X_Y(X, Y)
+        X, Yv = self._check_X_Y(X, Y)
         if degenerate_selection(self, X):
             self.feature_importances_ = np.zeros(X.shape[1])
             return self
         check_magnitude(X, "RALM-FS", "forms the products XᵀX and XW of its augmented Lagrangian")
-        mu = _check_real("mu0", self.mu0, strict=True)
-        rho = _check_real("rho", self.rho, low=1.0)
-        max_iter = _check_int("max_iter", self.max_iter, low=1)
+        mu, rho, max_iter = float(self.mu0), float(self.rho), int(self.max_iter)
         n, d = X.shape
         k = resolve_n_features(self.n_features_to_select, n, d)
-        X = X.astype(np.float64).tocsr() if sp.issparse(X) else np.asarray(X, np.float64)
-        XT = X.T.tocsr() if sp.issparse(X) else X.T
+        X, XT = _float_and_transpose(X)
         Yf = Yv.astype(np.float64)
         q = Yf.shape[1]
         m = np.asarray(X.mean(axis=0)).ravel()
@@ -877,12 +887,8 @@ class RALMFS(_RowNormSelector):
         self.objective_ = np.asarray(obj)
         self.n_iter_ = max_iter
         imp = _row_norms(W)
-        self.feature_importances_ = imp
-        self.n_features_in_ = d
-        self.n_features_to_select_ = k
         in_set = np.zeros(d, dtype=bool)
         in_set[keep] = True
         # Selected first, then the rest, each block by decreasing ‖W_i‖ (ties: lower index).
-        self.ranking_ = np.lexsort((np.arange(d), -imp, ~in_set))
-        self.scores_ = imp[self.ranking_]
+        self._finish(imp, n, ranking=np.lexsort((np.arange(d), -imp, ~in_set)), k=k)
         return self

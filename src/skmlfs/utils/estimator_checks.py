@@ -446,6 +446,24 @@ def check_selector_support(name: str, est: BaseEstimator) -> None:
     )
 
 
+def check_selector_scores(name: str, est: BaseEstimator) -> None:
+    """``scores_`` (where a selector has it) is indexed by feature: shape (n_features_in_,);
+    ``step_scores_`` (greedy searches) is ``scores_[ranking_]``, one value per step."""
+    X, Y = multilabel_data()
+    c = _fit(clone(est), X, Y)
+    if not hasattr(c, "scores_"):
+        return
+    scores = np.asarray(c.scores_)
+    assert scores.shape == (N_FEATURES,), (
+        f"{name}: scores_ of shape {scores.shape}, not (n_features_in_,) = ({N_FEATURES},)"
+    )
+    if hasattr(c, "step_scores_"):
+        r = np.asarray(c.ranking_)
+        steps = np.asarray(c.step_scores_)
+        assert steps.shape == r.shape, f"{name}: step_scores_ {steps.shape}, ranking_ {r.shape}"
+        np.testing.assert_array_equal(scores[r], steps, err_msg=f"{name}: scores_[ranking_]")
+
+
 def check_learner_outputs(name: str, est: BaseEstimator) -> None:
     """``predict``: dense (n, q) int 0/1; ``predict_proba``: dense (n, q) float in [0, 1]."""
     X, Y = multilabel_data()
@@ -494,6 +512,7 @@ def multilabel_checks(estimator: BaseEstimator) -> Iterator[Callable[[BaseEstima
     checks = list(_GENERAL)
     if _is_selector(estimator):
         checks.append(check_selector_support)
+        checks.append(check_selector_scores)
     if _is_learner(estimator):
         checks.append(check_learner_outputs)
     for check in checks:
