@@ -49,18 +49,10 @@ _TIES = (
     "sparse and dense products round differently, so exactly tied neighbours (common on "
     "integer data with ranges other than 1) can be ordered differently; equal up to ties"
 )
-_NOT_ON_BASE = (
-    "scores_ has one value per selected feature (GICS order), not one per feature: the "
-    "evolutionary selectors are not on selection._base.BaseSelector yet"
-)
 KNOWN_FAILURES: dict[str, dict[str, str]] = {
     "MLkNN": {"check_sparse_dense": _TIES},
     "DMLkNN": {"check_sparse_dense": _TIES},
     "MLCWkNN": {"check_sparse_dense": _TIES},
-    # selection/_memetic.py is being rewritten in parallel (#15): its scores_ hold one GICS
-    # score per selected feature until the evolutionary selectors adopt BaseSelector
-    "GeneticSelector": {"check_selector_scores": _NOT_ON_BASE},
-    "MemeticSelector": {"check_selector_scores": _NOT_ON_BASE},
 }
 
 

@@ -18,7 +18,7 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 
-from skmlfs.experiments._registry import SELECTORS, resolve, takes_seed
+from skmlfs.experiments._registry import SELECTORS, default_params, resolve, takes_seed
 from skmlfs.selection import LLSF, MLFS, SCLS, ReliefFML
 from skmlfs.selection._base import BaseSelector
 
@@ -36,16 +36,12 @@ CHEAP = {
 }
 # How a smaller budget is served after fit: "cut" (the first k of the ranking) or
 # "refit" (NotFittedError: the selection for k is not a prefix of the fitted one).
-SMALLER = {"ralmfs": "refit", "mlfs": "refit"}  # an exact top-k set; per-label votes
+# an exact top-k set; per-label votes; subset searches
+SMALLER = {"ralmfs": "refit", "mlfs": "refit", "memetic": "refit", "ga": "refit"}
 # Methods whose ranking orders every feature whatever the budget: any budget is a cut.
 FULL = {"relieff_ml", "ppt_relieff", "rlefs", "mifs", "llsf"}
-# The evolutionary selectors are not on the base yet (their module is being rewritten in
-# parallel); strict, so that the marker goes once they are.
-NOT_YET = {"memetic", "ga"}
 NAMES = [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="not on BaseSelector yet"))
-    if n in NOT_YET else n
-    for n in sorted(SELECTORS)
+    n for n in sorted(SELECTORS)
     if n not in ("all", "ami_relevance")  # the no-selection baseline; an alias of mi_rank
 ]
 
@@ -62,7 +58,8 @@ def _data(seed: int = 0):
 
 def _make(name: str, k) -> BaseSelector:
     cls = resolve("selector", name)
-    params = {"n_features_to_select": k, **CHEAP.get(name, {})}
+    params = {"n_features_to_select": k, **CHEAP.get(name, {}),
+              **default_params("selector", name)}
     if takes_seed(cls):
         params["random_state"] = 0
     return cls(**params)
@@ -84,8 +81,11 @@ def test_scores_per_feature_and_ranking_agrees_with_support(name):
     assert est.ranking_.dtype == np.intp
     assert len(set(est.ranking_.tolist())) == est.ranking_.size  # no repeats
     support = est.get_support(indices=True)
-    assert support.size == est.n_features_to_select_ == K
-    assert sorted(est.ranking_[:K].tolist()) == support.tolist()
+    n_sel = est.n_features_to_select_
+    assert support.size == n_sel
+    # a subset search keeps the best subset it found, of at most K features
+    assert n_sel == K or (name in ("memetic", "ga") and 1 <= n_sel <= K)
+    assert sorted(est.ranking_[:n_sel].tolist()) == support.tolist()
     if hasattr(est, "step_scores_"):  # greedy: the criterion of each step, placed by feature
         assert est.step_scores_.shape == est.ranking_.shape
         np.testing.assert_array_equal(est.scores_[est.ranking_], est.step_scores_)

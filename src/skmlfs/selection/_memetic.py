@@ -39,17 +39,21 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, _fit_context, clone
-from sklearn.feature_selection import SelectorMixin
+from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 from threadpoolctl import threadpool_limits
 
 from .._validation import _quiet_empty_labels, check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache
 from ..metrics import MetricSpec
-from ._base import degenerate_selection, discretize_features
+from ._base import (
+    DISCRETIZER_CONSTRAINT,
+    BaseSelector,
+    degenerate_selection,
+    discretize_features,
+)
 from ._info_filters import gics_select
 
 __all__ = ["GeneticSelector", "MemeticSelector"]
@@ -379,16 +383,16 @@ def _weighted_sample(candidates: np.ndarray, weights: np.ndarray, n: int, rng) -
 
 
 # ---------------------------------------------------------------------- estimators
-class _EvolutionarySelector(SelectorMixin, BaseEstimator):
+class _EvolutionarySelector(BaseSelector):
     """Shared machinery: validation, fitness, Algorithm 1's loop and survivor selection."""
 
+    # A subset search: its subset for one budget is not a part of the one for another.
+    _ranking_kind = "fixed"
+    _greedy = True
     # Parameters of both searches; MemeticSelector extends them with its operators'.
     _parameter_constraints: dict = {
+        **BaseSelector._parameter_constraints,
         "learner": [HasMethods(["fit", "predict"])],
-        "n_features_to_select": [
-            None, Interval(Integral, 1, None, closed="left"),
-            Interval(Real, 0, 1, closed="right"), str,
-        ],
         "population_size": [Interval(Integral, 1, None, closed="left")],
         "max_evaluations": [Interval(Integral, 1, None, closed="left")],
         "metric": [str, MetricSpec],
@@ -396,7 +400,7 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
         "inner_split": [StrOptions({"resample", "fixed"}), HasMethods(["split", "get_n_splits"])],
         "n_crossovers": [Interval(Integral, 1, None, closed="left")],
         "strict_budget": ["boolean"],
-        "discretizer": [StrOptions({"auto"}), None, HasMethods(["fit", "transform"])],
+        "discretizer": DISCRETIZER_CONSTRAINT,
         "random_state": ["random_state"],
     }
 
@@ -419,16 +423,14 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
                 f"the learner, e.g. {name}(MLNB()) with skmlfs.learners.MLNB, the "
                 "learner of the memetic paper."
             )
-        return self._fit(X, Y)
+        return super().fit(X, Y)
 
-    @_fit_context(prefer_skip_nested_validation=False)  # the learner validates its own
     def _fit(self, X: Any, Y: Any):
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
         Y = check_labels(Y, X.shape[0], warn_empty=True)
         if degenerate_selection(self, X):
-            self.scores_ = np.full(X.shape[1], np.nan)
             return self
         if X.shape[0] < 2:
             raise ValueError("at least 2 samples are needed for the inner holdout.")
@@ -453,16 +455,17 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
         with threadpool_limits(limits=1):
             ranked, scores = gics_select(cache, best, np.arange(Y.shape[1]), best.size)
         rest = np.setdiff1d(best, ranked)
-        self.ranking_ = np.concatenate([ranked, rest]).astype(np.intp)
-        self.scores_ = np.full(X.shape[1], np.nan)
-        self.scores_[ranked] = scores
+        # GICS orders the subset greedily: its step values are step_scores_ (NaN for the
+        # few members GICS leaves unranked), placed by feature in scores_
+        self._set_ranking(np.concatenate([ranked, rest]), k=n_max, n_samples=X.shape[0],
+                          step_scores=np.concatenate([scores, np.full(rest.size, np.nan)]),
+                          n_selected=best.size)
         self.best_subset_ = best
         self.best_loss_ = float(pop.loss[0])
         self.best_label_accuracy_ = pop.correct[0] / fitness.n_test
         self.population_ = [np.sort(S) for S in pop.subsets]
         self.population_loss_ = pop.loss.copy()
         self.n_evaluations_ = fitness.n_calls
-        self.n_features_to_select_ = int(best.size)
         self.metric_ = fitness.name
         self.history_ = hist
         return self
@@ -562,19 +565,8 @@ class _EvolutionarySelector(SelectorMixin, BaseEstimator):
         raise NotImplementedError
 
     # -------------------------------------------------------------- selector API
-    def _get_support_mask(self) -> np.ndarray:
-        # the contract of every selector: the first n_features_to_select_ of ranking_ (here
-        # the whole best subset)
-        check_is_fitted(self, "ranking_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.ranking_[: self.n_features_to_select_]] = True
-        return mask
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.multi_output = True
-        tags.input_tags.sparse = True
         tags.non_deterministic = self.random_state is None
         return tags
 
@@ -702,6 +694,8 @@ class MemeticSelector(_EvolutionarySelector):
         Indexed by feature: the GICS value (on all labels, training data) at which
         feature ``f`` of the best subset was placed in ``ranking_``; NaN for the features
         outside the best subset.
+    step_scores_ : ndarray of shape (len(ranking_),)
+        The same GICS values in ``ranking_`` order (``scores_[ranking_]``).
     best_subset_ : ndarray of int
         The best subset (sorted indices); ``get_support`` marks it.
     best_loss_ : float
