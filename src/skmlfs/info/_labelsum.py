@@ -244,7 +244,7 @@ def binary_corrections(
     """
     n = X.n_samples
     dt = np.float64 if n >= _F32_EXACT else np.float32
-    xi = X.indicators
+    xi = sp.csc_matrix(X.indicators)  # (no copy when already CSC, as the engine builds it)
     m_a = xi.shape[1]
     xt = sp.csr_matrix(
         (xi.data.astype(dt, copy=False), xi.indices, xi.indptr), shape=(m_a, n), copy=False
@@ -347,7 +347,9 @@ def label_sums(
     h_x, h_y : ndarray
         ``H(f)`` and ``H(l)`` in ``base`` (used by the dense path, as the full block does).
     block_entries : int
-        Sparse path: budget of product entries per label block (bounds memory).
+        Sparse path: budget of product entries per label block (bounds memory); binary
+        variables use chunks of feature rows of at most ``min(block_entries,
+        DEFAULT_ROW_CHUNK_ENTRIES)`` entries.
     block_cells : int
         Dense path (dense indicators): cells of one ``d × q_block`` count block.
 
