@@ -1,7 +1,12 @@
 """Extreme label sets and data larger than memory (issue #17).
 
-Run:  python benchmarks/bench_extreme.py [--only NAME ...] [--scale-factor F]
+Run:  python benchmarks/bench_extreme.py [--only NAME ...] [--scale-factor F] [--append]
       MLFS_DATASETS=... python benchmarks/bench_extreme.py --compare-src OTHER/src
+
+e.g. ``--only delicious200k`` (the whole 196,606 rows), ``--only wiki10 eurlex``,
+``--only scaling``, ``--only ooc``; ``--append`` adds the output with the date and the
+load average to ``docs/results/benchmarks/bench_extreme.txt``. Timings on a loaded
+machine are upper bounds: compare the printed ratios, and rerun on an idle machine.
 
 Problems (each in its own process, so the peak RSS printed is that problem's):
 
@@ -138,6 +143,7 @@ def run_delicious200k(f: float) -> dict:
     t0 = time.perf_counter()
     ranking, _ = sel._select(cache, 100)
     res["scls_greedy_100_s"] = time.perf_counter() - t0
+    res["greedy_per_step_ms"] = 1000 * res["scls_greedy_100_s"] / 100
     res["relevance_plus_scls_s"] = res["relevance_s"] + res["entropies_s"] + res[
         "scls_greedy_100_s"]
     res["selected"] = int(ranking.size)
@@ -148,8 +154,14 @@ def run_delicious200k(f: float) -> dict:
 
 
 def _profile_label_sums(mod, A, B, cache) -> dict:
-    """Time the product and the reduction of every label block (wrapping the kernel)."""
-    timings = {"product_s": 0.0, "corrections_s": 0.0, "zero_pairs_s": 0.0, "blocks": 0,
+    """Time the products, the per-pair corrections and the zero pairs of the label sums.
+
+    Binary data take ``binary_corrections`` (chunks of feature rows, two threads): its
+    product and correction seconds are summed over the threads (CPU-side seconds, so
+    their sum can exceed the wall time). Multi-valued data take the label-block path,
+    timed by wrapping ``pair_corrections``.
+    """
+    timings = {"product_s": 0.0, "corrections_s": 0.0, "zero_pairs_s": 0.0, "chunks": 0,
                "co_occurring_pairs": 0}
     orig_corr, orig_zero = mod.pair_corrections, mod.zero_pair_sums
     last = [time.perf_counter()]
@@ -160,7 +172,7 @@ def _profile_label_sums(mod, A, B, cache) -> dict:
         out = orig_corr(ia, jb, v, *a, **k)
         last[0] = time.perf_counter()
         timings["corrections_s"] += last[0] - t0
-        timings["blocks"] += 1
+        timings["chunks"] += 1
         timings["co_occurring_pairs"] += int(v.size)
         return out
 
@@ -171,11 +183,14 @@ def _profile_label_sums(mod, A, B, cache) -> dict:
         return out
 
     mod.pair_corrections, mod.zero_pair_sums = corr, zero
+    mod.TIMINGS = timings
     try:
         last[0] = time.perf_counter()
         _ = cache.relevance
     finally:
         mod.pair_corrections, mod.zero_pair_sums = orig_corr, orig_zero
+        mod.TIMINGS = None
+    timings["threads"] = mod.N_THREADS
     return timings
 
 
@@ -419,6 +434,8 @@ def main() -> None:
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--only", nargs="*", choices=list(RUNNERS), default=list(RUNNERS))
     ap.add_argument("--scale-factor", type=float, default=1.0)
+    ap.add_argument("--append", action="store_true", help="also append the output, with "
+                    "date and load average, to docs/results/benchmarks/bench_extreme.txt")
     ap.add_argument("--compare-src", help="README speed table: this tree vs another "
                     "source tree (its src/ folder), alternating, ratios printed")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -437,17 +454,31 @@ def main() -> None:
         res["peak_rss_GiB"] = _rss_gib()
         print(json.dumps(res, default=float))
         return
+    header = (f"# benchmarks/bench_extreme.py {' '.join(sys.argv[1:])}  "
+              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
+              f"load average before the run {os.getloadavg()[0]:.1f} (1 min)")
+    _emit(header, args.append)
     for name in args.only:
         out = subprocess.run(
             [sys.executable, __file__, "--child", name, "--scale-factor",
              str(args.scale_factor)], capture_output=True, text=True)
         if out.returncode:
-            print(json.dumps({"problem": name, "error": out.stderr.strip().splitlines()[-3:]}))
+            _emit(json.dumps({"problem": name,
+                              "error": out.stderr.strip().splitlines()[-3:]}), args.append)
             continue
         lines = out.stdout.strip().splitlines()
         for line in lines[:-1]:
-            print("  ", line)
-        print(lines[-1], flush=True)
+            _emit("   " + line, args.append)
+        _emit(lines[-1], args.append)
+    _emit(f"# load average after the run {os.getloadavg()[0]:.1f} (1 min)", args.append)
+
+
+def _emit(line: str, append: bool) -> None:
+    print(line, flush=True)
+    if append:
+        OUT.mkdir(parents=True, exist_ok=True)
+        with open(OUT / "bench_extreme.txt", "a") as fh:
+            fh.write(line + "\n")
 
 
 if __name__ == "__main__":

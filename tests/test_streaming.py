@@ -407,3 +407,35 @@ def test_group_sum_gather_path_equals_reduceat():
         else:
             ref[:, sizes > 0] = red
         np.testing.assert_array_equal(got, ref)
+
+
+def test_row_sums_matvec_path_equals_direct_counts():
+    """Rows holding many entries are counted by one matrix-vector pass: same integers."""
+    from skmlfs.info._engine import _MATVEC_SHARE, _row_sums
+
+    X = _binary_sparse(300, 40, 0.2, 3)
+    A = DiscreteData.from_array(X)
+    rng = np.random.default_rng(3)
+    csr = sp.csr_matrix(A.indicators)
+    for size in (3, 40, 200, 300):
+        rows = np.sort(rng.choice(300, size, replace=False))
+        rows = np.concatenate([rows, rows[:2]])  # a repeated row counts twice on both paths
+        many = np.diff(csr.indptr)[rows].sum() * _MATVEC_SHARE > csr.nnz
+        assert many == (size >= 200)
+        ref = np.asarray(csr[rows].sum(axis=0)).ravel().astype(np.int64)
+        np.testing.assert_array_equal(_row_sums(A, rows), ref)
+
+
+def test_binary_label_sums_same_with_one_or_two_threads(monkeypatch):
+    """Chunks of feature rows run on two threads: the sums equal the one-thread ones."""
+    import skmlfs.info._labelsum as ls
+
+    X, Y = _binary_sparse(500, 80, 0.05, 4), _binary_sparse(500, 30, 0.05, 5)
+    A, B = DiscreteData.from_array(X), DiscreteData.from_array(Y)
+    hx, hy = entropy(A), entropy(B)
+    monkeypatch.setattr(ls, "N_THREADS", 2)
+    two = label_sums(A, B, h_x=hx, h_y=hy, base=2.0, block_entries=50)
+    monkeypatch.setattr(ls, "N_THREADS", 1)
+    one = label_sums(A, B, h_x=hx, h_y=hy, base=2.0, block_entries=50)
+    for a, b in zip(two, one, strict=True):
+        np.testing.assert_array_equal(a, b)

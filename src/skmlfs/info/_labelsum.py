@@ -22,6 +22,10 @@ The counts of a block can also be accumulated over row blocks first
 
 from __future__ import annotations
 
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -34,7 +38,13 @@ from ._engine import (
     _xlogx_table,
 )
 
-__all__ = ["label_sums", "pair_corrections", "zero_pair_sums"]
+__all__ = [
+    "binary_corrections",
+    "binary_row_corrections",
+    "label_sums",
+    "pair_corrections",
+    "zero_pair_sums",
+]
 
 # Entries of one label block's sparse product (its count matrix and the temporaries of
 # its reduction, ~10 float64 arrays of this length: ~640 MiB at 2**23).
@@ -43,6 +53,15 @@ DEFAULT_BLOCK_ENTRIES = 2**23
 _CHUNK = 1 << 16
 # Cells of one dense label block (dense indicators: BLAS product of a label block).
 DEFAULT_BLOCK_CELLS = 2**24
+# Binary path: product entries of one chunk of feature rows (float32 counts + int32
+# labels + the reduction's temporaries, ~20 MiB): scipy's product runs fastest with
+# chunks of about this size (measured 2**20 < 2**22 < 2**25 on Delicious-200K shapes).
+DEFAULT_ROW_CHUNK_ENTRIES = 2**20
+# Threads running chunks of the binary path (scipy's product and numpy release the GIL).
+N_THREADS = max(1, min(2, os.cpu_count() or 1))
+# Set to a dict by benchmarks: seconds in products and in corrections (summed over
+# threads), co-occurring pairs and chunks of the binary path accumulate there.
+TIMINGS: dict | None = None
 
 
 def _ext_table(n: int) -> np.ndarray:
@@ -159,6 +178,129 @@ def pair_corrections(
     return out
 
 
+def binary_row_corrections(
+    indptr: np.ndarray,
+    labels: np.ndarray,
+    counts: np.ndarray,
+    a_rows: np.ndarray,
+    b: np.ndarray,
+    t_b: np.ndarray,
+    n: int,
+    ext: np.ndarray,
+) -> np.ndarray:
+    """Per feature row, ``Σ_l [Σ_cells t − zero-pair value]`` over its co-occurring labels.
+
+    Binary variables: the CSR rows ``(indptr, labels, counts)`` hold ``n11`` of a chunk of
+    features (rows, ``a_rows`` positives each) with every label it co-occurs with (``b``
+    positives, ``t_b = t(b)``). The pair's correction is::
+
+        t(n11) + t(a − n11) − t(a) + t(b − n11) − t(b) + t(n − a − b + n11) − t(n − a − b)
+
+    where every argument is an integer count: all ``t`` come from the table ``ext``
+    (``t(c)`` at ``c + n``), in chunks of :data:`_CHUNK` entries whose temporaries stay
+    in cache; ``−t(a)`` is per row (``t(a)`` times the row's entries).
+    """
+    nnz = labels.size
+    rows = indptr.size - 1
+    out = np.zeros(rows)
+    if nnz == 0:
+        return out
+    it = np.int32 if 4 * n < np.iinfo(np.int32).max else np.int64
+    deg = np.diff(indptr)
+    # index of t(a) in ext, per entry (a is constant along a row)
+    a_idx = np.repeat((a_rows + n).astype(it), deg)
+    b_idx = (b + n).astype(it)
+    c = np.empty(nnz)
+    k4 = it(4 * n)
+    for s0 in range(0, nnz, _CHUNK):
+        s1 = min(s0 + _CHUNK, nnz)
+        v = counts[s0:s1].astype(it)
+        lab = labels[s0:s1]
+        ai = a_idx[s0:s1]
+        bi = b_idx[lab]
+        cc = ext[v + it(n)]  # t(n11)
+        cc += ext[ai - v]  # t(a − n11)
+        cc += ext[bi - v]  # t(b − n11)
+        m = k4 - ai - bi  # index of t(n − a − b) (0 when negative: it cancels)
+        cc += ext[m + v]
+        cc -= ext[m]
+        cc -= t_b[lab]
+        c[s0:s1] = cc
+    nz = deg > 0
+    out[nz] = np.add.reduceat(c, indptr[:-1][nz])
+    out -= ext[n + a_rows] * deg
+    return out
+
+
+def binary_corrections(
+    X: DiscreteData, Y: DiscreteData, ext: np.ndarray, block_entries: int
+) -> np.ndarray:
+    """Corrections of binary ``X`` and ``Y``, per variable of ``X`` (shape (p_X,)).
+
+    The co-occurring pairs come from the sparse products ``X_chunkᵀ Y`` of chunks of
+    feature rows with all labels (``X_indᵀ`` is ``X``'s CSC indicator matrix read as CSR,
+    no copy): the product's accumulator spans the labels, and each chunk's entries, at
+    most ``block_entries`` (bounded by the chunk's multiply–adds), are reduced per row.
+    """
+    n = X.n_samples
+    dt = np.float64 if n >= _F32_EXACT else np.float32
+    xi = sp.csc_matrix(X.indicators)  # (no copy when already CSC, as the engine builds it)
+    m_a = xi.shape[1]
+    xt = sp.csr_matrix(
+        (xi.data.astype(dt, copy=False), xi.indices, xi.indptr), shape=(m_a, n), copy=False
+    )
+    yr = Y.row_major
+    if yr.dtype != dt:
+        yr = yr.astype(dt)
+    # multiply–adds of each feature row (an upper bound of its product entries)
+    flops = xt @ np.diff(yr.indptr).astype(np.float64)
+    cum = np.concatenate([[0.0], np.cumsum(flops)])
+    a, b = X.counts, Y.counts
+    t_b = ext[n + b]
+    budget = min(block_entries, DEFAULT_ROW_CHUNK_ENTRIES)
+    chunks = []
+    r0 = 0
+    while r0 < m_a:
+        r1 = int(np.searchsorted(cum, cum[r0] + budget, side="right")) - 1
+        r1 = min(max(r1, r0 + 1), m_a)
+        chunks.append((r0, r1))
+        r0 = r1
+
+    def one_chunk(bounds: tuple[int, int]) -> np.ndarray:
+        r0, r1 = bounds
+        s0, s1 = int(xt.indptr[r0]), int(xt.indptr[r1])
+        chunk = sp.csr_matrix(
+            (xt.data[s0:s1], xt.indices[s0:s1], xt.indptr[r0 : r1 + 1] - s0),
+            shape=(r1 - r0, n),
+            copy=False,
+        )
+        t0 = time.perf_counter()
+        P = chunk @ yr
+        t1 = time.perf_counter()
+        res = binary_row_corrections(P.indptr, P.indices, P.data, a[r0:r1], b, t_b, n, ext)
+        if TIMINGS is not None:
+            TIMINGS["product_s"] += t1 - t0
+            TIMINGS["corrections_s"] += time.perf_counter() - t1
+            TIMINGS["co_occurring_pairs"] += int(P.nnz)
+            TIMINGS["chunks"] += 1
+        return res
+
+    out = np.zeros(m_a)
+    workers = min(N_THREADS, len(chunks))
+    if workers > 1:
+        # scipy's product and numpy's gathers and reductions release the GIL: chunks run
+        # on the cores in parallel; each writes its own rows (the same sums as in order).
+        with ThreadPoolExecutor(workers) as pool:
+            for (r0, r1), res in zip(chunks, pool.map(one_chunk, chunks), strict=True):
+                out[r0:r1] = res
+    else:
+        for r0, r1 in chunks:
+            out[r0:r1] = one_chunk((r0, r1))
+    corr = np.zeros(X.n_vars)
+    corr[_var_of_col(X.ptr)] = out
+    return corr
+
+
 def vi_of(cols: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     """Variable owning each indicator column."""
     return np.searchsorted(ptr, cols, side="right") - 1
@@ -205,7 +347,9 @@ def label_sums(
     h_x, h_y : ndarray
         ``H(f)`` and ``H(l)`` in ``base`` (used by the dense path, as the full block does).
     block_entries : int
-        Sparse path: budget of product entries per label block (bounds memory).
+        Sparse path: budget of product entries per label block (bounds memory); binary
+        variables use chunks of feature rows of at most ``min(block_entries,
+        DEFAULT_ROW_CHUNK_ENTRIES)`` entries.
     block_cells : int
         Dense path (dense indicators): cells of one ``d × q_block`` count block.
 
@@ -233,6 +377,23 @@ def label_sums(
         return rel, sh
     ext = _ext_table(n)
     A_layout, B_layout = (*_layout(X), _var_of_col(X.ptr)), _layout(Y)
+    if np.all(np.diff(X.ptr) <= 1) and np.all(np.diff(Y.ptr) <= 1):
+        corr = binary_corrections(X, Y, ext, block_entries)
+    else:
+        corr = _grouped_corrections(X, Y, ext, A_layout, B_layout, block_entries)
+    zs = zero_pair_sums(A_layout[2], B_layout[2], n)
+    rel = (zs + corr) / n / log_base
+    # Σ_l Σ_cells t = q·M_f + Σ_l M_l − q·t(n) + Σ_l n·I(f; l)   (M: marginal Σ t)
+    table = _xlogx_table(n)
+    m_x, m_y = _marginal_xlogx(X, table), _marginal_xlogx(Y, table)
+    s = p_b * m_x + m_y.sum() - p_b * table[n] + zs + corr
+    sh = (p_b * np.log(n) - s / n) / log_base
+    return rel, sh
+
+
+def _grouped_corrections(X, Y, ext, A_layout, B_layout, block_entries) -> np.ndarray:
+    """Corrections of multi-valued variables: label blocks of ``Y_blockᵀ X``."""
+    n, p_a = X.n_samples, X.n_vars
     corr = np.zeros(p_a)
     xr = X.row_major  # CSR (n, m_A): the right operand, rows of X's codes
     if n >= _F32_EXACT:
@@ -256,11 +417,4 @@ def label_sums(
         bl = (Y.ptr[v0 : v1 + 1] - c0, B_layout[1][c0:c1], B_layout[2][v0:v1])
         corr += pair_corrections(P.col, P.row, v, A_layout, bl, n, ext)
         del P, v
-    zs = zero_pair_sums(A_layout[2], B_layout[2], n)
-    rel = (zs + corr) / n / log_base
-    # Σ_l Σ_cells t = q·M_f + Σ_l M_l − q·t(n) + Σ_l n·I(f; l)   (M: marginal Σ t)
-    table = _xlogx_table(n)
-    m_x, m_y = _marginal_xlogx(X, table), _marginal_xlogx(Y, table)
-    s = p_b * m_x + m_y.sum() - p_b * table[n] + zs + corr
-    sh = (p_b * np.log(n) - s / n) / log_base
-    return rel, sh
+    return corr
