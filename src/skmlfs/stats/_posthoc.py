@@ -119,7 +119,23 @@ def critical_difference(
     """
     k = check_n_methods(k)
     n = check_n_datasets(N)
-    return q_alpha(k, alpha, test, exact=exact) * float(np.sqrt(k * (k + 1) / (6.0 * n)))
+    return _cd(q_alpha(k, alpha, test, exact=exact), k, n)
+
+
+def _cd(q: float, k: int, n: int) -> float:
+    """``q_α sqrt(k(k+1)/(6N))``: the one formula of the critical difference."""
+    return q * float(np.sqrt(k * (k + 1) / (6.0 * n)))
+
+
+def _ranks_and_cd(average_ranks, names, n_datasets, alpha, test: Test, exact: bool):
+    """Validated ranks, names, ``N`` and ``alpha``, then ``q_α`` and ``CD`` of ``test``:
+    the common start of :func:`nemenyi_pairs` and :func:`bonferroni_dunn`."""
+    r, nm = _ranks_and_names(average_ranks, names)
+    k = r.shape[0]
+    n = check_n_datasets(n_datasets)
+    alpha = check_alpha(alpha)
+    q = q_alpha(k, alpha, test, exact=exact)
+    return r, nm, n, alpha, q, _cd(q, k, n)
 
 
 def _ranks_and_names(
@@ -281,12 +297,8 @@ def nemenyi_pairs(
     -------
     NemenyiResult
     """
-    r, nm = _ranks_and_names(average_ranks, names)
-    k = r.shape[0]
-    n = check_n_datasets(n_datasets)
-    alpha = check_alpha(alpha)
-    q = q_alpha(k, alpha, "nemenyi", exact=exact)
-    cd = q * float(np.sqrt(k * (k + 1) / (6.0 * n)))
+    r, nm, n, alpha, q, cd = _ranks_and_cd(average_ranks, names, n_datasets, alpha,
+                                           "nemenyi", exact)
     diff = np.abs(r[:, None] - r[None, :])
     sig = diff >= cd
     i, j = np.nonzero(np.triu(sig, 1))
@@ -375,13 +387,9 @@ def bonferroni_dunn(
     -------
     BonferroniDunnResult
     """
-    r, nm = _ranks_and_names(average_ranks, names)
-    k = r.shape[0]
-    n = check_n_datasets(n_datasets)
-    alpha = check_alpha(alpha)
+    r, nm, n, alpha, q, cd = _ranks_and_cd(average_ranks, names, n_datasets, alpha,
+                                           "bonferroni-dunn", exact)
     c = _control_index(control, nm)
-    q = q_alpha(k, alpha, "bonferroni-dunn", exact=exact)
-    cd = q * float(np.sqrt(k * (k + 1) / (6.0 * n)))
     diff = r - r[c]
     sig = np.abs(diff) >= cd
     sig[c] = False
