@@ -136,3 +136,19 @@ def test_real_cluster_with_a_killed_worker_matches_serial(tmp_path, cluster):
             "ranking_loss", "normalized_coverage"]
     assert got[cols].equals(ref[cols])
     assert got.features.tolist() == ref.features.tolist()
+
+
+def test_worker_profilers_are_paused_for_a_run_and_restarted_after():
+    """The statistical profiler (a stack sample every 10 ms, taking the GIL from the batch)
+    is stopped on every worker for the run and restarted afterwards."""
+    from skmlfs.experiments._backends import _profilers_paused
+
+    def running(dask_worker):
+        return dask_worker.periodic_callbacks["profile"].is_running()
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as lc, distributed.Client(lc) as c:
+        assert list(c.run(running).values()) == [True, True]
+        with _profilers_paused(c):
+            assert list(c.run(running).values()) == [False, False]
+        assert list(c.run(running).values()) == [True, True]

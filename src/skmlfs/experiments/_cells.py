@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..discretize._base import with_categorical
+from ..discretize import fit_discretizer
 from ._registry import resolve
 from ._spec import MethodSpec, MetricRef, canonical_json
 
@@ -167,23 +167,18 @@ class TaskResult:
 
 
 # --------------------------------------------------------------------------- discretization
-def _make_discretizer(spec: Any, Xtr: Any) -> Any:
+def _discretizer_param(spec: Any) -> Any:
+    """An experiment's ``discretizer`` (``"auto"``, ``"none"``, a registered name, a table or
+    a transformer) as the library's ``discretizer=`` parameter (``"auto"``, ``None`` or a
+    transformer), so that :func:`skmlfs.discretize.fit_discretizer` applies the one rule."""
     if isinstance(spec, str):
-        if spec == "none":
-            return None
-        if spec == "auto":
-            if _is_integer_valued(Xtr):
-                return None
-            from ..discretize import LAIMDiscretizer
-
-            return LAIMDiscretizer()
+        if spec in ("auto", "none"):
+            return None if spec == "none" else "auto"
         return resolve("discretizer", spec)()
     if isinstance(spec, dict):
         params = {k: v for k, v in spec.items() if k != "method"}
         return resolve("discretizer", spec["method"])(**params)
-    from sklearn.base import clone
-
-    return clone(spec)
+    return spec
 
 
 def _rows(X: Any, idx: np.ndarray) -> Any:
@@ -218,10 +213,8 @@ def prepare_split(
     t0 = time.perf_counter()
     Xtr, Xte = _rows(X, train), _rows(X, test)
     Ytr, Yte = Y[train], Y[test]
-    disc = _make_discretizer(discretizer, Xtr)
+    disc = fit_discretizer(_discretizer_param(discretizer), Xtr, Ytr, categorical_features)
     if disc is not None:
-        disc = with_categorical(disc, categorical_features, Xtr)
-        disc.fit(Xtr, Ytr)
         Xtr, Xte = disc.transform(Xtr), disc.transform(Xte)
     Xtr, Xte = compact(Xtr), compact(Xte)
     out = (Xtr, Ytr, Xte, Yte, time.perf_counter() - t0)

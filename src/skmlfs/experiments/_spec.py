@@ -287,6 +287,12 @@ class ProtocolSpec:
             return mat_splits(dataset, self.n_splits)
         return train_test_split_of(dataset)
 
+    @staticmethod
+    def default_kind(dataset: Any) -> str:
+        """``"mat"`` when ``dataset`` stores its own splits (PLCFS ``sim_seq``), else
+        ``"holdout"``: the protocol a dataset is evaluated with unless one is chosen."""
+        return "mat" if getattr(dataset, "split_masks", None) is not None else "holdout"
+
 
 @dataclass(frozen=True, eq=False)
 class DatasetSpec:
