@@ -128,14 +128,18 @@ def _cd(q: float, k: int, n: int) -> float:
 
 
 def _ranks_and_cd(average_ranks, names, n_datasets, alpha, test: Test, exact: bool):
-    """Validated ranks, names, ``N`` and ``alpha``, then ``q_α`` and ``CD`` of ``test``:
-    the common start of :func:`nemenyi_pairs` and :func:`bonferroni_dunn`."""
+    """Validated ranks and names, ``CD`` of ``test``, and the fields both results share
+    (names, average ranks, cd, q_alpha, alpha, n_datasets): the common start of
+    :func:`nemenyi_pairs` and :func:`bonferroni_dunn`."""
     r, nm = _ranks_and_names(average_ranks, names)
     k = r.shape[0]
     n = check_n_datasets(n_datasets)
     alpha = check_alpha(alpha)
     q = q_alpha(k, alpha, test, exact=exact)
-    return r, nm, n, alpha, q, _cd(q, k, n)
+    cd = _cd(q, k, n)
+    common = {"names": nm, "average_ranks": readonly(r), "cd": cd, "q_alpha": q,
+              "alpha": alpha, "n_datasets": n}
+    return r, nm, cd, common
 
 
 def _ranks_and_names(
@@ -297,8 +301,8 @@ def nemenyi_pairs(
     -------
     NemenyiResult
     """
-    r, nm, n, alpha, q, cd = _ranks_and_cd(average_ranks, names, n_datasets, alpha,
-                                           "nemenyi", exact)
+    r, nm, cd, common = _ranks_and_cd(average_ranks, names, n_datasets, alpha, "nemenyi",
+                                      exact)
     diff = np.abs(r[:, None] - r[None, :])
     sig = diff >= cd
     i, j = np.nonzero(np.triu(sig, 1))
@@ -308,12 +312,7 @@ def nemenyi_pairs(
         for a, b in zip(i[by_size], j[by_size], strict=True)
     )
     return NemenyiResult(
-        names=nm,
-        average_ranks=readonly(r),
-        cd=cd,
-        q_alpha=q,
-        alpha=alpha,
-        n_datasets=n,
+        **common,
         differences=readonly(diff),
         significant=readonly(sig),
         pairs=pairs,
@@ -387,20 +386,15 @@ def bonferroni_dunn(
     -------
     BonferroniDunnResult
     """
-    r, nm, n, alpha, q, cd = _ranks_and_cd(average_ranks, names, n_datasets, alpha,
-                                           "bonferroni-dunn", exact)
+    r, nm, cd, common = _ranks_and_cd(average_ranks, names, n_datasets, alpha,
+                                      "bonferroni-dunn", exact)
     c = _control_index(control, nm)
     diff = r - r[c]
     sig = np.abs(diff) >= cd
     sig[c] = False
     return BonferroniDunnResult(
-        names=nm,
+        **common,
         control=nm[c],
-        average_ranks=readonly(r),
-        cd=cd,
-        q_alpha=q,
-        alpha=alpha,
-        n_datasets=n,
         differences=readonly(diff),
         significant=readonly(sig),
         better=tuple(nm[j] for j in np.flatnonzero(sig & (diff < 0))),
