@@ -139,16 +139,21 @@ def test_real_cluster_with_a_killed_worker_matches_serial(tmp_path, cluster):
 
 
 def test_worker_profilers_are_paused_for_a_run_and_restarted_after():
-    """The statistical profiler (a stack sample every 10 ms, taking the GIL from the batch)
-    is stopped on every worker for the run and restarted afterwards."""
+    """The statistical profiler (a stack sample every 10 ms) and the tick monitor (every
+    20 ms), which take the GIL from the batch, are stopped on every worker for the run and
+    restarted afterwards."""
     from skmlfs.experiments._backends import _profilers_paused
 
     def running(dask_worker):
-        return dask_worker.periodic_callbacks["profile"].is_running()
+        pcs = dask_worker.periodic_callbacks
+        return [pcs[n].is_running() for n in ("profile", "profile-cycle", "tick", "ticks")]
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as lc, distributed.Client(lc) as c:
-        assert list(c.run(running).values()) == [True, True]
+        assert list(c.run(running).values()) == [[True] * 4] * 2
         with _profilers_paused(c):
-            assert list(c.run(running).values()) == [False, False]
-        assert list(c.run(running).values()) == [True, True]
+            assert list(c.run(running).values()) == [[False] * 4] * 2
+            # the heartbeat and memory monitor keep running
+            assert all(c.run(lambda dask_worker: dask_worker.periodic_callbacks[
+                "heartbeat"].is_running()).values())
+        assert list(c.run(running).values()) == [[True] * 4] * 2
