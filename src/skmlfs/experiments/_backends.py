@@ -385,21 +385,36 @@ def _worker_profiler(dask_worker: Any, on: bool, names: Sequence[str] = _PROFILE
     return changed
 
 
+def _scheduler_profiler(dask_scheduler: Any, on: bool, names: Sequence[str] = ("tick", "ticks")):
+    """:func:`_worker_profiler` for the scheduler (``Client.run_on_scheduler``)."""
+    return _worker_profiler(dask_scheduler, on, names)
+
+
 @contextlib.contextmanager
 def _profilers_paused(client: Any):
-    """The workers' statistical profilers and tick monitors stopped for the run, restarted
-    afterwards on the workers where this stopped them (a worker that joins later keeps its
-    own setting)."""
-    stopped: dict[str, list[str]] = {}
-    with contextlib.suppress(Exception):  # only a speed-up: never fatal
-        stopped = client.run(_worker_profiler, on=False)
+    """The diagnostic sampling of the workers, their nannies (tick monitor) and the
+    scheduler (tick monitor) stopped for the run, restarted afterwards where this stopped it
+    (a worker that joins later keeps its own setting). The memory monitors, heartbeats and
+    work stealing keep running."""
+    runs = {
+        "workers": lambda on, names=_PROFILER_CALLBACKS: client.run(
+            _worker_profiler, on=on, names=names),
+        "nannies": lambda on, names=_PROFILER_CALLBACKS: client.run(
+            _worker_profiler, on=on, names=names, nanny=True),
+        "scheduler": lambda on, names=("tick", "ticks"): {
+            "scheduler": client.run_on_scheduler(_scheduler_profiler, on=on, names=names)},
+    }
+    stopped: dict[str, set[str]] = {}
+    for where, run in runs.items():
+        with contextlib.suppress(Exception):  # only a speed-up: never fatal
+            stopped[where] = set().union(*run(False).values())
     try:
         yield
     finally:
-        for addr, names in stopped.items():
+        for where, names in stopped.items():
             if names:
                 with contextlib.suppress(Exception):
-                    client.run(_worker_profiler, on=True, names=names, workers=[addr])
+                    runs[where](True, tuple(sorted(names)))
 
 
 @contextlib.contextmanager
