@@ -95,6 +95,7 @@ class _CpuSampler:
 
         self.roots, self.last, self.stop = roots, {}, threading.Event()
         self.busy_until: dict[int, float] = {}
+        self.window: dict[int, list[tuple[float, float]]] = {}
         self.names: dict[int, str] = {}
         self.t0 = time.perf_counter()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -108,7 +109,13 @@ class _CpuSampler:
             self.start.setdefault(p, 0.0)
             if self.names.get(p) in (None, "worker"):  # a nanny's worker may start later
                 self.names[p] = _role(p)
-            if cpu > self.last.get(p, self.start[p]) + 0.05:  # busy since the last poll
+            # busy: at least 5 % of a core over the last second (an idle Dask worker's
+            # housekeeping stays below; a busy one on a loaded machine stays above)
+            hist = self.window.setdefault(p, [])
+            hist.append((now, cpu))
+            while len(hist) > 1 and now - hist[0][0] > 1.0:
+                hist.pop(0)
+            if len(hist) > 1 and cpu - hist[0][1] >= 0.05 * max(now - hist[0][0], 0.2):
                 self.busy_until[p] = now
             self.last[p] = cpu
 
