@@ -107,7 +107,9 @@ class _CpuSampler:
         for p in set().union(*(_tree(r) for r in self.roots)):
             cpu = _cpu_seconds([p])
             self.start.setdefault(p, 0.0)
-            if self.names.get(p) in (None, "worker"):  # a nanny's worker may start later
+            if self.names.get(p) not in ("client", "scheduler", "nanny") and _cmdline(p):
+                # again until it settles: a child is seen before its exec (the parent's
+                # command line), a nanny before it starts its worker
                 self.names[p] = _role(p)
             # busy: at least 5 % of a core over the last second (an idle Dask worker's
             # housekeeping stays below; a busy one on a loaded machine stays above)
