@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..discretize import fit_discretizer
+from ..discretize import fit_discretizer, is_discrete
 from ._registry import resolve
 from ._spec import MethodSpec, MetricRef, canonical_json
 
@@ -74,20 +74,13 @@ def versions() -> dict[str, str]:
     return _VERSIONS
 
 
-def _is_integer_valued(X: Any) -> bool:
-    data = X.data if sp.issparse(X) else np.asarray(X)
-    if data.dtype.kind in "biu":
-        return True
-    if data.size == 0:
-        return True
-    return bool(np.all(np.isfinite(data)) and np.all(data == np.floor(data)))
-
-
 def compact(X: Any) -> Any:
     """Store integer-valued features in the smallest integer dtype (less memory and
-    transfer to workers); other data is returned unchanged."""
+    transfer to workers); other data is returned unchanged. Integer-valued is the library's
+    one rule (:func:`skmlfs.discretize.is_discrete`): whole numbers beyond 2**53 stay float
+    (cast to int64 they overflowed silently)."""
     data = X.data if sp.issparse(X) else np.asarray(X)
-    if data.dtype.kind == "b" or not _is_integer_valued(X):
+    if data.dtype.kind == "b" or not is_discrete(X):
         return X
     lo = int(data.min()) if data.size else 0
     hi = int(data.max()) if data.size else 0
