@@ -385,24 +385,17 @@ def _worker_profiler(dask_worker: Any, on: bool, names: Sequence[str] = _PROFILE
     return changed
 
 
-def _scheduler_profiler(dask_scheduler: Any, on: bool, names: Sequence[str] = ("tick", "ticks")):
-    """:func:`_worker_profiler` for the scheduler (``Client.run_on_scheduler``)."""
-    return _worker_profiler(dask_scheduler, on, names)
-
-
 @contextlib.contextmanager
 def _profilers_paused(client: Any):
-    """The diagnostic sampling of the workers, their nannies (tick monitor) and the
-    scheduler (tick monitor) stopped for the run, restarted afterwards where this stopped it
-    (a worker that joins later keeps its own setting). The memory monitors, heartbeats and
-    work stealing keep running."""
+    """The diagnostic sampling of the workers and their nannies (tick monitor) stopped for
+    the run, restarted afterwards where this stopped it (a worker that joins later keeps its
+    own setting). The memory monitors and heartbeats keep running. The scheduler is left
+    alone: it need not be able to import this library (the workers and nannies must)."""
     runs = {
         "workers": lambda on, names=_PROFILER_CALLBACKS: client.run(
             _worker_profiler, on=on, names=names),
         "nannies": lambda on, names=_PROFILER_CALLBACKS: client.run(
             _worker_profiler, on=on, names=names, nanny=True),
-        "scheduler": lambda on, names=("tick", "ticks"): {
-            "scheduler": client.run_on_scheduler(_scheduler_profiler, on=on, names=names)},
     }
     stopped: dict[str, set[str]] = {}
     for where, run in runs.items():
