@@ -86,7 +86,7 @@ def _cpu_seconds(pids) -> float:
 
 class _CpuSampler:
     """CPU seconds of a process tree, per process, including processes that end before the
-    measurement does (the workers of the runner's own LocalCluster): polls every 0.2 s and
+    measurement does (the workers of the runner's own LocalCluster): polls every 0.5 s and
     keeps, per process, its CPU total and the last time it was busy (for the idle time of
     each worker and the tail of the run: the time the last batch leaves a worker idle)."""
 
@@ -103,14 +103,17 @@ class _CpuSampler:
         self.thread.start()
 
     def _sample(self):
+        # one pass over /proc per poll: the sampler runs in the client process, and its
+        # CPU time counts as the client's (and is taken from the workers)
         now = time.perf_counter() - self.t0
-        for p in set().union(*(_tree(r) for r in self.roots)):
+        ch = _children()
+        for p in set().union(*(_tree(r, ch) for r in self.roots)):
             cpu = _cpu_seconds([p])
             self.start.setdefault(p, 0.0)
             if self.names.get(p) not in ("client", "scheduler", "nanny") and _cmdline(p):
                 # again until it settles: a child is seen before its exec (the parent's
                 # command line), a nanny before it starts its worker
-                self.names[p] = _role(p)
+                self.names[p] = _role(p, ch)
             # busy: at least 5 % of a core over the last second (an idle Dask worker's
             # housekeeping stays below; a busy one on a loaded machine stays above)
             hist = self.window.setdefault(p, [])
@@ -122,7 +125,7 @@ class _CpuSampler:
             self.last[p] = cpu
 
     def _run(self):
-        while not self.stop.wait(0.2):
+        while not self.stop.wait(0.5):
             self._sample()
 
     def total(self) -> float:
@@ -143,7 +146,7 @@ class _CpuSampler:
         return sorted(rows, key=lambda r: (r["role"], -r["cpu"]))
 
 
-def _role(pid: int) -> str:
+def _role(pid: int, children: dict[int, list[int]] | None = None) -> str:
     """What a process of the run is, from its command line."""
     cmd = _cmdline(pid)
     if pid == os.getpid():
@@ -152,7 +155,7 @@ def _role(pid: int) -> str:
         return "scheduler"
     if "resource_tracker" in cmd:
         return "other"
-    if any(c != pid and "spawn_main" in _cmdline(c) for c in _tree(pid)):
+    if any(c != pid and "spawn_main" in _cmdline(c) for c in _tree(pid, children)):
         return "nanny"  # a Dask nanny: the process that started (and watches) a worker
     if "loky" in cmd or "joblib" in cmd or "spawn_main" in cmd:
         return "worker"
@@ -188,7 +191,8 @@ def _print_accounting(sampler: _CpuSampler, wall: float) -> dict:
     return out
 
 
-def _tree(pid: int) -> set[int]:
+def _children() -> dict[int, list[int]]:
+    """Parent pid -> child pids, from one pass over /proc."""
     children: dict[int, list[int]] = {}
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
@@ -197,6 +201,11 @@ def _tree(pid: int) -> set[int]:
             except (OSError, IndexError, ValueError):
                 continue
             children.setdefault(ppid, []).append(int(d.name))
+    return children
+
+
+def _tree(pid: int, children: dict[int, list[int]] | None = None) -> set[int]:
+    children = _children() if children is None else children
     out, todo = {pid}, [pid]
     while todo:
         for c in children.get(todo.pop(), []):
