@@ -21,6 +21,7 @@ Usage::
 
     MLFS_DATASETS=/path/to/datasets python benchmarks/bench_runner.py
     python benchmarks/bench_runner.py --skip-runner        # sections 2-3 only (no data)
+    python benchmarks/bench_runner.py --quick              # 2 splits per dataset, runner only
     # a quick subset: 2 datasets, 3 splits each, 4 selectors, runner only
     python benchmarks/bench_runner.py --datasets enron,emotions --splits 3 \\
         --selectors scls,ami,mdmr,gics --runner-only
@@ -84,34 +85,114 @@ def _cpu_seconds(pids) -> float:
 
 
 class _CpuSampler:
-    """CPU seconds of a process tree, including processes that end before the measurement
-    does (the workers of the runner's own LocalCluster): polls every 0.2 s."""
+    """CPU seconds of a process tree, per process, including processes that end before the
+    measurement does (the workers of the runner's own LocalCluster): polls every 0.5 s and
+    keeps, per process, its CPU total and the last time it was busy (for the idle time of
+    each worker and the tail of the run: the time the last batch leaves a worker idle)."""
 
     def __init__(self, roots):
         import threading
 
         self.roots, self.last, self.stop = roots, {}, threading.Event()
+        self.busy_until: dict[int, float] = {}
+        self.window: dict[int, list[tuple[float, float]]] = {}
+        self.names: dict[int, str] = {}
+        self.t0 = time.perf_counter()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.start = {p: _cpu_seconds([p]) for p in set().union(*(_tree(r) for r in roots))}
         self.thread.start()
 
     def _sample(self):
-        for p in set().union(*(_tree(r) for r in self.roots)):
-            self.last[p] = _cpu_seconds([p])
+        # one pass over /proc per poll: the sampler runs in the client process, and its
+        # CPU time counts as the client's (and is taken from the workers)
+        now = time.perf_counter() - self.t0
+        ch = _children()
+        for p in set().union(*(_tree(r, ch) for r in self.roots)):
+            cpu = _cpu_seconds([p])
             self.start.setdefault(p, 0.0)
+            if self.names.get(p) not in ("client", "scheduler", "nanny") and _cmdline(p):
+                # again until it settles: a child is seen before its exec (the parent's
+                # command line), a nanny before it starts its worker
+                self.names[p] = _role(p, ch)
+            # busy: at least 5 % of a core over the last second (an idle Dask worker's
+            # housekeeping stays below; a busy one on a loaded machine stays above)
+            hist = self.window.setdefault(p, [])
+            hist.append((now, cpu))
+            while len(hist) > 1 and now - hist[0][0] > 1.0:
+                hist.pop(0)
+            if len(hist) > 1 and cpu - hist[0][1] >= 0.05 * max(now - hist[0][0], 0.2):
+                self.busy_until[p] = now
+            self.last[p] = cpu
 
     def _run(self):
-        while not self.stop.wait(0.2):
+        while not self.stop.wait(0.5):
             self._sample()
 
     def total(self) -> float:
         self.stop.set()
         self.thread.join()
         self._sample()
+        self.wall = time.perf_counter() - self.t0
         return sum(self.last.get(p, s) - s for p, s in self.start.items())
 
+    def per_process(self) -> list[dict]:
+        """Role, CPU seconds and last busy time of every process that used CPU."""
+        rows = []
+        for p, s in self.start.items():
+            cpu = self.last.get(p, s) - s
+            if cpu > 0.05:
+                rows.append({"pid": p, "role": self.names.get(p, "?"), "cpu": cpu,
+                             "busy_until": self.busy_until.get(p, 0.0)})
+        return sorted(rows, key=lambda r: (r["role"], -r["cpu"]))
 
-def _tree(pid: int) -> set[int]:
+
+def _role(pid: int, children: dict[int, list[int]] | None = None) -> str:
+    """What a process of the run is, from its command line."""
+    cmd = _cmdline(pid)
+    if pid == os.getpid():
+        return "client"
+    if "dask scheduler" in cmd or "dask-scheduler" in cmd:
+        return "scheduler"
+    if "resource_tracker" in cmd:
+        return "other"
+    if any(c != pid and "spawn_main" in _cmdline(c) for c in _tree(pid, children)):
+        return "nanny"  # a Dask nanny: the process that started (and watches) a worker
+    if "loky" in cmd or "joblib" in cmd or "spawn_main" in cmd:
+        return "worker"
+    if "dask worker" in cmd or "dask-worker" in cmd:
+        return "worker"
+    return "other"
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _print_accounting(sampler: _CpuSampler, wall: float) -> dict:
+    """Where the CPU time went: client, scheduler, and per worker process its CPU, its idle
+    time (wall - CPU, for a one-thread worker) and when it last was busy (tail)."""
+    rows = sampler.per_process()
+    by_role: dict[str, float] = {}
+    for r in rows:
+        by_role[r["role"]] = by_role.get(r["role"], 0.0) + r["cpu"]
+    workers = [r for r in rows if r["role"] == "worker" and r["cpu"] > 1.0]
+    parts = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(by_role.items()))
+    print(f"      CPU by role: {parts}", flush=True)
+    out = {"cpu_by_role": by_role, "workers": []}
+    for r in workers:
+        idle = max(0.0, wall - r["cpu"])
+        tail = max(0.0, wall - r["busy_until"])
+        print(f"      worker pid {r['pid']}: CPU {r['cpu']:7.1f} s, idle {idle:6.1f} s "
+              f"({100 * idle / wall:4.1f} %), idle for the last {tail:5.1f} s", flush=True)
+        out["workers"].append({"cpu": r["cpu"], "idle": idle, "tail": tail})
+    return out
+
+
+def _children() -> dict[int, list[int]]:
+    """Parent pid -> child pids, from one pass over /proc."""
     children: dict[int, list[int]] = {}
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
@@ -120,6 +201,11 @@ def _tree(pid: int) -> set[int]:
             except (OSError, IndexError, ValueError):
                 continue
             children.setdefault(ppid, []).append(int(d.name))
+    return children
+
+
+def _tree(pid: int, children: dict[int, list[int]] | None = None) -> set[int]:
+    children = _children() if children is None else children
     out, todo = {pid}, [pid]
     while todo:
         for c in children.get(todo.pop(), []):
@@ -238,13 +324,14 @@ def bench_runner(experiment: str, datasets: list[str], workers: int, backends: l
             with ResultStore(db, readonly=True) as st:
                 frames[label] = st.to_frame()
             out[label] = {"wall": wall, "startup": startup, "cells": s.n_computed,
-                          "cpu": cpu}
+                          "cpu": cpu, "load": os.getloadavg()[0]}
             print(
                 f"  {label:<22} {wall:8.1f} s  CPU {cpu:7.1f} s  ({s.n_computed} cells"
                 + (f"; cluster start-up {startup:.1f} s not included" if startup else "")
-                + ")",
+                + f"; load average {os.getloadavg()[0]:.1f})",
                 flush=True,
             )
+            out[label].update(_print_accounting(sampler, wall))
     ref = frames["serial"]
     metrics = [m.name for m in spec.metrics]
     for label, df in frames.items():
@@ -410,6 +497,9 @@ def main() -> None:
     ap.add_argument("--selectors", default="", help="comma-separated subset of the selectors")
     ap.add_argument("--splits", type=int, default=None,
                     help="at most this many splits per dataset (a quick subset)")
+    ap.add_argument("--quick", action="store_true",
+                    help="a reduced grid for quick checks: every dataset and selector, 2 splits "
+                    "each (144 of the 720 cells of the SCLS-paper grid), runner only")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--backends", default="serial,joblib,dask-local,dask-cluster",
                     help=f"comma-separated among {', '.join(BACKENDS)} (serial always runs)")
@@ -423,6 +513,9 @@ def main() -> None:
     )
     ap.add_argument("--json", help="also write the numbers to this JSON file")
     args = ap.parse_args()
+    if args.quick:
+        args.splits = args.splits or 2
+        args.runner_only = True
     results = {}
     if not args.skip_runner:
         print(f"1. runner wall time: {args.experiment}", flush=True)

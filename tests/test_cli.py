@@ -194,7 +194,43 @@ def test_select_keeps_nominal_columns(capsys, tmp_path, dataset_path):
     assert table["feature"].iloc[0] == "location"
 
 
+def test_selector_input_leaves_the_selectors_parameters_alone(dataset_path):
+    """Nominal columns pass through the library's "auto" rule; the selector keeps
+    discretizer="auto" (it finds codes and uses them as they are), same ranking."""
+    from skmlfs.cli._common import selector_input
+
+    ds = load(dataset_path("mulan/birds/birds-train.arff"))
+    nominal = np.array([t == "nominal" for t in ds.feature_types])
+    sel = SCLS(n_features_to_select=10)
+    X = selector_input(sel, ds)
+    assert sel.get_params()["discretizer"] == "auto"
+    Xd = discretize_features("auto", ds.X, ds.Y, categorical_features=nominal)
+    np.testing.assert_array_equal(X, Xd)
+    ref = SCLS(n_features_to_select=10, discretizer=None).fit(Xd, ds.Y)
+    np.testing.assert_array_equal(sel.fit(X, ds.Y).ranking_, ref.ranking_)
+
+
 # --------------------------------------------------------------------------- evaluate
+
+
+def test_evaluate_uses_the_stored_splits_of_a_mat_file(capsys, tmp_path, dataset_path):
+    from skmlfs.datasets import load_name
+    from skmlfs.experiments import evaluate, mat_splits
+
+    path = dataset_path("plcfs/genbase.mat")
+    out_csv = tmp_path / "r.csv"
+    code, out, _ = run(capsys, "evaluate", path, "--methods", "ami", "--repeats", 2,
+                       "--label-copies", "keep", "--quiet", "--out", out_csv)
+    assert code == 0
+    assert "; 2 mat splits;" in out.splitlines()[0]
+    ds = load_name("plcfs/genbase", root=path.parents[1], label_copies="keep")
+    ref = evaluate(ds, ["ami"], "mlnb", mat_splits(ds, 2), n_features="ceil_sqrt",
+                   metrics=["hamming_loss"], random_state=0, progress=False)
+    got = pd.read_csv(out_csv)
+    np.testing.assert_array_equal(got["hamming_loss"], ref["hamming_loss"])
+    code, out, _ = run(capsys, "evaluate", path, "--methods", "ami", "--protocol", "kfold",
+                       "--folds", 3, "--label-copies", "keep", "--quiet")
+    assert code == 0 and "; 3 kfold splits;" in out.splitlines()[0]
 
 
 def test_evaluate_prints_each_metric(capsys, tmp_path, dataset_path):

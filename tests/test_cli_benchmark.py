@@ -7,12 +7,11 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _subproc import count, mlfs, wait_for_cells
 
 from skmlfs.experiments import ResultStore
 
@@ -42,36 +41,6 @@ params = {{ n_samples = 200, n_features = 20, random_state = 8 }}
 protocol = {{ kind = "kfold", k = 4 }}
 """
 N_CELLS = 15 * 3 * 10 + 4 * 3 * 10
-
-
-def mlfs(*args):
-    return [sys.executable, "-c", "import sys; from skmlfs.cli import main; sys.exit(main())",
-            *map(str, args)]
-
-
-def count(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        try:
-            return con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.OperationalError:  # schema not created yet
-        return 0
-
-
-def wait_for_cells(proc, db: Path, at_least: int, timeout: float = 300) -> int:
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        n = count(db)
-        if n >= at_least:
-            return n
-        if proc.poll() is not None:
-            pytest.fail(f"benchmark ended (rc={proc.returncode}) before being interrupted")
-        time.sleep(0.02)
-    pytest.fail("benchmark made no progress")
 
 
 def check_complete(db: Path):

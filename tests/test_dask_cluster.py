@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -15,14 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _subproc import child_env, count, free_port, mlfs
 
-import skmlfs
 from skmlfs.datasets import load, make_multilabel_discrete
 from skmlfs.experiments import ResultStore, run_experiment
 
 distributed = pytest.importorskip("distributed")
 
-SRC = str(Path(skmlfs.__file__).resolve().parents[1])
 REPEATS = 16
 N_CELLS = REPEATS * 3 * 8  # splits x selectors x budgets (one learner)
 
@@ -43,12 +40,6 @@ path = "data/synth.arff"
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def write_meka_arff(path: Path, X: np.ndarray, Y: np.ndarray) -> None:
     L = Y.shape[1]
     lines = [f"@relation 'synth: -C {L}'"]
@@ -60,25 +51,14 @@ def write_meka_arff(path: Path, X: np.ndarray, Y: np.ndarray) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def count(db: Path) -> int:
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        try:
-            return con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return 0
-
-
 @pytest.fixture
 def cluster(tmp_path):
     """``dask scheduler`` and two ``dask worker --nworkers 1 --nthreads 1`` processes on
     127.0.0.1, each in its own process group and working directory."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
-    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    env.pop("MLFS_DATASETS", None)  # workers find the file by the client's absolute path
+    # workers find the file by the client's absolute path
+    env = child_env(MLFS_DATASETS=None)
     procs = []
     logs = []
 
@@ -129,10 +109,8 @@ def test_real_cluster_with_a_killed_worker_matches_serial(tmp_path, cluster):
 
     db = tmp_path / "cluster.db"
     client = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from skmlfs.cli import main; sys.exit(main())",
-         "benchmark", str(exp), "--db", str(db), "--dask", address, "--no-report"],
-        cwd=tmp_path, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", "")),
+        mlfs("benchmark", exp, "--db", db, "--dask", address, "--no-report"),
+        cwd=tmp_path, stderr=subprocess.PIPE, text=True, env=child_env(),
     )
     try:
         t0 = time.time()
@@ -158,3 +136,31 @@ def test_real_cluster_with_a_killed_worker_matches_serial(tmp_path, cluster):
             "ranking_loss", "normalized_coverage"]
     assert got[cols].equals(ref[cols])
     assert got.features.tolist() == ref.features.tolist()
+
+
+def test_worker_profilers_are_paused_for_a_run_and_restarted_after():
+    """The statistical profiler (a stack sample every 10 ms) and the tick monitor (every
+    20 ms), which take the GIL from the batch, are stopped on every worker for the run and
+    restarted afterwards."""
+    from skmlfs.experiments._backends import _profilers_paused
+
+    def running(dask_worker):
+        pcs = dask_worker.periodic_callbacks
+        return [pcs[n].is_running() for n in ("profile", "profile-cycle", "tick", "ticks")]
+
+    def nanny(dask_worker):  # the nanny, with nanny=True
+        pcs = dask_worker.periodic_callbacks
+        return [pcs[n].is_running() for n in ("tick", "ticks", "memory_monitor")]
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as lc, distributed.Client(lc) as c:
+        assert list(c.run(running).values()) == [[True] * 4] * 2
+        assert list(c.run(nanny, nanny=True).values()) == [[True] * 3] * 2
+        with _profilers_paused(c):
+            assert list(c.run(running).values()) == [[False] * 4] * 2
+            # the nannies' memory monitors keep running, as do the workers' heartbeats
+            assert list(c.run(nanny, nanny=True).values()) == [[False, False, True]] * 2
+            assert all(c.run(lambda dask_worker: dask_worker.periodic_callbacks[
+                "heartbeat"].is_running()).values())
+        assert list(c.run(running).values()) == [[True] * 4] * 2
+        assert list(c.run(nanny, nanny=True).values()) == [[True] * 3] * 2

@@ -235,6 +235,26 @@ def test_prepare_split_fits_discretizer_on_training_part_only():
     assert np.array_equal(Xtr2, Xi[tr])
 
 
+def test_prepare_split_auto_is_the_librarys_one_rule():
+    """The engine's "auto" is skmlfs.discretize's rule (is_discrete): whole numbers beyond
+    2**53 are continuous data and go through LAIM, as in the selectors and MLNB."""
+    from skmlfs.discretize import LAIMDiscretizer, is_discrete
+
+    rng = np.random.default_rng(1)
+    X = np.round(rng.normal(size=(80, 3)) * 1e20)  # every value a whole number
+    Y = (rng.random((80, 2)) < 0.5).astype(np.uint8)
+    tr, te = holdout_splits(80, 1, 0.25, 0)[0]
+    assert not is_discrete(X[tr])
+    Xtr, _, Xte, _, _ = prepare_split(X, Y, tr, te, "auto")
+    ref = LAIMDiscretizer().fit(X[tr], Y[tr])
+    assert np.array_equal(Xtr, ref.transform(X[tr]))
+    assert np.array_equal(Xte, ref.transform(X[te]))
+    # "none" keeps the values, a registered name builds that discretizer
+    assert np.array_equal(prepare_split(X, Y, tr, te, "none")[0], X[tr])
+    Xw = prepare_split(X, Y, tr, te, {"method": "equal_width", "n_bins": 3})[0]
+    assert set(np.unique(Xw)) <= {0, 1, 2}
+
+
 def test_evaluate_matches_a_straightforward_loop():
     from skmlfs.learners import MLNB
     from skmlfs.metrics import hamming_loss, ranking_loss

@@ -13,7 +13,7 @@ import sqlite3
 import subprocess
 
 import pytest
-from test_cli_benchmark import count, mlfs, wait_for_cells
+from _subproc import count, mlfs, wait_for_cells
 
 from skmlfs.experiments import ResultStore
 

@@ -16,13 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _subproc import child_env, count, mlfs, wait_for_cells
 
-import skmlfs
 from skmlfs.experiments import ResultStore, run_experiment
 from skmlfs.experiments._store import StoreBusyError, StoreError
 
 GEN = "skmlfs.datasets:make_multilabel_discrete"
-SRC = str(Path(skmlfs.__file__).resolve().parents[1])
 METRICS = {"hamming_loss", "ranking_loss"}
 
 # 8 repeats x 3 selectors x 10 budgets + 4 folds x 3 x 10 = 360 cells of a few ms each
@@ -49,43 +48,6 @@ params = {{ n_samples = 200, n_features = 20, random_state = 8 }}
 protocol = {{ kind = "kfold", k = 4 }}
 """
 N_CELLS = 8 * 3 * 10 + 4 * 3 * 10
-
-
-def mlfs(*args):
-    return [sys.executable, "-c", "import sys; from skmlfs.cli import main; sys.exit(main())",
-            *map(str, args)]
-
-
-def env(**extra):
-    e = dict(os.environ)
-    e["PYTHONPATH"] = SRC + os.pathsep + e.get("PYTHONPATH", "")
-    e.update(extra)
-    return e
-
-
-def count(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        try:
-            return con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.OperationalError:
-        return 0
-
-
-def wait_for_cells(proc, db: Path, at_least: int, timeout: float = 240) -> int:
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        n = count(db)
-        if n >= at_least:
-            return n
-        if proc.poll() is not None:
-            pytest.fail(f"benchmark ended (rc={proc.returncode}) before being interrupted")
-        time.sleep(0.02)
-    pytest.fail("benchmark made no progress")
 
 
 def descendants(pid: int) -> set[int]:
@@ -164,13 +126,13 @@ def test_sigkill_at_random_moments_then_resume(experiment, tmp_path, backend):
     cmd = mlfs("benchmark", spec, "--db", db, "--quiet", "--no-report", *BACKENDS[backend])
     for attempt in range(2):
         before = count(db)
-        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env())
+        proc = subprocess.Popen(cmd, cwd=tmp_path, env=child_env())
         if attempt == 0:  # any moment: start-up, planning, or the first batches
             t_end = time.time() + rng.uniform(0.2, 3.0)
             while time.time() < t_end and proc.poll() is None and count(db) < N_CELLS // 2:
                 time.sleep(0.01)
         else:
-            wait_for_cells(proc, db, before + int(rng.integers(1, N_CELLS // 3)))
+            wait_for_cells(proc, db, before + int(rng.integers(1, N_CELLS // 3)), timeout=240)
         kids = descendants(proc.pid)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -186,7 +148,7 @@ def test_sigkill_at_random_moments_then_resume(experiment, tmp_path, backend):
         assert not left, f"worker processes outlived the killed client: {left}"
     n = count(db)
     res = subprocess.run(mlfs("benchmark", spec, "--db", db, "--no-report",
-                              *BACKENDS[backend]), cwd=tmp_path, env=env(),
+                              *BACKENDS[backend]), cwd=tmp_path, env=child_env(),
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert f"{n} already in" in res.stderr  # finished cells were not recomputed
@@ -203,10 +165,10 @@ def test_second_process_on_a_busy_store_stops_and_takes_over_after_kill(tmp_path
     n_cells = 30 * 3 * 10 + 4 * 3 * 10
     db = tmp_path / "busy.db"
     cmd = mlfs("benchmark", spec, "--db", db, "--quiet", "--no-report")
-    first = subprocess.Popen(cmd, cwd=tmp_path, env=env())
+    first = subprocess.Popen(cmd, cwd=tmp_path, env=child_env())
     try:
         wait_for_cells(first, db, 5)
-        second = subprocess.run(cmd, cwd=tmp_path, env=env(), capture_output=True, text=True,
+        second = subprocess.run(cmd, cwd=tmp_path, env=child_env(), capture_output=True, text=True,
                                 timeout=120)
         assert first.poll() is None, "the first run must still be busy"
         assert second.returncode == 2
@@ -221,7 +183,7 @@ def test_second_process_on_a_busy_store_stops_and_takes_over_after_kill(tmp_path
     assert 0 < n < n_cells
     # the OS released the dead owner's lock: the next run takes over and completes
     res = subprocess.run(mlfs("benchmark", spec, "--db", db, "--no-report"), cwd=tmp_path,
-                         env=env(), capture_output=True, text=True, timeout=600)
+                         env=child_env(), capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr
     assert f"{n} already in" in res.stderr
     con = sqlite3.connect(db)
@@ -322,7 +284,7 @@ def test_unreadable_store_is_one_line_and_left_untouched(tmp_path, kind):
     exp = tmp_path / "e.toml"
     exp.write_text(EXPERIMENT)
     for cmd in (mlfs("benchmark", exp, "--db", db, "--quiet"), mlfs("report", db)):
-        res = subprocess.run(cmd, cwd=tmp_path, env=env(), capture_output=True, text=True,
+        res = subprocess.run(cmd, cwd=tmp_path, env=child_env(), capture_output=True, text=True,
                              timeout=120)
         assert res.returncode == 2, res.stderr
         lines = res.stderr.strip().splitlines()
@@ -372,7 +334,7 @@ def test_import_and_demo_without_dask(tmp_path):
         "and sys.modules[m] is not None]\n"
         "sys.exit(rc)"
     )
-    res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env(),
+    res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=child_env(),
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert "SCLS" in res.stdout
@@ -383,7 +345,7 @@ def test_dask_option_without_dask_says_how_to_install(tmp_path):
     exp.write_text(EXPERIMENT)
     code = BLOCK + "from skmlfs.cli import main; sys.exit(main(sys.argv[1:]))"
     res = subprocess.run([sys.executable, "-c", code, "benchmark", str(exp), "--dask", "local",
-                          "--db", str(tmp_path / "d.db")], cwd=tmp_path, env=env(),
+                          "--db", str(tmp_path / "d.db")], cwd=tmp_path, env=child_env(),
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 2
     assert res.stderr.strip() == (
@@ -398,5 +360,5 @@ def test_dask_option_without_dask_says_how_to_install(tmp_path):
         "except ImportError as e:\n    print(e)\n"
     )
     res = subprocess.run([sys.executable, "-c", code, str(exp), str(tmp_path / "d.db")],
-                         cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=120)
+                         cwd=tmp_path, env=child_env(), capture_output=True, text=True, timeout=120)
     assert 'pip install "scikit-mlfs[distributed]"' in res.stdout, res.stderr

@@ -196,23 +196,46 @@ def make_selector(method: str, term: tuple, ds: Any, seed: int | None) -> Any:
 def selector_input(selector: Any, ds: Any) -> Any:
     """The features to fit ``selector`` on, with the dataset's nominal columns kept as they are.
 
-    Selectors of the shared convention (``BaseInfoSelector`` and its ``discretizer``
-    parameter, see :func:`~skmlfs.selection.discretize_features`) get ``X`` discretized
-    here, nominal columns passed through unchanged, and their ``discretizer`` is set to
-    ``None`` (the codes are used as they are). Without nominal columns, or for other
-    selectors, ``X`` is returned unchanged and the selector discretizes it itself.
+    For a selector of the shared convention (``BaseInfoSelector``) left at
+    ``discretizer="auto"``, the library's one ``"auto"`` rule
+    (:func:`skmlfs.discretize.discretize_features`) is applied here once, with the nominal
+    columns passed through unchanged; the selector's own ``"auto"`` then finds integer codes
+    and uses them as they are (:func:`skmlfs.discretize.is_discrete`), so its parameters stay
+    what the user asked for. Without nominal columns, or for other selectors, ``X`` is
+    returned unchanged and the selector discretizes it itself.
     """
     import numpy as np
 
-    from ..selection._base import BaseInfoSelector, discretize_features
+    from ..discretize import discretize_features
+    from ..selection._base import BaseInfoSelector
 
     nominal = np.array([t == "nominal" for t in ds.feature_types], dtype=bool)
     own = getattr(type(selector), "_discretize", None)
-    if not nominal.any() or own is not BaseInfoSelector._discretize:
+    if (
+        not nominal.any()
+        or own is not BaseInfoSelector._discretize
+        or not isinstance(selector.get_params(deep=False).get("discretizer"), str)
+        or selector.get_params(deep=False)["discretizer"] != "auto"
+    ):
         return ds.X
-    X = discretize_features(selector.discretizer, ds.X, ds.Y, categorical_features=nominal)
-    selector.set_params(discretizer=None)
-    return X
+    return discretize_features("auto", ds.X, ds.Y, categorical_features=nominal)
+
+
+def fit_selector(args: Any, method: str, command: str) -> tuple[Any, Any, float]:
+    """The shared start of ``mlfs select`` and ``mlfs transform``: load ``args.dataset``
+    (complete data only), build ``method`` with the ``-k`` budget and ``--seed`` and fit it.
+
+    Returns ``(dataset, fitted selector, seconds of the fit)``.
+    """
+    import time
+
+    term = one_budget(args.k, command)
+    ds = load_dataset(args.dataset, args.labels, **data_options(args))
+    require_complete(ds, command)
+    selector = make_selector(method, term, ds, args.seed)
+    t0 = time.perf_counter()
+    selector.fit(selector_input(selector, ds), ds.Y)
+    return ds, selector, time.perf_counter() - t0
 
 
 def require_complete(ds: Any, command: str) -> None:

@@ -58,25 +58,16 @@ def register(parser) -> None:
 
 
 def run(args) -> int:
-    from ..experiments import evaluate, holdout_splits, kfold_splits, mat_splits, summarize
+    from ..experiments import ProtocolSpec, evaluate, summarize
 
     check_output_path(args.out)  # before the work, not after it
     ds = load_dataset(args.dataset, args.labels, **data_options(args))
     require_complete(ds, "evaluate")
     n = ds.X.shape[0]
-    has_masks = getattr(ds, "split_masks", None) is not None
-    protocol = args.protocol or ("mat" if has_masks else "holdout")
-    if protocol == "mat":
-        if not has_masks:
-            raise ValueError(
-                f"{args.dataset} has no stored splits (sim_seq); use --protocol holdout"
-            )
-        splits = mat_splits(ds, n_splits=args.repeats)
-    elif protocol == "kfold":
-        splits = kfold_splits(n, args.folds, random_state=args.seed)
-    else:
-        splits = holdout_splits(n, repeats=args.repeats, test_size=args.test_size,
-                                random_state=args.seed)
+    protocol = args.protocol or ProtocolSpec.default_kind(ds)
+    spec = ProtocolSpec(kind=protocol, repeats=args.repeats, test_size=args.test_size,
+                        k=args.folds, n_splits=args.repeats)
+    splits = spec.splits(ds, n, args.seed)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     results = evaluate(

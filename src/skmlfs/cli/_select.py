@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import sys
-import time
 
 from ._common import (
     add_budget_options,
     add_data_options,
     check_output_path,
-    data_options,
-    load_dataset,
-    make_selector,
-    one_budget,
-    require_complete,
-    selector_input,
+    fit_selector,
     write_table,
 )
 from ._transform import add_output_options, check_output_options, write_outputs
@@ -44,15 +38,9 @@ def run(args) -> int:
 
     check_output_options(args)
     check_output_path(args.out)  # before the work, not after it
-    term = one_budget(args.k, "select")
-    ds = load_dataset(args.dataset, args.labels, **data_options(args))
-    require_complete(ds, "select")
+    ds, selector, elapsed = fit_selector(args, args.method, "select")
     n, d = ds.X.shape
-    selector = make_selector(args.method, term, ds, args.seed)
     name = canonical_name("selector", args.method) or type(selector).__name__
-    t0 = time.perf_counter()
-    selector.fit(selector_input(selector, ds), ds.Y)
-    elapsed = time.perf_counter() - t0
     support = selector.get_support()
     ranking = np.asarray(selector.ranking_)
     # features selected but not ranked (a method whose support is not its ranking's head)

@@ -16,11 +16,8 @@ from ._common import (
     add_budget_options,
     add_data_options,
     data_options,
+    fit_selector,
     load_dataset,
-    make_selector,
-    one_budget,
-    require_complete,
-    selector_input,
 )
 
 _FORMAT = "skmlfs-selector"
@@ -194,11 +191,7 @@ def run(args) -> int:
         write_reduced(ds, model["support"], args.out)
         return 0
     method = args.method or "scls"
-    term = one_budget(args.k, "transform")
-    ds = load_dataset(args.dataset, args.labels, **data_options(args))
-    require_complete(ds, "transform")
-    selector = make_selector(method, term, ds, args.seed)
-    selector.fit(selector_input(selector, ds), ds.Y)
+    ds, selector, _ = fit_selector(args, method, "transform")
     if args.save:
         save_model(args.save, selector, ds, method)
         print(f"selector saved to {args.save}", file=sys.stderr)

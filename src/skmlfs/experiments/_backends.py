@@ -356,6 +356,60 @@ def _warm_imports() -> None:
     from . import _cells  # noqa: F401
 
 
+#: periodic callbacks of a Dask worker that sample it for diagnostics only (the statistical
+#: profiler and the event-loop tick monitor); see :func:`_worker_profiler`
+_PROFILER_CALLBACKS = ("profile", "profile-cycle", "tick", "ticks")
+
+
+def _worker_profiler(dask_worker: Any, on: bool, names: Sequence[str] = _PROFILER_CALLBACKS):
+    """Stop (``on=False``) or restart a Dask worker's diagnostic sampling; runs on the
+    worker (``Client.run``). Returns the names of the callbacks it changed.
+
+    The statistical profiler samples the stack of the executing thread every 10 ms, and the
+    tick monitor wakes the event loop every 20 ms; each time the worker's event-loop thread
+    takes the GIL from the batch it interrupts. Measured in a one-thread worker running five
+    SCLS-paper batches (enron, medical, scene, yeast, delicious; a loaded machine, so per
+    second of wall time): CPU time of the worker's threads other than the batch's was 3.6 %
+    of the wall time by default, 1.9 % with the profiler stopped and 0.8 % with the
+    profiler and the tick monitor stopped. The run needs neither.
+    """
+    changed = []
+    for name in names:
+        pc = dask_worker.periodic_callbacks.get(name)
+        if pc is not None and pc.is_running() != on:
+            if on and name == "tick":  # else the first tick reports the pause as a stall
+                with contextlib.suppress(Exception):
+                    dask_worker._last_tick = time.time()
+            (pc.start if on else pc.stop)()
+            changed.append(name)
+    return changed
+
+
+@contextlib.contextmanager
+def _profilers_paused(client: Any):
+    """The diagnostic sampling of the workers and their nannies (tick monitor) stopped for
+    the run, restarted afterwards where this stopped it (a worker that joins later keeps its
+    own setting). The memory monitors and heartbeats keep running. The scheduler is left
+    alone: it need not be able to import this library (the workers and nannies must)."""
+    runs = {
+        "workers": lambda on, names=_PROFILER_CALLBACKS: client.run(
+            _worker_profiler, on=on, names=names),
+        "nannies": lambda on, names=_PROFILER_CALLBACKS: client.run(
+            _worker_profiler, on=on, names=names, nanny=True),
+    }
+    stopped: dict[str, set[str]] = {}
+    for where, run in runs.items():
+        with contextlib.suppress(Exception):  # only a speed-up: never fatal
+            stopped[where] = set().union(*run(False).values())
+    try:
+        yield
+    finally:
+        for where, names in stopped.items():
+            if names:
+                with contextlib.suppress(Exception):
+                    runs[where](True, tuple(sorted(names)))
+
+
 @contextlib.contextmanager
 def dask_session(address: Any, n_workers: int):
     """A connected ``distributed.Client`` for the whole run (started before planning).
@@ -399,7 +453,7 @@ def dask_session(address: Any, n_workers: int):
 
 def _dask(batches, address, n_workers, catch) -> Iterator[tuple[Task, TaskResult]]:
     distributed = import_distributed()
-    with dask_session(address, n_workers) as client:
+    with dask_session(address, n_workers) as client, _profilers_paused(client):
         futures = []
         try:
             by_key = {}

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..discretize._base import with_categorical
+from ..discretize import fit_discretizer, is_discrete
 from ._registry import resolve
 from ._spec import MethodSpec, MetricRef, canonical_json
 
@@ -74,20 +74,13 @@ def versions() -> dict[str, str]:
     return _VERSIONS
 
 
-def _is_integer_valued(X: Any) -> bool:
-    data = X.data if sp.issparse(X) else np.asarray(X)
-    if data.dtype.kind in "biu":
-        return True
-    if data.size == 0:
-        return True
-    return bool(np.all(np.isfinite(data)) and np.all(data == np.floor(data)))
-
-
 def compact(X: Any) -> Any:
     """Store integer-valued features in the smallest integer dtype (less memory and
-    transfer to workers); other data is returned unchanged."""
+    transfer to workers); other data is returned unchanged. Integer-valued is the library's
+    one rule (:func:`skmlfs.discretize.is_discrete`): whole numbers beyond 2**53 stay float
+    (cast to int64 they overflowed silently)."""
     data = X.data if sp.issparse(X) else np.asarray(X)
-    if data.dtype.kind == "b" or not _is_integer_valued(X):
+    if data.dtype.kind == "b" or not is_discrete(X):
         return X
     lo = int(data.min()) if data.size else 0
     hi = int(data.max()) if data.size else 0
@@ -169,23 +162,18 @@ class TaskResult:
 
 
 # --------------------------------------------------------------------------- discretization
-def _make_discretizer(spec: Any, Xtr: Any) -> Any:
+def _discretizer_param(spec: Any) -> Any:
+    """An experiment's ``discretizer`` (``"auto"``, ``"none"``, a registered name, a table or
+    a transformer) as the library's ``discretizer=`` parameter (``"auto"``, ``None`` or a
+    transformer), so that :func:`skmlfs.discretize.fit_discretizer` applies the one rule."""
     if isinstance(spec, str):
-        if spec == "none":
-            return None
-        if spec == "auto":
-            if _is_integer_valued(Xtr):
-                return None
-            from ..discretize import LAIMDiscretizer
-
-            return LAIMDiscretizer()
+        if spec in ("auto", "none"):
+            return None if spec == "none" else "auto"
         return resolve("discretizer", spec)()
     if isinstance(spec, dict):
         params = {k: v for k, v in spec.items() if k != "method"}
         return resolve("discretizer", spec["method"])(**params)
-    from sklearn.base import clone
-
-    return clone(spec)
+    return spec
 
 
 def _rows(X: Any, idx: np.ndarray) -> Any:
@@ -246,10 +234,8 @@ def prepare_split(
     t0 = time.perf_counter()
     Xtr, Xte = _rows(X, train), _rows(X, test)
     Ytr, Yte = Y[train], Y[test]
-    disc = _make_discretizer(discretizer, Xtr)
+    disc = fit_discretizer(_discretizer_param(discretizer), Xtr, Ytr, categorical_features)
     if disc is not None:
-        disc = with_categorical(disc, categorical_features, Xtr)
-        disc.fit(Xtr, Ytr)
         Xtr, Xte = disc.transform(Xtr), disc.transform(Xte)
     Xtr, Xte = compact(Xtr), compact(Xte)
     out = (Xtr, Ytr, Xte, Yte, time.perf_counter() - t0)

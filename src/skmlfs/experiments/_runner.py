@@ -55,6 +55,7 @@ from ._spec import (
     MethodSpec,
     MetricRef,
     canonical_json,
+    metric_ref,
     parse_n_features,
     resolve_n_features_grid,
 )
@@ -281,16 +282,8 @@ def _metric_refs(metrics: Any) -> list[MetricRef]:
         metrics = [metrics]
     out = []
     for m in metrics:
-        if isinstance(m, MetricRef):
-            ref = m
-        elif isinstance(m, str):
-            ref = MetricRef(m, m, {})
-        elif isinstance(m, Mapping):
-            m = dict(m)
-            metric = m.pop("metric", m.get("name"))
-            name = m.pop("name", metric)
-            ref = MetricRef(str(name), str(metric), {**m.pop("params", {}), **m})
-        else:
+        ref = metric_ref(m)
+        if ref is None:
             raise ValueError(f"metrics: expected names or tables; got {m!r}.")
         try:
             get_metric(ref.metric)

@@ -292,6 +292,12 @@ class ProtocolSpec:
             return mat_splits(dataset, self.n_splits)
         return train_test_split_of(dataset)
 
+    @staticmethod
+    def default_kind(dataset: Any) -> str:
+        """``"mat"`` when ``dataset`` stores its own splits (PLCFS ``sim_seq``), else
+        ``"holdout"``: the protocol a dataset is evaluated with unless one is chosen."""
+        return "mat" if getattr(dataset, "split_masks", None) is not None else "holdout"
+
 
 @dataclass(frozen=True, eq=False)
 class DatasetSpec:
@@ -630,6 +636,22 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
     return tuple(out)
 
 
+def metric_ref(m: Any) -> MetricRef | None:
+    """A metric column from a name or a table (``metric``, ``name``, ``params`` and further
+    keys as parameters); ``None`` for anything else. The metric is not looked up here."""
+    if isinstance(m, MetricRef):
+        return m
+    if isinstance(m, str):
+        return MetricRef(m, m, {})
+    if isinstance(m, Mapping):
+        m = dict(m)
+        metric = m.pop("metric", m.get("name"))
+        name = m.pop("name", metric)
+        params = m.pop("params", {})
+        return MetricRef(str(name), str(metric), {**params, **m})
+    return None
+
+
 def _parse_metrics(source: str, value: Any) -> tuple[MetricRef, ...]:
     from ..metrics import METRICS
 
@@ -639,15 +661,8 @@ def _parse_metrics(source: str, value: Any) -> tuple[MetricRef, ...]:
         raise _fail(source, "metrics", "must be a non-empty list of metric names or tables.")
     out: list[MetricRef] = []
     for i, m in enumerate(value):
-        if isinstance(m, str):
-            ref = MetricRef(m, m, {})
-        elif isinstance(m, Mapping):
-            m = dict(m)
-            metric = m.pop("metric", m.get("name"))
-            name = m.pop("name", metric)
-            params = m.pop("params", {})
-            ref = MetricRef(str(name), str(metric), {**params, **m})
-        else:
+        ref = metric_ref(m)
+        if ref is None:
             raise _fail(source, f"metrics[{i}]", f"expected a name or a table; got {m!r}.")
         if ref.metric not in METRICS:
             near = difflib.get_close_matches(ref.metric, sorted(METRICS), n=1)

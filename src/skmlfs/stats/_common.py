@@ -69,19 +69,20 @@ def as_score_matrix(scores: Any, name: str = "scores") -> np.ndarray:
     return a
 
 
+def _check_count(value: Any, what: str) -> int:
+    """Validate an integer count ``>= 2`` named ``what`` in the messages."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{what} must be an integer; got {value!r}.")
+    if value < 2:
+        raise ValueError(f"{what} must be at least 2; got {value}.")
+    return int(value)
+
+
 def check_n_methods(k: Any) -> int:
     """Validate a number of compared methods ``k >= 2``."""
-    if isinstance(k, bool) or not isinstance(k, int | np.integer):
-        raise TypeError(f"k (number of methods) must be an integer; got {k!r}.")
-    if k < 2:
-        raise ValueError(f"k (number of methods) must be at least 2; got {k}.")
-    return int(k)
+    return _check_count(k, "k (number of methods)")
 
 
 def check_n_datasets(n: Any) -> int:
     """Validate a number of datasets ``N >= 2``."""
-    if isinstance(n, bool) or not isinstance(n, int | np.integer):
-        raise TypeError(f"N (number of datasets) must be an integer; got {n!r}.")
-    if n < 2:
-        raise ValueError(f"N (number of datasets) must be at least 2; got {n}.")
-    return int(n)
+    return _check_count(n, "N (number of datasets)")

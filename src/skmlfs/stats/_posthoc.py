@@ -119,7 +119,27 @@ def critical_difference(
     """
     k = check_n_methods(k)
     n = check_n_datasets(N)
-    return q_alpha(k, alpha, test, exact=exact) * float(np.sqrt(k * (k + 1) / (6.0 * n)))
+    return _cd(q_alpha(k, alpha, test, exact=exact), k, n)
+
+
+def _cd(q: float, k: int, n: int) -> float:
+    """``q_α sqrt(k(k+1)/(6N))``: the one formula of the critical difference."""
+    return q * float(np.sqrt(k * (k + 1) / (6.0 * n)))
+
+
+def _ranks_and_cd(average_ranks, names, n_datasets, alpha, test: Test, exact: bool):
+    """Validated ranks and names, ``CD`` of ``test``, and the fields both results share
+    (names, average ranks, cd, q_alpha, alpha, n_datasets): the common start of
+    :func:`nemenyi_pairs` and :func:`bonferroni_dunn`."""
+    r, nm = _ranks_and_names(average_ranks, names)
+    k = r.shape[0]
+    n = check_n_datasets(n_datasets)
+    alpha = check_alpha(alpha)
+    q = q_alpha(k, alpha, test, exact=exact)
+    cd = _cd(q, k, n)
+    common = {"names": nm, "average_ranks": readonly(r), "cd": cd, "q_alpha": q,
+              "alpha": alpha, "n_datasets": n}
+    return r, nm, cd, common
 
 
 def _ranks_and_names(
@@ -281,12 +301,8 @@ def nemenyi_pairs(
     -------
     NemenyiResult
     """
-    r, nm = _ranks_and_names(average_ranks, names)
-    k = r.shape[0]
-    n = check_n_datasets(n_datasets)
-    alpha = check_alpha(alpha)
-    q = q_alpha(k, alpha, "nemenyi", exact=exact)
-    cd = q * float(np.sqrt(k * (k + 1) / (6.0 * n)))
+    r, nm, cd, common = _ranks_and_cd(average_ranks, names, n_datasets, alpha, "nemenyi",
+                                      exact)
     diff = np.abs(r[:, None] - r[None, :])
     sig = diff >= cd
     i, j = np.nonzero(np.triu(sig, 1))
@@ -296,12 +312,7 @@ def nemenyi_pairs(
         for a, b in zip(i[by_size], j[by_size], strict=True)
     )
     return NemenyiResult(
-        names=nm,
-        average_ranks=readonly(r),
-        cd=cd,
-        q_alpha=q,
-        alpha=alpha,
-        n_datasets=n,
+        **common,
         differences=readonly(diff),
         significant=readonly(sig),
         pairs=pairs,
@@ -375,24 +386,15 @@ def bonferroni_dunn(
     -------
     BonferroniDunnResult
     """
-    r, nm = _ranks_and_names(average_ranks, names)
-    k = r.shape[0]
-    n = check_n_datasets(n_datasets)
-    alpha = check_alpha(alpha)
+    r, nm, cd, common = _ranks_and_cd(average_ranks, names, n_datasets, alpha,
+                                      "bonferroni-dunn", exact)
     c = _control_index(control, nm)
-    q = q_alpha(k, alpha, "bonferroni-dunn", exact=exact)
-    cd = q * float(np.sqrt(k * (k + 1) / (6.0 * n)))
     diff = r - r[c]
     sig = np.abs(diff) >= cd
     sig[c] = False
     return BonferroniDunnResult(
-        names=nm,
+        **common,
         control=nm[c],
-        average_ranks=readonly(r),
-        cd=cd,
-        q_alpha=q,
-        alpha=alpha,
-        n_datasets=n,
         differences=readonly(diff),
         significant=readonly(sig),
         better=tuple(nm[j] for j in np.flatnonzero(sig & (diff < 0))),
