@@ -352,7 +352,7 @@ MISSING = """@relation m
 
 def test_missing_values_warn_raise_ignore(tmp_path):
     p = write(tmp_path, "m.arff", MISSING)
-    with pytest.warns(MissingValuesWarning, match=r"2 missing feature value.*line 7"):
+    with pytest.warns(MissingValuesWarning, match=r"m.arff, line 7: 2 missing feature value"):
         ds = load(p, labels=["l"])
     assert np.isnan(ds.X[1, 0]) and np.isnan(ds.X[2, 1])
     assert ds.n_missing == 2 and ds.stats()["n_missing"] == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -276,3 +277,41 @@ def format_stats(
     lines = [render(cells[0]), "  ".join("-" * w for w in widths)]
     lines += [render(c) for c in cells[1:]]
     return "\n".join(lines)
+
+
+def apply_missing_policy(
+    missing: str,
+    path: Any,
+    line: int | None,
+    n_missing: int,
+    n_rows: int,
+    *,
+    symbol: str = "",
+    error: type = None,
+    stacklevel: int = 3,
+) -> str:
+    """The one treatment of missing feature values found while reading ``path``.
+
+    ``missing="raise"`` raises ``error`` (a :class:`DatasetError` by default) at the
+    ``line`` of the first; ``"warn"`` warns with :class:`MissingValuesWarning` (the values
+    stay NaN in ``X``); ``"ignore"`` says nothing. ``symbol`` is how the file writes a
+    missing value (``"'?'"`` in ARFF). Returns where the first one is (``"<file>, line
+    <n>"``), the dataset's ``first_missing``.
+    """
+    where = f"{path}, line {line}" if line is not None else str(path)
+    if missing == "raise":
+        what = f"missing feature value {symbol}" if symbol else "missing feature value"
+        raise (error or DatasetError)(
+            f"{what} ({n_missing} in the file, missing='raise')", path, line
+        )
+    if missing == "warn":
+        sym = f" ({symbol})" if symbol else ""
+        first = ", the first on this line" if line is not None else ""
+        warnings.warn(
+            f"{where}: {n_missing} missing feature value(s){sym} in {n_rows} row(s){first}; "
+            "they are kept as NaN in X (impute or drop them before selection; pass "
+            "missing='ignore' to silence this warning)",
+            MissingValuesWarning,
+            stacklevel=stacklevel + 1,
+        )
+    return where

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._arff import NOMINAL, ARFFError, ParsedARFF, parse_arff
-from ._dataset import MissingValuesWarning, MultiLabelDataset
+from ._dataset import MultiLabelDataset, apply_missing_policy
 
 __all__ = ["load", "load_name", "load_train_test", "read_label_xml"]
 
@@ -317,20 +317,10 @@ def _assemble(parsed: ParsedARFF, label_idx: list[int], missing: MissingPolicy) 
         else:
             r = int(np.flatnonzero(nan.any(axis=1))[0])
             rows = int(np.count_nonzero(nan.any(axis=1)))
-        line = int(parsed.linenos[r])
-        first_missing = f"{path}, line {line}"
-        if missing == "raise":
-            raise ARFFError(
-                f"missing feature value '?' ({n_nan} in the file, missing='raise')", path, line
-            )
-        if missing == "warn":
-            warnings.warn(
-                f"{path}: {n_nan} missing feature value(s) ('?') in {rows} row(s), the first "
-                f"on line {line}; they are kept as NaN in X (impute or drop them before "
-                "selection; pass missing='ignore' to silence this warning)",
-                MissingValuesWarning,
-                stacklevel=4,
-            )
+        first_missing = apply_missing_policy(
+            missing, path, int(parsed.linenos[r]), n_nan, rows, symbol="'?'", error=ARFFError,
+            stacklevel=4,
+        )
     fa = [atts[j] for j in feat_idx]
     return {
         "X": X,

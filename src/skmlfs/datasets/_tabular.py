@@ -6,14 +6,17 @@ import csv
 import difflib
 import os
 import re
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ._dataset import DatasetError, MissingValuesWarning, MultiLabelDataset
+from ._dataset import (
+    DatasetError,
+    MultiLabelDataset,
+    apply_missing_policy,
+)
 
 __all__ = ["TABULAR_SUFFIXES", "load_tabular"]
 
@@ -340,21 +343,9 @@ def load_tabular(
     first_missing = None
     if nan.any():
         rows = np.flatnonzero(nan.any(axis=1))
-        line = _line(lines, int(rows[0]))
-        first_missing = f"{path}, line {line}" if line is not None else str(path)
-        n_nan = int(nan.sum())
-        if missing == "raise":
-            raise DatasetError(
-                f"missing feature value ({n_nan} in the file, missing='raise')", path, line
-            )
-        if missing == "warn":
-            warnings.warn(
-                f"{first_missing}: {n_nan} missing feature value(s) in {rows.size} row(s), "
-                "the first on this line; they are kept as NaN in X (impute or drop them "
-                "before selection; pass missing='ignore' to silence this warning)",
-                MissingValuesWarning,
-                stacklevel=3,
-            )
+        first_missing = apply_missing_policy(
+            missing, path, _line(lines, int(rows[0])), int(nan.sum()), rows.size, stacklevel=3
+        )
     return MultiLabelDataset(
         X=X,
         Y=Y,

@@ -311,17 +311,24 @@ def _points(sec, sm, ds, glob) -> list[tuple[float, str]]:
     return sorted(pts)
 
 
-def _curve(sec, data: _Data, labels, dec, out: Path, figures: bool) -> list[str]:
+def _plot_section_start(sec, data: _Data):
+    """What a curve or bars section starts from: ``(summary, metrics, datasets, series,
+    heading lines)``, or None when none of its parts is stored."""
     sm = data.summary(sec.get("parts"))
     if sm is None:
-        return []
-    metrics = sec.get("metrics", data.metrics[:1])
-    dss = data.datasets(sec)
-    series = dict(sec["series"])
-    lines_by_ds = sec.get("lines", "series") == "datasets"
+        return None
     L = [f"\n## {sec['title']}\n"] if sec.get("title") else []
     if sec.get("text"):
         L.append(sec["text"].strip() + "\n")
+    return sm, sec.get("metrics", data.metrics[:1]), data.datasets(sec), dict(sec["series"]), L
+
+
+def _curve(sec, data: _Data, labels, dec, out: Path, figures: bool) -> list[str]:
+    start = _plot_section_start(sec, data)
+    if start is None:
+        return []
+    sm, metrics, dss, series, L = start
+    lines_by_ds = sec.get("lines", "series") == "datasets"
     if figures:
         import matplotlib
 
@@ -378,15 +385,10 @@ def _curve(sec, data: _Data, labels, dec, out: Path, figures: bool) -> list[str]
 
 
 def _bars(sec, data: _Data, labels, dec, out: Path, figures: bool) -> list[str]:
-    sm = data.summary(sec.get("parts"))
-    if sm is None:
+    start = _plot_section_start(sec, data)
+    if start is None:
         return []
-    metrics = sec.get("metrics", data.metrics[:1])
-    dss = data.datasets(sec)
-    series = dict(sec["series"])
-    L = [f"\n## {sec['title']}\n"] if sec.get("title") else []
-    if sec.get("text"):
-        L.append(sec["text"].strip() + "\n")
+    sm, metrics, dss, series, L = start
 
     def val(ds, lr, col):
         return sm.loc[(ds, lr), col] if (ds, lr) in sm.index else np.nan

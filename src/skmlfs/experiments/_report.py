@@ -438,6 +438,16 @@ def _read_store(db: Any, cell_ids=None, experiment=None, all_cells=False):
     return df, meta, fails
 
 
+
+def _figure_section(md: list, written: list, files: list, heading: str, intro: str) -> None:
+    """Append a report section of figures (nothing when no figure was drawn)."""
+    if not files:
+        return
+    md.append(f"## {heading}\n\n{intro}\n")
+    for f in files:
+        written.append(f)
+        md.append(f"![{heading.lower()}](figures/{f.name})\n")
+
 def write_report(
     db: Any,
     out_dir: str | os.PathLike,
@@ -612,13 +622,10 @@ def write_report(
     if figures and "info" in df:  # wrapper searches: convergence curves (issue #14)
         from ._histories import plot_search_histories
 
-        conv = plot_search_histories(df, out / "figures", methods=m_pref)
-        if conv:
-            md.append("## Search convergence\n\nBest fitness (a loss; accuracies negated) "
-                      "after each evaluation, mean ± std over the splits.\n")
-            for f in conv:
-                written.append(f)
-                md.append(f"![search convergence](figures/{f.name})\n")
+        _figure_section(
+            md, written, plot_search_histories(df, out / "figures", methods=m_pref),
+            "Search convergence", "Best fitness (a loss; accuracies negated) after each "
+            "evaluation, mean ± std over the splits.")
     if views:
         from ._report_views import sections
 
@@ -631,23 +638,17 @@ def write_report(
         from ._sensitivity import plot_sensitivity
 
         mets = [c for c in sens.columns if c in set(t.metric for t in tables)]
-        figs = plot_sensitivity(sens, mets, out / "figures")
-        if figs:
-            md.append("## Parameter sensitivity\n\nTest values with one parameter varied "
-                      "over its grid, the others fixed (mean over splits and budgets).\n")
-            for f in figs:
-                written.append(f)
-                md.append(f"![parameter sensitivity](figures/{f.name})\n")
+        _figure_section(
+            md, written, plot_sensitivity(sens, mets, out / "figures"),
+            "Parameter sensitivity", "Test values with one parameter varied over its grid, "
+            "the others fixed (mean over splits and budgets).")
     if figures and "info" in df:  # optimisers' objective per iteration (RLEFS Fig. 7)
         from ._objectives import plot_objectives
 
-        objs = plot_objectives(df, out / "figures", methods=m_pref)
-        if objs:
-            md.append("## Optimiser convergence\n\nObjective after each iteration of the "
-                      "selector fits (tuned selectors: the refit at the chosen setting).\n")
-            for f in objs:
-                written.append(f)
-                md.append(f"![optimiser convergence](figures/{f.name})\n")
+        _figure_section(
+            md, written, plot_objectives(df, out / "figures", methods=m_pref),
+            "Optimiser convergence", "Objective after each iteration of the selector fits "
+            "(tuned selectors: the refit at the chosen setting).")
     md.append(_runtime_section(df, ds_pref, m_pref))
     if figures:
         p = _runtime_figure(df, out, ds_pref, m_pref)

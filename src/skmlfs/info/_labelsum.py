@@ -257,14 +257,7 @@ def binary_corrections(
     cum = np.concatenate([[0.0], np.cumsum(flops)])
     a, b = X.counts, Y.counts
     t_b = ext[n + b]
-    budget = min(block_entries, DEFAULT_ROW_CHUNK_ENTRIES)
-    chunks = []
-    r0 = 0
-    while r0 < m_a:
-        r1 = int(np.searchsorted(cum, cum[r0] + budget, side="right")) - 1
-        r1 = min(max(r1, r0 + 1), m_a)
-        chunks.append((r0, r1))
-        r0 = r1
+    chunks = _budget_ranges(cum, min(block_entries, DEFAULT_ROW_CHUNK_ENTRIES))
 
     def one_chunk(bounds: tuple[int, int]) -> np.ndarray:
         r0, r1 = bounds
@@ -316,16 +309,23 @@ def _label_blocks(weights: np.ndarray, ptr: np.ndarray, budget: float) -> list[t
     ``weights`` is per indicator column; a single variable above the budget is its own
     block.
     """
-    p = ptr.size - 1
     w = np.concatenate([[0.0], np.cumsum(_group_sum(weights.astype(np.float64), ptr))])
-    blocks = []
-    v = 0
-    while v < p:
-        w_end = int(np.searchsorted(w, w[v] + budget, side="right")) - 1
-        w_end = min(max(w_end, v + 1), p)
-        blocks.append((v, w_end))
-        v = w_end
-    return blocks
+    return _budget_ranges(w, budget)
+
+
+def _budget_ranges(cum: np.ndarray, budget: float) -> list[tuple[int, int]]:
+    """Consecutive ranges ``[a, b)`` of items whose weights, given as cumulative sums
+    ``cum`` (``cum[0] = 0``), add up to at most ``budget``; an item above the budget is a
+    range of its own."""
+    m = cum.size - 1
+    ranges = []
+    a = 0
+    while a < m:
+        b = int(np.searchsorted(cum, cum[a] + budget, side="right")) - 1
+        b = min(max(b, a + 1), m)
+        ranges.append((a, b))
+        a = b
+    return ranges
 
 
 def label_sums(
