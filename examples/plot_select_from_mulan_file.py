@@ -55,7 +55,7 @@ print(format_stats(ds))
 from skmlfs.selection import SCLS
 
 sel = SCLS().fit(ds.X, ds.Y)
-for rank, (f, score) in enumerate(zip(sel.ranking_, sel.scores_, strict=True), 1):
+for rank, (f, score) in enumerate(zip(sel.ranking_, sel.step_scores_, strict=True), 1):
     print(f"{rank:2d}. {ds.feature_names[f]:<10s} criterion {score:.3f} bits")
 
 # %%
