@@ -518,7 +518,9 @@ def main() -> None:
         args.runner_only = True
     results = {}
     if not args.skip_runner:
-        print(f"1. runner wall time: {args.experiment}", flush=True)
+        exp = Path(args.experiment).resolve()
+        shown = exp.relative_to(REPO) if exp.is_relative_to(REPO) else exp.name
+        print(f"1. runner wall time: {shown}", flush=True)
         names = [s for s in args.datasets.split(",") if s]
         backends = [b for b in args.backends.split(",") if b]
         unknown = set(backends) - set(BACKENDS)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _subproc import count, mlfs, wait_for_cells
+from _subproc import count, kill_then_resume, mlfs, wait_for_cells
 
 from skmlfs.experiments import ResultStore
 
@@ -79,18 +79,7 @@ def test_sigkill_mid_run_then_resume(experiment, tmp_path):
     spec, ref, _ = experiment
     assert len(ref) == N_CELLS
     db = tmp_path / "run.db"
-    for threshold in (50, 200):  # kill twice, at different points
-        proc = subprocess.Popen(mlfs("benchmark", spec, "--db", db, "--quiet", "--no-report"),
-                                cwd=tmp_path)
-        wait_for_cells(proc, db, count(db) + threshold)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        assert proc.returncode == -signal.SIGKILL
-        n = count(db)
-        assert 0 < n < N_CELLS, "the kill must land mid-run"
-    res = subprocess.run(mlfs("benchmark", spec, "--db", db, "--no-report"), cwd=tmp_path,
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    n, res = kill_then_resume(spec, db, tmp_path, (50, 200), N_CELLS)  # two kills
     assert f"{n} already in" in res.stderr  # finished cells were not recomputed
     check_complete(db)
     same_results(db, ref)

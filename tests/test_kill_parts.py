@@ -7,12 +7,8 @@ duplicates or recomputes no finished cell, and the resumed store equals a clean 
 
 from __future__ import annotations
 
-import signal
-import sqlite3
-import subprocess
-
 import pytest
-from test_cli_benchmark import count, mlfs, wait_for_cells
+from _subproc import kill_then_resume, reference_run
 
 from skmlfs.experiments import ResultStore
 
@@ -54,52 +50,16 @@ N_CELLS = 6 * (3 + 2 + 4)
 
 @pytest.fixture(scope="module")
 def parts_experiment(tmp_path_factory):
-    d = tmp_path_factory.mktemp("parts")
-    p = d / "killparts.toml"
-    p.write_text(EXPERIMENT)
-    ref = d / "ref.db"
-    subprocess.run(mlfs("benchmark", p, "--db", ref, "--quiet", "--no-report"), check=True,
-                   cwd=d)
-    with ResultStore(ref, readonly=True) as st:
-        return p, st.to_frame()
-
-
-def _created(db):
-    con = sqlite3.connect(db)
-    try:
-        return dict(con.execute("SELECT cell_id, created FROM cells"))
-    finally:
-        con.close()
+    return reference_run(tmp_path_factory.mktemp("parts"), "killparts", EXPERIMENT)
 
 
 def test_sigkill_multipart_run_then_resume(parts_experiment, tmp_path):
     spec, ref = parts_experiment
     assert len(ref) == N_CELLS
     db = tmp_path / "run.db"
-    before: dict = {}
-    for threshold in (12, 24):  # kill twice: in main, then in a later part
-        proc = subprocess.Popen(mlfs("benchmark", spec, "--db", db, "--quiet", "--no-report"),
-                                cwd=tmp_path)
-        wait_for_cells(proc, db, count(db) + threshold)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        assert proc.returncode == -signal.SIGKILL
-        n = count(db)
-        assert 0 < n < N_CELLS, "the kill must land mid-run"
-        now = _created(db)
-        assert all(now[c] == t for c, t in before.items())  # nothing rewritten
-        before = now
+    # kill twice: in main, then in a later part
+    n, _ = kill_then_resume(spec, db, tmp_path, (12, 24), N_CELLS)
     assert n > 6 * 3, "the second kill must land after part main"
-    res = subprocess.run(mlfs("benchmark", spec, "--db", db, "--no-report"), cwd=tmp_path,
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    after = _created(db)
-    assert all(after[c] == t for c, t in before.items())  # finished cells not recomputed
-    con = sqlite3.connect(db)
-    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    ids = [r[0] for r in con.execute("SELECT cell_id FROM cells")]
-    assert len(ids) == len(set(ids)) == N_CELLS
-    con.close()
     with ResultStore(db, readonly=True) as st:
         df = st.to_frame()
     cols = ["cell_id", "learner", "hamming_loss", "subset_accuracy"]

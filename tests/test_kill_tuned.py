@@ -8,12 +8,10 @@ and the resumed store must equal an uninterrupted run, chosen parameters include
 from __future__ import annotations
 
 import json
-import signal
 import sqlite3
-import subprocess
 
 import pytest
-from _subproc import count, mlfs, wait_for_cells
+from _subproc import kill_then_resume, reference_run
 
 from skmlfs.experiments import ResultStore
 
@@ -46,22 +44,7 @@ N_CELLS = 6 * 2 * 4
 
 @pytest.fixture(scope="module")
 def tuned_experiment(tmp_path_factory):
-    d = tmp_path_factory.mktemp("tuned")
-    p = d / "killtuned.toml"
-    p.write_text(EXPERIMENT)
-    ref = d / "ref.db"
-    subprocess.run(mlfs("benchmark", p, "--db", ref, "--quiet", "--no-report"), check=True,
-                   cwd=d)
-    with ResultStore(ref, readonly=True) as st:
-        return p, st.to_frame()
-
-
-def _created(db):
-    con = sqlite3.connect(db)
-    try:
-        return dict(con.execute("SELECT cell_id, created FROM cells"))
-    finally:
-        con.close()
+    return reference_run(tmp_path_factory.mktemp("tuned"), "killtuned", EXPERIMENT)
 
 
 def test_sigkill_tuned_run_then_resume(tuned_experiment, tmp_path):
@@ -69,29 +52,9 @@ def test_sigkill_tuned_run_then_resume(tuned_experiment, tmp_path):
     assert len(ref) == N_CELLS
     assert all(set(i["learner"]["best_params"]) == {"k"} for i in ref["info"])
     db = tmp_path / "run.db"
-    before: dict = {}
-    for threshold in (8, 20):  # kill twice, at different points
-        proc = subprocess.Popen(mlfs("benchmark", spec, "--db", db, "--quiet", "--no-report"),
-                                cwd=tmp_path)
-        wait_for_cells(proc, db, count(db) + threshold)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        assert proc.returncode == -signal.SIGKILL
-        n = count(db)
-        assert 0 < n < N_CELLS, "the kill must land mid-run"
-        now = _created(db)
-        assert all(now[c] == t for c, t in before.items())  # nothing rewritten
-        before = now
-    res = subprocess.run(mlfs("benchmark", spec, "--db", db, "--no-report"), cwd=tmp_path,
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
+    n, res = kill_then_resume(spec, db, tmp_path, (8, 20), N_CELLS)  # two kills
     assert f"{n} already in" in res.stderr
-    after = _created(db)
-    assert all(after[c] == t for c, t in before.items())  # finished cells not recomputed
     con = sqlite3.connect(db)
-    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    ids = [r[0] for r in con.execute("SELECT cell_id FROM cells")]
-    assert len(ids) == len(set(ids)) == N_CELLS
     assert all(json.loads(i)["learner"]["best_params"] for (i,) in
                con.execute("SELECT info FROM cells"))
     con.close()

@@ -220,7 +220,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         LLSF, χ², relevance rankings): the value it ranks feature ``f`` by, for every
         feature. A greedy forward search: the criterion at the step ``f`` was picked, NaN
         for features never picked (as ``SelectKBest`` tolerates NaN scores).
-    step_scores_ : ndarray of shape (len(ranking_),)
+    step_scores_ : ndarray of shape (n_ranked,)
         Greedy searches only: the criterion of each step, ``scores_[ranking_]``.
     n_features_to_select_ : int
         Number of features the fit selected (``get_support`` may keep fewer after a

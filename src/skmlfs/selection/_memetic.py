@@ -694,8 +694,8 @@ class MemeticSelector(_EvolutionarySelector):
         Indexed by feature: the GICS value (on all labels, training data) at which
         feature ``f`` of the best subset was placed in ``ranking_``; NaN for the features
         outside the best subset.
-    step_scores_ : ndarray of shape (len(ranking_),)
-        The same GICS values in ``ranking_`` order (``scores_[ranking_]``).
+    step_scores_ : ndarray of shape (n_ranked,)
+        The same GICS values in the order of ``ranking_`` (``scores_[ranking_]``).
     best_subset_ : ndarray of int
         The best subset (sorted indices); ``get_support`` marks it.
     best_loss_ : float
