@@ -47,6 +47,21 @@ __all__ = [
 ]
 
 
+
+def array_digest(*arrays: Any) -> str:
+    """One content hash of arrays (dense or scipy.sparse; ``None`` hashes as nothing), for
+    in-process caches keyed by data: tuned selectors' fits, shared neighbour graphs."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        if a is None:
+            h.update(b"none")
+            continue
+        parts = (a.data, a.indices, a.indptr) if sp.issparse(a) else (np.asarray(a),)
+        for p in parts:
+            h.update(str((p.dtype, p.shape)).encode())
+            h.update(np.ascontiguousarray(p).tobytes())
+    return h.hexdigest()
+
 def make_id(payload: Any) -> str:
     """Deterministic id: SHA-256 of the canonical JSON of ``payload`` (32 hex digits)."""
     return hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:32]

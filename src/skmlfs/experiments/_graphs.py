@@ -5,7 +5,7 @@ features would each search the same neighbours again: ML-kNN and DML-kNN with k 
 15, plain and with ReliefF-ML feature weights ("-WF", Reyes et al. 2013). The neighbours
 depend only on the training/test rows, the HEOM geometry (categorical features, feature
 weights, normalization) and k, and the k nearest are the first k entries of the
-``k_max`` nearest (ties → lower index, :func:`~skmlfs.learners.heom_kneighbors_graph`).
+``k_max`` nearest (ties → lower index, :func:`~skmlfs.neighbors.heom_kneighbors_graph`).
 So a task computes, per distinct geometry, one train–train and one test–train graph for
 the largest k of its cells, and fits every such learner with ``metric="precomputed"`` on
 it: the same neighbours, hence the same predictions, as the learner's own search.
@@ -24,6 +24,8 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+
+from ._cells import array_digest
 
 __all__ = ["NeighbourGraphs", "fit_predict"]
 
@@ -89,7 +91,7 @@ class NeighbourGraphs:
     def get(self, A: Any, B: Any, key: tuple, cat: Any, weights: Any, normalize: bool,
             k: int) -> tuple[Any, Any, float, float]:
         """``(train graph, test graph, seconds train, seconds test)`` (0 s when cached)."""
-        from ..learners import heom_kneighbors_graph
+        from ..neighbors import heom_kneighbors_graph
 
         hit = self._graphs.get(key)
         if hit is not None and _stored(hit[0]) >= k:
@@ -116,15 +118,6 @@ def _stored(G: Any) -> int:
     return int(G.indptr[1] - G.indptr[0]) if G.shape[0] else 0
 
 
-def _digest(a: Any) -> bytes:
-    import hashlib
-
-    if a is None:
-        return b""
-    a = np.ascontiguousarray(np.asarray(a, dtype=float))
-    return hashlib.blake2b(a.tobytes(), digest_size=16).digest()
-
-
 def fit_predict(
     learner: Any, A: Any, Ytr: np.ndarray, B: Any, needs: set[str],
     graphs: NeighbourGraphs | None = None, feats: np.ndarray | None = None,
@@ -146,7 +139,7 @@ def fit_predict(
         cat_key = None if cat is None else np.asarray(cat).tobytes()
         normalize = inner.metric == "heom"
         key = (b"" if feats is None else np.asarray(feats).tobytes(), cat_key, normalize,
-               _digest(weights))
+               array_digest(weights))
         Gtr, Gte, s_tr, s_te = graphs.get(A, B, key, cat, weights, normalize, int(inner.k))
         from sklearn.base import clone
 

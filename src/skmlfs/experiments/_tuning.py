@@ -30,6 +30,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from ._cells import array_digest
+
 __all__ = [
     "FractionalOnly",
     "MeanScorer",
@@ -177,18 +179,6 @@ _SETS_CACHE: OrderedDict = OrderedDict()
 _SETS_CACHE_SIZE = 50_000  # (key, small tuple) pairs, about 0.5 kB each: < 30 MB
 
 
-def _digest(X: Any, Y: Any) -> str:
-    import hashlib
-
-    h = hashlib.blake2b(digest_size=16)
-    for a in (X, Y):
-        parts = (a.data, a.indices, a.indptr) if sp.issparse(a) else (np.asarray(a),)
-        for p in parts:
-            h.update(str((p.dtype, p.shape)).encode())
-            h.update(np.ascontiguousarray(p).tobytes())
-    return h.hexdigest()
-
-
 def _fit_key(est: Any, n: int | None, digest: str) -> tuple | None:
     """Key of a deterministic selector fit (``None``: not cacheable, e.g. unseeded)."""
     import numbers
@@ -246,7 +236,7 @@ def search_selector(
             tr = folds[f][0]
             est = clone(selector).set_params(**dict(zip(sel_names, sp_, strict=True)))
             if f not in digests:
-                digests[f] = _digest(X[tr], Y[tr])
+                digests[f] = array_digest(X[tr], Y[tr])
             key = _fit_key(est, n_features, digests[f])
             if key is not None and key in _SETS_CACHE:
                 # the same seeded fit in another search of this process (a selector tuned
