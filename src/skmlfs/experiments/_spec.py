@@ -803,126 +803,18 @@ class ExperimentSpec:
         datasets: list[DatasetSpec] = []
         for i, ds in enumerate(raw):
             key = f"datasets[{i}]"
-            if isinstance(ds, str):
-                is_file = Path(ds).suffix.lower() in (".arff", ".mat")
-                ds = {"path": ds} if is_file else {"load": ds}
-            if not isinstance(ds, Mapping):
-                raise _fail(src, key, f"expected a name, a path or a table; got {ds!r}.")
-            _unknown(src, key, ds, _DATASET_KEYS)
-            sources = [k for k in ("path", "generator", "load", "train") if ds.get(k) is not None]
-            if len(sources) > 1:
+            spec = _parse_dataset(src, key, ds, default_use, default_disc, base_dir)
+            if spec.name in {x.name for x in datasets}:
                 raise _fail(
-                    src, key, "give only one of 'path', 'load', 'generator' and 'train'/'test'."
+                    src, f"{key}.name", f"duplicate dataset name {spec.name!r}; set distinct "
+                    "'name's."
                 )
-            if ("train" in ds) != ("test" in ds):
-                raise _fail(src, key, "separate files need both 'train' and 'test'.")
-            tt = None
-            if "train" in ds:
-                for kk in ("train", "test"):
-                    if not isinstance(ds[kk], str):
-                        raise _fail(src, f"{key}.{kk}", f"must be a file path; got {ds[kk]!r}.")
-                tt = (ds["train"], ds["test"])
-            if not sources and not ds.get("name"):
-                raise _fail(src, key, "needs 'path', 'load' (a dataset name) or 'generator'.")
-            path = ds.get("path")
-            gen = ds.get("generator")
-            lname = ds.get("load", None if sources else ds.get("name"))
-            for kk, vv in (("path", path), ("load", lname)):
-                if vv is not None and not isinstance(vv, str):
-                    raise _fail(src, f"{key}.{kk}", f"must be a string; got {vv!r}.")
-            if gen is not None and (not isinstance(gen, str) or ":" not in gen):
-                raise _fail(src, f"{key}.generator", f"must be 'module:function'; got {gen!r}.")
-            dname = ds.get("name")
-            if dname is None:
-                if tt:
-                    dname = re.sub(r"(?i)[-_]?train.*$", "", Path(tt[0]).stem) or "dataset"
-                elif path:
-                    dname = Path(path).stem
-                elif gen:
-                    dname = gen.rpartition(":")[2]
-                else:
-                    dname = lname.rstrip("/").rpartition("/")[2]
-            if not isinstance(dname, str) or not re.fullmatch(r"[A-Za-z0-9_.()+\- ]+", dname):
-                raise _fail(
-                    src, f"{key}.name", f"must be a simple name (letters, digits, _.-); "
-                    f"got {dname!r}."
-                )
-            if dname in {x.name for x in datasets}:
-                raise _fail(
-                    src, f"{key}.name", f"duplicate dataset name {dname!r}; set distinct 'name's."
-                )
-            params = ds.get("params", {})
-            if not isinstance(params, Mapping):
-                raise _fail(src, f"{key}.params", "must be a table.")
-            options = ds.get("options", {})
-            if not isinstance(options, Mapping):
-                raise _fail(src, f"{key}.options", "must be a table of loader arguments.")
-            use = ds.get("use_discretized", default_use)
-            if not isinstance(use, bool):
-                raise _fail(src, f"{key}.use_discretized", f"must be true or false; got {use!r}.")
-            disc = (
-                _parse_discretizer(src, f"{key}.discretizer", ds["discretizer"])
-                if "discretizer" in ds
-                else default_disc
-            )
-            prot = None
-            if "protocol" in ds:
-                prot = _parse_protocol(src, f"{key}.protocol", ds["protocol"])
-            nf = None
-            if "n_features" in ds:
-                try:
-                    nf = parse_n_features(ds["n_features"], f"{key}.n_features")
-                except SpecError as exc:
-                    raise SpecError(f"{src}: {exc}") from None
-            spec = DatasetSpec(
-                name=dname,
-                path=path,
-                generator=gen,
-                load_name=lname,
-                params=dict(params),
-                options=dict(options),
-                use_discretized=use,
-                discretizer=disc,
-                protocol=prot,
-                n_features=nf,
-                base_dir=base_dir,
-                train_test=tt,
-            )
-            if tt is not None and prot is None:
-                # separate files mean the given split, whatever the experiment's default
-                spec = _replace(spec, protocol=ProtocolSpec(kind="train_test"))
-            named = [("path", path)] + ([("train", tt[0]), ("test", tt[1])] if tt else [])
-            for kk, pth in named:
-                if pth is None:
-                    continue
-                try:
-                    spec.resolved_path(pth)
-                except FileNotFoundError as exc:
-                    raise _fail(src, f"{key}.{kk}", str(exc)) from None
-            fr = ds.get("train_fractions", default_fractions)
+            fr = ds.get("train_fractions", default_fractions) if isinstance(ds, Mapping) \
+                else default_fractions
             datasets.extend(_with_fractions(src, f"{key}.train_fractions", spec, fr,
                                             protocol))
-            continue
         desc = d.get("description", "")
-        report = d.get("report", {})
-        if not isinstance(report, Mapping):
-            raise _fail(src, "report", "must be a table.")
-        _unknown(src, "report", report, _REPORT_KEYS)
-        if report.get("columns", "selectors") not in ("selectors", "learners"):
-            raise _fail(src, "report.columns", "must be 'selectors' or 'learners'.")
-        from ._report_views import check_report_views
-
-        try:
-            check_report_views(src, report, {m.name for m in metrics})
-        except ValueError as exc:
-            raise SpecError(str(exc)) from None
-        compared = {m.name for m in
-                    (learners if report.get("columns") == "learners" else selectors)}
-        if "control" in report and report["control"] not in compared:
-            raise _fail(
-                src, "report.control", f"{report['control']!r} is not one of the compared "
-                "methods."
-            )
+        report = _parse_report(src, d.get("report", {}), metrics, selectors, learners)
         return cls(
             name=name,
             datasets=tuple(datasets),
@@ -934,7 +826,7 @@ class ExperimentSpec:
             seed=seed,
             description=str(desc),
             source=src,
-            report=dict(report),
+            report=report,
             estimator_seed=est_seed,
         )
 
@@ -943,6 +835,130 @@ class ExperimentSpec:
 
     def n_features_of(self, ds: DatasetSpec) -> tuple:
         return ds.n_features or self.n_features
+
+
+def _parse_report(
+    src: str, report: Any, metrics: tuple, selectors: tuple, learners: tuple
+) -> dict:
+    """The ``[report]`` table, checked against the experiment's metrics and methods."""
+    if not isinstance(report, Mapping):
+        raise _fail(src, "report", "must be a table.")
+    _unknown(src, "report", report, _REPORT_KEYS)
+    if report.get("columns", "selectors") not in ("selectors", "learners"):
+        raise _fail(src, "report.columns", "must be 'selectors' or 'learners'.")
+    from ._report_views import check_report_views
+
+    try:
+        check_report_views(src, report, {m.name for m in metrics})
+    except ValueError as exc:
+        raise SpecError(str(exc)) from None
+    compared = {m.name for m in
+                (learners if report.get("columns") == "learners" else selectors)}
+    if "control" in report and report["control"] not in compared:
+        raise _fail(
+            src, "report.control", f"{report['control']!r} is not one of the compared "
+            "methods."
+        )
+    return dict(report)
+
+
+def _parse_dataset(
+    src: str, key: str, ds: Any, default_use: bool, default_disc: Any, base_dir: str | None
+) -> DatasetSpec:
+    """One ``[[datasets]]`` entry (a name, a path or a table) as a :class:`DatasetSpec`."""
+    if isinstance(ds, str):
+        is_file = Path(ds).suffix.lower() in (".arff", ".mat")
+        ds = {"path": ds} if is_file else {"load": ds}
+    if not isinstance(ds, Mapping):
+        raise _fail(src, key, f"expected a name, a path or a table; got {ds!r}.")
+    _unknown(src, key, ds, _DATASET_KEYS)
+    sources = [k for k in ("path", "generator", "load", "train") if ds.get(k) is not None]
+    if len(sources) > 1:
+        raise _fail(
+            src, key, "give only one of 'path', 'load', 'generator' and 'train'/'test'."
+        )
+    if ("train" in ds) != ("test" in ds):
+        raise _fail(src, key, "separate files need both 'train' and 'test'.")
+    tt = None
+    if "train" in ds:
+        for kk in ("train", "test"):
+            if not isinstance(ds[kk], str):
+                raise _fail(src, f"{key}.{kk}", f"must be a file path; got {ds[kk]!r}.")
+        tt = (ds["train"], ds["test"])
+    if not sources and not ds.get("name"):
+        raise _fail(src, key, "needs 'path', 'load' (a dataset name) or 'generator'.")
+    path = ds.get("path")
+    gen = ds.get("generator")
+    lname = ds.get("load", None if sources else ds.get("name"))
+    for kk, vv in (("path", path), ("load", lname)):
+        if vv is not None and not isinstance(vv, str):
+            raise _fail(src, f"{key}.{kk}", f"must be a string; got {vv!r}.")
+    if gen is not None and (not isinstance(gen, str) or ":" not in gen):
+        raise _fail(src, f"{key}.generator", f"must be 'module:function'; got {gen!r}.")
+    dname = ds.get("name")
+    if dname is None:
+        if tt:
+            dname = re.sub(r"(?i)[-_]?train.*$", "", Path(tt[0]).stem) or "dataset"
+        elif path:
+            dname = Path(path).stem
+        elif gen:
+            dname = gen.rpartition(":")[2]
+        else:
+            dname = lname.rstrip("/").rpartition("/")[2]
+    if not isinstance(dname, str) or not re.fullmatch(r"[A-Za-z0-9_.()+\- ]+", dname):
+        raise _fail(
+            src, f"{key}.name", f"must be a simple name (letters, digits, _.-); "
+            f"got {dname!r}."
+        )
+    params = ds.get("params", {})
+    if not isinstance(params, Mapping):
+        raise _fail(src, f"{key}.params", "must be a table.")
+    options = ds.get("options", {})
+    if not isinstance(options, Mapping):
+        raise _fail(src, f"{key}.options", "must be a table of loader arguments.")
+    use = ds.get("use_discretized", default_use)
+    if not isinstance(use, bool):
+        raise _fail(src, f"{key}.use_discretized", f"must be true or false; got {use!r}.")
+    disc = (
+        _parse_discretizer(src, f"{key}.discretizer", ds["discretizer"])
+        if "discretizer" in ds
+        else default_disc
+    )
+    prot = None
+    if "protocol" in ds:
+        prot = _parse_protocol(src, f"{key}.protocol", ds["protocol"])
+    nf = None
+    if "n_features" in ds:
+        try:
+            nf = parse_n_features(ds["n_features"], f"{key}.n_features")
+        except SpecError as exc:
+            raise SpecError(f"{src}: {exc}") from None
+    spec = DatasetSpec(
+        name=dname,
+        path=path,
+        generator=gen,
+        load_name=lname,
+        params=dict(params),
+        options=dict(options),
+        use_discretized=use,
+        discretizer=disc,
+        protocol=prot,
+        n_features=nf,
+        base_dir=base_dir,
+        train_test=tt,
+    )
+    if tt is not None and prot is None:
+        # separate files mean the given split, whatever the experiment's default
+        spec = _replace(spec, protocol=ProtocolSpec(kind="train_test"))
+    named = [("path", path)] + ([("train", tt[0]), ("test", tt[1])] if tt else [])
+    for kk, pth in named:
+        if pth is None:
+            continue
+        try:
+            spec.resolved_path(pth)
+        except FileNotFoundError as exc:
+            raise _fail(src, f"{key}.{kk}", str(exc)) from None
+    return spec
 
 
 def _replace(obj: Any, **changes: Any) -> Any:
