@@ -152,10 +152,7 @@ class _LazyBase(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseE
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.multi_output = True
-        tags.input_tags.sparse = True
-        tags.input_tags.allow_nan = True
+        tags.input_tags.allow_nan = True  # HEOM: a missing value is at distance 1
         return tags
 
 
