@@ -64,6 +64,17 @@ def add_labels_option(parser) -> None:
     )
 
 
+def add_dataset_argument(parser, *, many: bool = False) -> None:
+    """The positional dataset argument(s) of every command that reads one with
+    :func:`load_dataset` (``many``: one or more)."""
+    what = "dataset files (ARFF, .mat, CSV/TSV, Parquet) or names" if many else (
+        "dataset file (ARFF, .mat, CSV/TSV, Parquet) or name")
+    parser.add_argument(
+        "datasets" if many else "dataset", nargs="+" if many else None, metavar="FILE",
+        help=f"{what}; a name is looked up in $MLFS_DATASETS, then in the `mlfs fetch` cache",
+    )
+
+
 def add_data_options(parser) -> None:
     """The options of every command that reads a dataset: ``--labels`` (which attributes
     are labels), ``--missing`` and ``--label-copies`` (the loaders' ``missing=`` and

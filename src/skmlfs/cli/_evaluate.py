@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ._common import (
     add_data_options,
+    add_dataset_argument,
     budget_arg,
     check_output_path,
     data_options,
@@ -14,7 +15,7 @@ from ._common import (
 
 
 def register(parser) -> None:
-    parser.add_argument("dataset", metavar="FILE", help="ARFF or .mat file, or a dataset name")
+    add_dataset_argument(parser)
     parser.add_argument(
         "--methods", default="scls,ami,mdmr",
         help="comma-separated selection methods (default: scls,ami,mdmr; 'all' = no "

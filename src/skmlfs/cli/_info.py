@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from ._common import add_data_options, data_options, load_dataset
+from ._common import add_data_options, add_dataset_argument, data_options, load_dataset
 
 
 def register(parser) -> None:
-    parser.add_argument(
-        "datasets", nargs="+", metavar="FILE",
-        help="ARFF or .mat files (or dataset names under $MLFS_DATASETS)",
-    )
+    add_dataset_argument(parser, many=True)
     add_data_options(parser)
 
 

@@ -7,6 +7,7 @@ import sys
 from ._common import (
     add_budget_options,
     add_data_options,
+    add_dataset_argument,
     check_output_path,
     fit_selector,
     write_table,
@@ -15,7 +16,7 @@ from ._transform import add_output_options, check_output_options, write_outputs
 
 
 def register(parser) -> None:
-    parser.add_argument("dataset", metavar="FILE", help="ARFF or .mat file, or a dataset name")
+    add_dataset_argument(parser)
     parser.add_argument(
         "--method", "-m", default="scls",
         help="selection method: scls (default), ami, mdmr, gics, relieff-ml, memetic, ... "

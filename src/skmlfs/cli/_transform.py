@@ -15,6 +15,7 @@ import numpy as np
 from ._common import (
     add_budget_options,
     add_data_options,
+    add_dataset_argument,
     data_options,
     fit_selector,
     load_dataset,
@@ -28,9 +29,7 @@ _OUT_HELP = (
 
 
 def register(parser) -> None:
-    parser.add_argument(
-        "dataset", metavar="FILE", help="dataset file (ARFF, .mat, CSV, ...) or name"
-    )
+    add_dataset_argument(parser)
     parser.add_argument("--out", "-o", required=True, metavar="FILE", help=_OUT_HELP)
     parser.add_argument(
         "--model", metavar="MODEL",

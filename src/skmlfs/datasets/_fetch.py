@@ -5,7 +5,8 @@ Source
 The files come from the public GitHub repository ``mrapp-ke/Boomer-Datasets``, pinned to
 commit ``f7e13d57a83f95c00098252641d69f78a8d0c204`` (8 August 2022), which redistributes
 the Mulan and MEKA benchmark sets in Mulan's format (ARFF + XML label file). The
-checksums below are the ones that repository itself publishes:
+checksums in ``_fetch_registry.txt`` (next to this module) are the ones that repository
+itself publishes:
 
 * ARFF files are stored with Git LFS: the repository holds a pointer file per ARFF file
   (``version https://git-lfs.github.com/spec/v1`` / ``oid sha256:<hex>`` / ``size <n>``);
@@ -107,65 +108,22 @@ class RemoteDataset:
     )
 
 
-def _lfs(path: str, local: str, size: int, sha256: str) -> RemoteFile:
-    return RemoteFile(path, local, size, sha256=sha256)
+def _read_registry() -> dict[str, tuple[RemoteFile, ...]]:
+    """The files of every data set, from the checksum table shipped next to this module
+    (``_fetch_registry.txt``: one file a line, in the order :func:`fetch` downloads them)."""
+    files: dict[str, list[RemoteFile]] = {}
+    text = (Path(__file__).parent / "_fetch_registry.txt").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, path, local, size, checksum = line.split()
+        kind, digest = checksum.split(":")
+        key = {"sha256": "sha256", "git-sha1": "git_sha1"}[kind]
+        files.setdefault(name, []).append(RemoteFile(path, local, int(size), **{key: digest}))
+    return {name: tuple(fs) for name, fs in files.items()}
 
 
-def _git(path: str, local: str, size: int, git_sha1: str) -> RemoteFile:
-    return RemoteFile(path, local, size, git_sha1=git_sha1)
-
-
-_FILES: dict[str, tuple[RemoteFile, ...]] = {
-    "bibtex": (
-        _lfs("bibtex.arff", "bibtex.arff", 3457832,
-             "a282a6d1fb3cdaf39bde3f81cd4e6079850a7a538a6bc44f8b4ed95dfe1e5014"),
-        _git("bibtex.xml", "bibtex.xml", 5880, "410cd66958c2d5cdedf6a8000f5da5c6ac6ab330"),
-    ),
-    "birds": (
-        _lfs("birds_training.arff", "birds-train.arff", 539367,
-             "8f215db6ee163149901e753977f631ba8bea0e0e8e1abc42b234414822f8ae36"),
-        _lfs("birds_test.arff", "birds-test.arff", 540883,
-             "51ba6326d65ccdd7c755b6461280eb6d2769c7f59d8e12fd4250f91e6ca28326"),
-        _git("birds.xml", "birds.xml", 889, "01e6a36536afb9206b95fc3cb574ae64b116edaa"),
-    ),
-    "cal500": (
-        _lfs("cal500.arff", "cal500.arff", 492857,
-             "cfe6097ba5fd6e8584e54911ab9783dcab34e898446b7c9370c71d477eae56d3"),
-        _git("cal500.xml", "cal500.xml", 7901, "6c2315a6883510ac8ed615705fa485abe47b6f21"),
-    ),
-    "emotions": (
-        _lfs("emotions.arff", "emotions.arff", 380476,
-             "6f2f790047073d1293ac0872c0d55f2dc98b6177802fc96c6b66b309dfee1e4b"),
-        _git("emotions.xml", "emotions.xml", 323, "cc95f0ac244641ee3eae7c7d01534b29a2e58dfd"),
-    ),
-    "enron": (
-        _lfs("enron.arff", "enron.arff", 906705,
-             "d0889ef0576d4e7b5ec0df3b3e4760e476ac11a6e7d7ddeee4c4a34470dedf97"),
-        _git("enron.xml", "enron.xml", 1604, "229170fb5ec4c96be5d8a0f09c5acd9af85d7ad2"),
-    ),
-    "flags": (
-        _lfs("flags.arff", "flags.arff", 11281,
-             "d3ed8b5683f1b27e68069aad2c29388bb57d4caa5041b559e646cc3854a0cd1e"),
-        _git("flags.xml", "flags.xml", 304, "59e3247a8fc577181fa3c60820e63f63a934188c"),
-    ),
-    "foodtruck": (
-        _lfs("foodtruck.arff", "foodtruck.arff", 36991,
-             "f69e028cd3427b009a2b3147d78e6c955bc43c9dc1434d23e589a206fa332be3"),
-        _git("foodtruck.xml", "foodtruck.xml", 527, "14f3ef738a0cdda97da942b3a6b8f3c84a6c6847"),
-    ),
-    "scene": (
-        _lfs("scene_training.arff", "scene-train.arff", 3127968,
-             "b53ba93bdf412de922e3960389bcee24744fa3e872ce610511fc1d750888b64d"),
-        _lfs("scene_test.arff", "scene-test.arff", 3090742,
-             "ea38d20296b3ff7e220f477a3b802a9bcb2d768881fe6ee163efbc97ea527a42"),
-        _git("scene.xml", "scene.xml", 285, "b84100c90a816a95e0d3f7d3dc2f842edbc81261"),
-    ),
-    "yeast": (
-        _lfs("yeast.arff", "yeast.arff", 2416688,
-             "55c07a3b6ff885ae338fb6987a1d57f55572b29809922c2822c4885c61230dd7"),
-        _git("yeast.xml", "yeast.xml", 526, "da08dc009cf58746a86b67031e3d287ae615d6f0"),
-    ),
-}
+_FILES = _read_registry()
 
 #: The data sets :func:`fetch` knows, by name.
 REGISTRY: dict[str, RemoteDataset] = {n: RemoteDataset(n, f) for n, f in _FILES.items()}

@@ -6,6 +6,7 @@ to the index of its bin. Columns that are already discrete pass through unchange
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from typing import Any
 
@@ -18,7 +19,7 @@ from sklearn.base import (
     _fit_context,
     clone,
 )
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import categorical_mask
@@ -78,10 +79,9 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------ hooks
-    def _auto_passthrough(self, X: Any) -> np.ndarray:
-        """Default rule: integer-valued columns with ≤ ``max_discrete_values`` values."""
-        integer, distinct = _column_stats_integer_distinct(X)
-        return integer & (distinct <= self.max_discrete_values)
+    def _auto_passthrough(self, X: Any) -> np.ndarray:  # pragma: no cover - abstract
+        """The columns ``categorical_features="auto"`` passes through unchanged."""
+        raise NotImplementedError
 
     def _fit_edges(self, X: np.ndarray, Y: np.ndarray | None) -> list[np.ndarray]:
         raise NotImplementedError
@@ -195,6 +195,24 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         side = "left" if self._right_closed else "right"
         # Interior edges only: values outside the training range fall in the end bins.
         return np.searchsorted(e[1:-1], x, side=side) - self._code_offset
+
+
+class _CountRuleDiscretizer(_BaseDiscretizer):
+    """A discretizer whose ``"auto"`` rule passes through the integer-valued columns with at
+    most ``max_discrete_values`` distinct values (LAIM and the generic binnings)."""
+
+    _parameter_constraints: dict = {
+        **_BaseDiscretizer._parameter_constraints,
+        "max_discrete_values": [Interval(numbers.Integral, 0, None, closed="left")],
+    }
+
+    def __init__(self, categorical_features: Any, max_discrete_values: int):
+        self.categorical_features = categorical_features
+        self.max_discrete_values = max_discrete_values
+
+    def _auto_passthrough(self, X: Any) -> np.ndarray:
+        integer, distinct = _column_stats_integer_distinct(X)
+        return integer & (distinct <= self.max_discrete_values)
 
 
 def with_categorical(discretizer: Any, categorical_features: Any, X: Any) -> Any:

@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._validation import check_labels
-from ._base import _BaseDiscretizer
+from ._base import _CountRuleDiscretizer
 
 __all__ = ["LAIMDiscretizer"]
 
@@ -79,7 +79,7 @@ def laim_cut_positions(
     return vals, cuts
 
 
-class LAIMDiscretizer(_BaseDiscretizer):
+class LAIMDiscretizer(_CountRuleDiscretizer):
     """Label–attribute interdependence maximization (LAIM), a multi-label CAIM.
 
     Used for the numeric data sets of SCLS (§4.1, "supervised discretization method [2]") and
@@ -148,10 +148,9 @@ class LAIMDiscretizer(_BaseDiscretizer):
     _right_closed = True
 
     _parameter_constraints: dict = {
-        **_BaseDiscretizer._parameter_constraints,
+        **_CountRuleDiscretizer._parameter_constraints,
         "max_intervals": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "interval_total": [StrOptions({"patterns", "label_occurrences"})],
-        "max_discrete_values": [Interval(numbers.Integral, 0, None, closed="left")],
     }
 
     def __init__(
@@ -162,10 +161,9 @@ class LAIMDiscretizer(_BaseDiscretizer):
         categorical_features: Any = "auto",
         max_discrete_values: int = 2,
     ) -> None:
+        super().__init__(categorical_features, max_discrete_values)
         self.max_intervals = max_intervals
         self.interval_total = interval_total
-        self.categorical_features = categorical_features
-        self.max_discrete_values = max_discrete_values
 
     def _validate_Y(self, Y: Any, n: int) -> np.ndarray:
         if Y is None:

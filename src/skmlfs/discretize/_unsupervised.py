@@ -9,12 +9,12 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from ._base import _BaseDiscretizer
+from ._base import _CountRuleDiscretizer
 
 __all__ = ["EqualWidthDiscretizer", "EqualFrequencyDiscretizer"]
 
 
-class _BinningDiscretizer(_BaseDiscretizer):
+class _BinningDiscretizer(_CountRuleDiscretizer):
     """Parameters shared by the two generic binnings (they differ only in the edges).
 
     The subclasses' docstrings take the parameters' description from
@@ -40,9 +40,8 @@ class _BinningDiscretizer(_BaseDiscretizer):
             cls.__doc__ = cls.__doc__.replace("%(parameters)s", cls._PARAMETERS_DOC)
 
     _parameter_constraints: dict = {
-        **_BaseDiscretizer._parameter_constraints,
+        **_CountRuleDiscretizer._parameter_constraints,
         "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
-        "max_discrete_values": [Interval(numbers.Integral, 0, None, closed="left")],
     }
 
     def __init__(
@@ -52,9 +51,8 @@ class _BinningDiscretizer(_BaseDiscretizer):
         categorical_features: Any = "auto",
         max_discrete_values: int = 2,
     ) -> None:
+        super().__init__(categorical_features, max_discrete_values)
         self.n_bins = n_bins
-        self.categorical_features = categorical_features
-        self.max_discrete_values = max_discrete_values
 
 
 class EqualWidthDiscretizer(_BinningDiscretizer):

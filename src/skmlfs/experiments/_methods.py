@@ -52,7 +52,21 @@ _NESTED_KINDS = ("learner", "selector", "discretizer")
 
 
 # --------------------------------------------------------------------------- weighting
-class WeightedLearner(MetaEstimatorMixin, BaseEstimator):
+class _DelegatePredictMixin:
+    """``predict`` and ``predict_proba`` of the fitted estimator named ``_fitted_attr``."""
+
+    _fitted_attr: str
+
+    def predict(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, self._fitted_attr)
+        return getattr(self, self._fitted_attr).predict(X)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, self._fitted_attr)
+        return getattr(self, self._fitted_attr).predict_proba(X)
+
+
+class WeightedLearner(_DelegatePredictMixin, MetaEstimatorMixin, BaseEstimator):
     """Fit a feature weighter on the training data and a learner that uses its weights.
 
     ``fit(X, Y)`` fits ``clone(weighter)``, reads its weights (attribute
@@ -75,6 +89,8 @@ class WeightedLearner(MetaEstimatorMixin, BaseEstimator):
     weighter_, learner_ : the fitted estimators
     feature_weights_ : ndarray of shape (n_features,)
     """
+
+    _fitted_attr = "learner_"
 
     def __init__(
         self,
@@ -130,13 +146,6 @@ class WeightedLearner(MetaEstimatorMixin, BaseEstimator):
         self.feature_weights_ = np.asarray(w, dtype=float)
         return self.feature_weights_
 
-    def predict(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "learner_")
-        return self.learner_.predict(X)
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "learner_")
-        return self.learner_.predict_proba(X)
 
 
 _WEIGHTS_CACHE: OrderedDict = OrderedDict()
@@ -444,7 +453,7 @@ def tuned(estimator: Any, tuning: Mapping[str, Any], random_state: int | None) -
     )
 
 
-class CoordinateSearchCV(MetaEstimatorMixin, BaseEstimator):
+class CoordinateSearchCV(_DelegatePredictMixin, MetaEstimatorMixin, BaseEstimator):
     """Coordinate search over a parameter grid by cross-validation (the RLEFS protocol for
     grids too large to search exhaustively, e.g. 7^4 settings).
 
@@ -466,6 +475,8 @@ class CoordinateSearchCV(MetaEstimatorMixin, BaseEstimator):
     start : dict, optional
     max_sweeps : int, default=100
     """
+
+    _fitted_attr = "best_estimator_"
 
     def __init__(self, estimator: Any = None, param_grid: Any = None, scoring: Any = None,
                  cv: Any = None, start: Any = None, max_sweeps: int = 100):
@@ -519,13 +530,6 @@ class CoordinateSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.best_estimator_ = clone(self.estimator).set_params(**current).fit(X, Y)
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict_proba(X)
 
 
 def _search(estimator: Any, grid: dict, scoring: Any, cv: Any, tuning: Mapping) -> Any:

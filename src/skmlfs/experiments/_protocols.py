@@ -143,13 +143,11 @@ def mat_splits(dataset: Any, n_splits: int | None = 10) -> list[Split]:
         Use the first ``n_splits`` masks (the SCLS and memetic experiments used the first
         10); ``None`` uses all of them.
     """
-    masks = getattr(dataset, "split_masks", dataset)
-    if masks is None:
-        raise ValueError(
-            "the dataset stores no splits (split_masks is None); only PLCFS .mat files with "
-            "'sim_seq' have them. Use the holdout or kfold protocol instead."
-        )
-    masks = np.asarray(masks)
+    masks = _stored(
+        getattr(dataset, "split_masks", dataset),
+        "the dataset stores no splits (split_masks is None); only PLCFS .mat files with "
+        "'sim_seq' have them. Use the holdout or kfold protocol instead.",
+    )
     if masks.ndim != 2:
         raise ValueError(f"split masks must be a 2-D (n, n_splits) array; got shape {masks.shape}.")
     if masks.dtype != bool:
@@ -164,14 +162,7 @@ def mat_splits(dataset: Any, n_splits: int | None = 10) -> list[Split]:
                 f"n_splits={n_splits} but the dataset stores only {masks.shape[1]} splits."
             )
         masks = masks[:, : int(n_splits)]
-    out = []
-    for j in range(masks.shape[1]):
-        train = np.flatnonzero(masks[:, j])
-        test = np.flatnonzero(~masks[:, j])
-        if train.size == 0 or test.size == 0:
-            raise ValueError(f"stored split {j} has an empty training or test part.")
-        out.append(Split(train, test))
-    return out
+    return [_mask_split(masks[:, j], f"stored split {j}") for j in range(masks.shape[1])]
 
 
 def train_test_split_of(dataset: Any) -> list[Split]:
@@ -181,14 +172,25 @@ def train_test_split_of(dataset: Any) -> list[Split]:
     of each row (:func:`skmlfs.datasets.load_train_test`); fixed-split protocols (RLEFS)
     use it.
     """
-    part = getattr(dataset, "part", None)
-    if part is None:
-        raise ValueError(
-            "the dataset has no train/test parts (it was not loaded from a -train/-test "
-            "pair); use the holdout, kfold or mat protocol."
-        )
-    part = np.asarray(part)
-    train, test = np.flatnonzero(part == 0), np.flatnonzero(part != 0)
+    part = _stored(
+        getattr(dataset, "part", None),
+        "the dataset has no train/test parts (it was not loaded from a -train/-test pair); "
+        "use the holdout, kfold or mat protocol.",
+    )
+    return [_mask_split(part == 0, "the dataset's train/test split")]
+
+
+def _stored(values: Any, missing: str) -> np.ndarray:
+    """A split a dataset stores (masks or parts) as an array; ``ValueError(missing)`` if
+    it stores none."""
+    if values is None:
+        raise ValueError(missing)
+    return np.asarray(values)
+
+
+def _mask_split(train_mask: np.ndarray, what: str) -> Split:
+    """The split whose training rows are ``train_mask`` (neither part may be empty)."""
+    train, test = np.flatnonzero(train_mask), np.flatnonzero(~train_mask)
     if train.size == 0 or test.size == 0:
-        raise ValueError("the dataset's train or test part is empty.")
-    return [Split(train, test)]
+        raise ValueError(f"{what} has an empty training or test part.")
+    return Split(train, test)

@@ -6,6 +6,8 @@
   multi-label classifier it is, as for scikit-learn's ``MultiOutputClassifier`` and
   ``ClassifierChain``, the list of the classes seen per label. Without it every score is
   ``nan``.
+* The estimator tags of a multi-label learner: ``fit`` needs a 0/1 label matrix ``Y``
+  (multi-output, never single-output, multi-label), and sparse ``X`` is accepted.
 * A warning when a fitted learner predicts no positive label at all for a batch of
   samples although its training samples had labels: an all-negative prediction is
   usually a symptom (e.g. numeric features given to a learner that treats values as
@@ -34,12 +36,22 @@ class NoPositivePredictionWarning(UserWarning):
 
 
 class MultiLabelLearnerMixin:
-    """Fitted label metadata and the all-negative prediction check (see module notes).
+    """Fitted label metadata, the multi-label tags and the all-negative prediction check
+    (see module notes).
 
     Subclasses call :meth:`_fit_label_info` in ``fit`` with the validated 0/1 label
     matrix and pass their 0/1 predictions through :meth:`_check_predictions` in
     ``predict``.
     """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        tags.classifier_tags.multi_label = True
+        tags.input_tags.sparse = True
+        return tags
 
     def _fit_label_info(self, Y: Any) -> None:
         """Set ``classes_`` (per label, the classes seen in training) from 0/1 labels."""

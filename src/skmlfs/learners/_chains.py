@@ -206,16 +206,6 @@ def _is_linear(est: Any) -> bool:
     ) and np.array_equal(est.classes_, [0, 1])
 
 
-def _multilabel_tags(tags: Any) -> Any:
-    """The tags of the chains and their ensembles: multi-label only, sparse input."""
-    tags.target_tags.required = True
-    tags.target_tags.multi_output = True
-    tags.target_tags.single_output = False
-    tags.classifier_tags.multi_label = True
-    tags.input_tags.sparse = True
-    return tags
-
-
 def _resolve_order(order: Any, q: int, rng: np.random.RandomState) -> np.ndarray:
     """A chain order from ``"canonical"``, ``"random"`` or an explicit permutation."""
     if isinstance(order, str):  # the constraints admit no other string here
@@ -395,9 +385,6 @@ class _BaseChain(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, Base
     def predict_proba(self, X: Any) -> np.ndarray:
         """P(label = 1), shape (n, q), with the predicted parents (see module notes)."""
         return self._predict_both(X)[1]
-
-    def __sklearn_tags__(self):
-        return _multilabel_tags(super().__sklearn_tags__())
 
 
 def _modelled(constant: np.ndarray) -> np.ndarray:
@@ -1284,6 +1271,3 @@ class EnsembleOfChains(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin
         return self._check_predictions(
             (votes >= self.threshold * len(self.estimators_) - 1e-9).astype(int)
         )
-
-    def __sklearn_tags__(self):
-        return _multilabel_tags(super().__sklearn_tags__())

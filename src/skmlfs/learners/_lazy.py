@@ -63,6 +63,12 @@ class _LazyBase(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseE
         "categorical_features": ["array-like", None],
     }
 
+    def __init__(self, k: int, metric: str, feature_weights: Any, categorical_features: Any):
+        self.k = k
+        self.metric = metric
+        self.feature_weights = feature_weights
+        self.categorical_features = categorical_features
+
     def _fit_neighbours(self, X: Any, Y: Any) -> tuple[Any, np.ndarray, int]:
         k = int(self.k)
         if self.metric == "precomputed":
@@ -146,10 +152,7 @@ class _LazyBase(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseE
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.target_tags.multi_output = True
-        tags.input_tags.sparse = True
-        tags.input_tags.allow_nan = True
+        tags.input_tags.allow_nan = True  # HEOM: a missing value is at distance 1
         return tags
 
 
@@ -208,11 +211,8 @@ class MLkNN(_LazyBase):
         feature_weights: Any = None,
         categorical_features: Any = None,
     ):
-        self.k = k
+        super().__init__(k, metric, feature_weights, categorical_features)
         self.s = s
-        self.metric = metric
-        self.feature_weights = feature_weights
-        self.categorical_features = categorical_features
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, Y: Any) -> MLkNN:
@@ -284,12 +284,9 @@ class DMLkNN(_LazyBase):
         feature_weights: Any = None,
         categorical_features: Any = None,
     ):
-        self.k = k
+        super().__init__(k, metric, feature_weights, categorical_features)
         self.s = s
         self.delta = delta
-        self.metric = metric
-        self.feature_weights = feature_weights
-        self.categorical_features = categorical_features
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, Y: Any) -> DMLkNN:
@@ -469,12 +466,9 @@ class MLCWkNN(_LazyBase):
         feature_weights: Any = None,
         categorical_features: Any = None,
     ):
-        self.k = k
+        super().__init__(k, metric, feature_weights, categorical_features)
         self.reg = reg
         self.threshold = threshold
-        self.metric = metric
-        self.feature_weights = feature_weights
-        self.categorical_features = categorical_features
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, Y: Any) -> MLCWkNN:

@@ -341,14 +341,6 @@ class MLNB(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseEstima
         self.reference_single_class_bug = reference_single_class_bug
         self.discretizer = discretizer
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.target_tags.multi_output = True
-        tags.target_tags.single_output = False
-        tags.classifier_tags.multi_label = True
-        return tags
-
     # ------------------------------------------------------------------ fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, Y: Any) -> MLNB:

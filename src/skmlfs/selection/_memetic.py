@@ -404,6 +404,33 @@ class _EvolutionarySelector(BaseSelector):
         "random_state": ["random_state"],
     }
 
+    def __init__(
+        self,
+        learner: Any,
+        *,
+        n_features_to_select: Any = 50,
+        population_size: int = 50,
+        max_evaluations: int = 300,
+        metric: str = "multilabel_accuracy",
+        holdout: float = 0.2,
+        inner_split: str = "resample",
+        n_crossovers: int = 10,
+        strict_budget: bool = False,
+        discretizer: Any = "auto",
+        random_state: Any = None,
+    ):
+        self.n_features_to_select = n_features_to_select
+        self.population_size = population_size
+        self.max_evaluations = max_evaluations
+        self.metric = metric
+        self.learner = learner
+        self.holdout = holdout
+        self.inner_split = inner_split
+        self.n_crossovers = n_crossovers
+        self.strict_budget = strict_budget
+        self.discretizer = discretizer
+        self.random_state = random_state
+
     def _discretize(self, X, Y):
         return discretize_features(self.discretizer, X, Y)
 
@@ -765,23 +792,18 @@ class MemeticSelector(_EvolutionarySelector):
         discretizer: Any = "auto",
         random_state: Any = None,
     ):
-        self.n_features_to_select = n_features_to_select
-        self.population_size = population_size
-        self.max_evaluations = max_evaluations
-        self.metric = metric
-        self.learner = learner
-        self.holdout = holdout
-        self.inner_split = inner_split
-        self.n_crossovers = n_crossovers
+        super().__init__(
+            learner, n_features_to_select=n_features_to_select,
+            population_size=population_size, max_evaluations=max_evaluations, metric=metric,
+            holdout=holdout, inner_split=inner_split, n_crossovers=n_crossovers,
+            strict_budget=strict_budget, discretizer=discretizer, random_state=random_state,
+        )
         self.z_mode = z_mode
         self.z_fraction = z_fraction
         self.cap_z = cap_z
         self.operators = operators
         self.mutation_import = mutation_import
-        self.strict_budget = strict_budget
         self.reference_parent_quirk = reference_parent_quirk
-        self.discretizer = discretizer
-        self.random_state = random_state
 
     def _prune(self, pop, s):
         return label_pruning(
@@ -899,33 +921,6 @@ class GeneticSelector(_EvolutionarySelector):
     :class:`MemeticSelector` that concern the search itself (no ``Z`` quantities:
     ``history_["reproductions"]["z_size"]`` is 0 and ``z_labels`` holds empty arrays).
     """
-
-    def __init__(
-        self,
-        learner: Any,
-        *,
-        n_features_to_select: Any = 50,
-        population_size: int = 50,
-        max_evaluations: int = 300,
-        metric: str = "multilabel_accuracy",
-        holdout: float = 0.2,
-        inner_split: str = "resample",
-        n_crossovers: int = 10,
-        strict_budget: bool = False,
-        discretizer: Any = "auto",
-        random_state: Any = None,
-    ):
-        self.n_features_to_select = n_features_to_select
-        self.population_size = population_size
-        self.max_evaluations = max_evaluations
-        self.metric = metric
-        self.learner = learner
-        self.holdout = holdout
-        self.inner_split = inner_split
-        self.n_crossovers = n_crossovers
-        self.strict_budget = strict_budget
-        self.discretizer = discretizer
-        self.random_state = random_state
 
     def _offspring(self, pop, cache, rng, n_max, d, q):
         ts = max(1, _round_half_up(self.population_size / 10))

@@ -111,6 +111,14 @@ class _ReliefBase(BaseSelector):
     }
     _ranking_kind = "full"
 
+    def __init__(self, n_features_to_select: Any, k: int, m: int | None,
+                 categorical_features: Any, random_state: Any):
+        self.n_features_to_select = n_features_to_select
+        self.k = k
+        self.m = m
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+
     def _fit(self, X: Any, Y: Any) -> _ReliefBase:
         """Weigh the features of ``X`` (dense/sparse, NaN = missing) for the labels ``Y``."""
         X = check_heom_X(self, X, reset=True)
@@ -223,12 +231,8 @@ class ReliefFML(_ReliefBase):
         categorical_features: Any = None,
         random_state: Any = None,
     ):
-        self.n_features_to_select = n_features_to_select
-        self.k = k
-        self.m = m
+        super().__init__(n_features_to_select, k, m, categorical_features, random_state)
         self.s = s
-        self.categorical_features = categorical_features
-        self.random_state = random_state
 
     def _weights(self, Xh: Any, Y: np.ndarray) -> np.ndarray:
         """Eq. (6) weights scaled to [0, 1] (n >= 2: a single sample is degenerate data)."""
@@ -333,13 +337,9 @@ class PPTReliefF(_ReliefBase):
         categorical_features: Any = None,
         random_state: Any = None,
     ):
-        self.n_features_to_select = n_features_to_select
-        self.k = k
-        self.m = m
+        super().__init__(n_features_to_select, k, m, categorical_features, random_state)
         self.min_support = min_support
         self.strategy = strategy
-        self.categorical_features = categorical_features
-        self.random_state = random_state
 
     def _weights(self, Xh: Any, Y: np.ndarray) -> np.ndarray:
         """Transform ``Y`` by PPT and run ReliefF on ``Xh``."""

@@ -129,7 +129,7 @@ def _cd(q: float, k: int, n: int) -> float:
 
 def _ranks_and_cd(average_ranks, names, n_datasets, alpha, test: Test, exact: bool):
     """Validated ranks and names, ``CD`` of ``test``, and the fields both results share
-    (names, average ranks, cd, q_alpha, alpha, n_datasets): the common start of
+    (those of :class:`_CriticalDifferenceResult`): the common start of
     :func:`nemenyi_pairs` and :func:`bonferroni_dunn`."""
     r, nm = _ranks_and_names(average_ranks, names)
     k = r.shape[0]
@@ -239,17 +239,38 @@ def _control_index(control: str | int, names: tuple[str, ...]) -> int:
 
 
 @dataclass(frozen=True)
-class NemenyiResult:
+class _CriticalDifferenceResult:
+    """The fields both post-hoc tests report (:func:`_ranks_and_cd` computes them).
+
+    The subclasses' docstrings take their description from ``_COMMON_DOC``, filled in by
+    ``__init_subclass__``.
+    """
+
+    _COMMON_DOC = """names, average_ranks, cd, q_alpha, alpha, n_datasets
+        The method names (tuple of str, in input order), their average ranks (ndarray of
+        shape (k,)), the critical difference ``CD``, its ``q_α``, the significance level
+        and ``N`` (int)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__:  # None under python -OO
+            cls.__doc__ = cls.__doc__.replace("%(common)s", cls._COMMON_DOC)
+
+    names: tuple[str, ...]
+    average_ranks: np.ndarray
+    cd: float
+    q_alpha: float
+    alpha: float
+    n_datasets: int
+
+
+@dataclass(frozen=True)
+class NemenyiResult(_CriticalDifferenceResult):
     """All-pairs Nemenyi comparison (Demšar 2006, §3.2.2).
 
     Attributes
     ----------
-    names : tuple of str
-        Method names, in input order.
-    average_ranks : ndarray of shape (k,)
-    cd, q_alpha, alpha : float
-        Critical difference, its ``q_α`` and the significance level.
-    n_datasets : int
+    %(common)s
     differences : ndarray of shape (k, k)
         ``|R_i − R_j|``.
     significant : ndarray of shape (k, k), bool
@@ -261,12 +282,6 @@ class NemenyiResult:
         Maximal groups of mutually non-different methods (:func:`cd_groups`).
     """
 
-    names: tuple[str, ...]
-    average_ranks: np.ndarray
-    cd: float
-    q_alpha: float
-    alpha: float
-    n_datasets: int
     differences: np.ndarray
     significant: np.ndarray
     pairs: tuple[tuple[str, str], ...]
@@ -321,17 +336,14 @@ def nemenyi_pairs(
 
 
 @dataclass(frozen=True)
-class BonferroniDunnResult:
+class BonferroniDunnResult(_CriticalDifferenceResult):
     """Comparison of every method with a control (Demšar 2006, §3.2.2; SCLS §4.1).
 
     Attributes
     ----------
-    names : tuple of str
+    %(common)s
     control : str
         Name of the control method.
-    average_ranks : ndarray of shape (k,)
-    cd, q_alpha, alpha : float
-    n_datasets : int
     differences : ndarray of shape (k,)
         ``R_j − R_control``: positive when method ``j`` ranks worse than the control.
     significant : ndarray of shape (k,), bool
@@ -340,13 +352,7 @@ class BonferroniDunnResult:
         Methods significantly better / worse than the control.
     """
 
-    names: tuple[str, ...]
     control: str
-    average_ranks: np.ndarray
-    cd: float
-    q_alpha: float
-    alpha: float
-    n_datasets: int
     differences: np.ndarray
     significant: np.ndarray
     better: tuple[str, ...]
