@@ -3,27 +3,11 @@
 See :mod:`skmlfs.info._engine` for the representation and the counting scheme.
 """
 
-from ._engine import (
-    DiscreteData,
-    conditional_mutual_info,
-    entropy,
-    interaction_info,
-    iter_conditional_mutual_info,
-    joint_entropy,
-    joint_entropy_one,
-    mutual_info,
-)
+from . import _engine
+from ._engine import *  # noqa: F403  (its __all__ is the public list)
 
-__all__ = [
-    "DiscreteData",
-    "conditional_mutual_info",
-    "entropy",
-    "interaction_info",
-    "iter_conditional_mutual_info",
-    "joint_entropy",
-    "joint_entropy_one",
-    "mutual_info",
-]
+# the engine's public names are listed once, in its own __all__
+__all__ = list(_engine.__all__)
 
 from ._cache import InfoCache  # noqa: E402
 
