@@ -30,6 +30,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -97,23 +98,39 @@ class _CpuSampler:
         self.busy_until: dict[int, float] = {}
         self.window: dict[int, list[tuple[float, float]]] = {}
         self.names: dict[int, str] = {}
+        self.threads: dict[int, dict[int, float]] = {}  # worker pid -> thread id -> CPU s
+        self.polls = 0
         self.t0 = time.perf_counter()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.start = {p: _cpu_seconds([p]) for p in set().union(*(_tree(r) for r in roots))}
         self.thread.start()
 
     def _sample(self):
-        # one pass over /proc per poll: the sampler runs in the client process, and its
-        # CPU time counts as the client's (and is taken from the workers)
+        # the sampler runs in the client process: its CPU time counts as the client's (and
+        # is taken from the workers). The process tree and roles from a scan of /proc every
+        # 2 s (a scan costs ~2 ms of CPU; a new worker is seen within 2 s of its start), the
+        # members' stat files every 0.5 s
         now = time.perf_counter() - self.t0
-        ch = _children()
-        for p in set().union(*(_tree(r, ch) for r in self.roots)):
+        scan = self.polls % 4 == 0
+        self.polls += 1
+        if scan:
+            ch = _children()
+            self.members = set().union(*(_tree(r, ch) for r in self.roots))
+        for p in self.members:
+            if not Path(f"/proc/{p}").exists():
+                continue  # ended: its last sample stays
             cpu = _cpu_seconds([p])
+            if cpu < self.last.get(p, 0.0):
+                continue  # ended between the two reads
             self.start.setdefault(p, 0.0)
-            if self.names.get(p) not in ("client", "scheduler", "nanny") and _cmdline(p):
+            if scan and self.names.get(p) not in ("client", "scheduler", "nanny") \
+                    and _cmdline(p):
                 # again until it settles: a child is seen before its exec (the parent's
                 # command line), a nanny before it starts its worker
                 self.names[p] = _role(p, ch)
+            if self.names.get(p) == "worker":
+                # a thread that ended (a worker shutting down) keeps its last sample
+                self.threads[p] = {**self.threads.get(p, {}), **_thread_seconds(p)}
             # busy: at least 5 % of a core over the last second (an idle Dask worker's
             # housekeeping stays below; a busy one on a loaded machine stays above)
             hist = self.window.setdefault(p, [])
@@ -131,6 +148,7 @@ class _CpuSampler:
     def total(self) -> float:
         self.stop.set()
         self.thread.join()
+        self.polls = 0  # a last scan of /proc
         self._sample()
         self.wall = time.perf_counter() - self.t0
         return sum(self.last.get(p, s) - s for p, s in self.start.items())
@@ -141,9 +159,26 @@ class _CpuSampler:
         for p, s in self.start.items():
             cpu = self.last.get(p, s) - s
             if cpu > 0.05:
+                th = self.threads.get(p, {})
                 rows.append({"pid": p, "role": self.names.get(p, "?"), "cpu": cpu,
-                             "busy_until": self.busy_until.get(p, 0.0)})
+                             "busy_until": self.busy_until.get(p, 0.0),
+                             # CPU of the threads other than the busiest (the one running
+                             # the batches): a Dask worker's event loop, a loky worker's
+                             # helpers
+                             "other_threads": sum(th.values()) - max(th.values(), default=0)})
         return sorted(rows, key=lambda r: (r["role"], -r["cpu"]))
+
+
+def _thread_seconds(pid: int) -> dict[int, float]:
+    """Thread id -> utime + stime of each thread of a live process (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    with contextlib.suppress(OSError):
+        for t in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                f = Path(f"/proc/{pid}/task/{t}/stat").read_text().rsplit(")", 1)[1].split()
+                out[int(t)] = (int(f[11]) + int(f[12])) / tick
+    return out
 
 
 def _role(pid: int, children: dict[int, list[int]] | None = None) -> str:
@@ -182,12 +217,22 @@ def _print_accounting(sampler: _CpuSampler, wall: float) -> dict:
     parts = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(by_role.items()))
     print(f"      CPU by role: {parts}", flush=True)
     out = {"cpu_by_role": by_role, "workers": []}
+    if workers:
+        # overhead: CPU the batches did not get; on a machine whose cores all run workers,
+        # every second of it is taken from a worker
+        over = {k: v for k, v in by_role.items() if k != "worker"}
+        over["worker threads other than the batch's"] = sum(r["other_threads"] for r in workers)
+        print("      overhead CPU: " + ", ".join(f"{k} {v:.1f} s" for k, v in over.items())
+              + f"; total {sum(over.values()):.1f} s", flush=True)
+        out["overhead_cpu"] = over
     for r in workers:
         idle = max(0.0, wall - r["cpu"])
         tail = max(0.0, wall - r["busy_until"])
-        print(f"      worker pid {r['pid']}: CPU {r['cpu']:7.1f} s, idle {idle:6.1f} s "
-              f"({100 * idle / wall:4.1f} %), idle for the last {tail:5.1f} s", flush=True)
-        out["workers"].append({"cpu": r["cpu"], "idle": idle, "tail": tail})
+        print(f"      worker pid {r['pid']}: CPU {r['cpu']:7.1f} s (other threads "
+              f"{r['other_threads']:4.1f} s), idle {idle:6.1f} s ({100 * idle / wall:4.1f} %), "
+              f"idle for the last {tail:5.1f} s", flush=True)
+        out["workers"].append({"cpu": r["cpu"], "other_threads": r["other_threads"],
+                               "idle": idle, "tail": tail})
     return out
 
 

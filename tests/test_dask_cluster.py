@@ -126,6 +126,9 @@ def test_real_cluster_with_a_killed_worker_matches_serial(tmp_path, cluster):
             client.wait()
     assert 0 < n_at_kill < N_CELLS, "the worker must be killed in the middle of the run"
     assert client.returncode == 0, err
+    with distributed.Client(address, timeout=60) as c:
+        # every task reached the scheduler sealed: it never imported this library
+        assert c.run_on_scheduler(lambda: sorted({"skmlfs", "sklearn"} & set(sys.modules))) == []
     assert "FAILED" not in err
     with ResultStore(tmp_path / "serial.db", readonly=True) as st:
         ref = st.to_frame()
@@ -138,29 +141,50 @@ def test_real_cluster_with_a_killed_worker_matches_serial(tmp_path, cluster):
     assert got.features.tolist() == ref.features.tolist()
 
 
-def test_worker_profilers_are_paused_for_a_run_and_restarted_after():
-    """The statistical profiler (a stack sample every 10 ms) and the tick monitor (every
-    20 ms), which take the GIL from the batch, are stopped on every worker for the run and
-    restarted afterwards."""
-    from skmlfs.experiments._backends import _profilers_paused
+def test_dask_callbacks_are_tuned_for_a_run_and_restored_after():
+    """For the run, the diagnostic periodic callbacks (statistical profiler, tick monitor,
+    system monitor) of the workers, nannies and scheduler are stopped and the memory
+    monitors run every second instead of every 100 ms; heartbeats and work stealing keep
+    running. Afterwards every server has its own settings back, and a scheduler that
+    cannot import this library is tuned all the same (the setter travels by value)."""
+    import cloudpickle
 
-    def running(dask_worker):
-        pcs = dask_worker.periodic_callbacks
-        return [pcs[n].is_running() for n in ("profile", "profile-cycle", "tick", "ticks")]
+    from skmlfs.experiments._backends import _callback_setter, _callbacks_tuned
 
-    def nanny(dask_worker):  # the nanny, with nanny=True
-        pcs = dask_worker.periodic_callbacks
-        return [pcs[n].is_running() for n in ("tick", "ticks", "memory_monitor")]
+    def state(dask_worker=None, dask_scheduler=None):
+        server = dask_worker if dask_worker is not None else dask_scheduler
+        return {n: (pc.callback_time if pc.is_running() else None)
+                for n, pc in server.periodic_callbacks.items()}
 
+    # unpickled where this library cannot be imported
+    blocked = ("import pickle, sys; sys.modules['skmlfs'] = None; "
+               "print(pickle.loads(sys.stdin.buffer.read()).__name__)")
+    out = subprocess.run([sys.executable, "-c", blocked], check=True, capture_output=True,
+                         input=cloudpickle.dumps(_callback_setter()))
+    assert out.stdout.strip() == b"set_callbacks"
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as lc, distributed.Client(lc) as c:
-        assert list(c.run(running).values()) == [[True] * 4] * 2
-        assert list(c.run(nanny, nanny=True).values()) == [[True] * 3] * 2
-        with _profilers_paused(c):
-            assert list(c.run(running).values()) == [[False] * 4] * 2
-            # the nannies' memory monitors keep running, as do the workers' heartbeats
-            assert list(c.run(nanny, nanny=True).values()) == [[False, False, True]] * 2
-            assert all(c.run(lambda dask_worker: dask_worker.periodic_callbacks[
-                "heartbeat"].is_running()).values())
-        assert list(c.run(running).values()) == [[True] * 4] * 2
-        assert list(c.run(nanny, nanny=True).values()) == [[True] * 3] * 2
+        def snapshot():
+            return (c.run(state), c.run(state, nanny=True), c.run_on_scheduler(state))
+
+        def without(snap, names):  # heartbeat intervals are the scheduler's to change
+            return [{w: {n: v for n, v in d.items() if n not in names} for w, d in s.items()}
+                    for s in snap[:2]] + [snap[2]]
+
+        before = snapshot()
+        workers, nannies, sched = before
+        assert all(d["profile"] == 10 and d["memory_monitor"] == 100 for d in workers.values())
+        assert all(d["tick"] == 20 and d["memory_monitor"] == 100 for d in nannies.values())
+        assert sched["tick"] == 20 and sched["monitor"] == 500
+        with _callbacks_tuned(c):
+            workers, nannies, sched = snapshot()
+            for d in workers.values():
+                assert [d[n] for n in ("profile", "profile-cycle", "tick", "ticks")] == [None] * 4
+                assert d["memory_monitor"] == 1000 and d["heartbeat"] is not None
+            for d in nannies.values():
+                assert [d[n] for n in ("tick", "ticks", "monitor")] == [None] * 3
+                assert d["memory_monitor"] == 1000
+            assert [sched[n] for n in ("tick", "ticks", "monitor")] == [None] * 3
+            assert sched["stealing"] is not None and sched["worker-ttl"] is not None
+        hb = ("heartbeat", "find-missing")
+        assert without(snapshot(), hb) == without(before, hb)

@@ -356,58 +356,110 @@ def _warm_imports() -> None:
     from . import _cells  # noqa: F401
 
 
-#: periodic callbacks of a Dask worker that sample it for diagnostics only (the statistical
-#: profiler and the event-loop tick monitor); see :func:`_worker_profiler`
-_PROFILER_CALLBACKS = ("profile", "profile-cycle", "tick", "ticks")
+#: Run-scoped settings of Dask's periodic callbacks, per kind of server: ``None`` stops a
+#: callback that only serves diagnostics, a number (milliseconds) runs a safety check less
+#: often. On a machine whose cores all run workers, every CPU second the scheduler, the
+#: nannies or a worker's event loop spend is taken from a batch, and the event-loop threads
+#: also take the interpreter lock from the batch running beside them. Measured on a real
+#: 2-worker cluster left idle (CPU as % of one core, Dask's defaults -> these settings):
+#: scheduler 1.6 -> 0.4 (its tick monitor alone 1.2), the two nannies 3.3 -> 0.2 (tick
+#: monitor, system monitor, memory monitor every 100 ms: psutil on the worker), the two
+#: workers 6.0 -> 1.0 (statistical profiler every 10 ms, tick monitor every 20 ms, memory
+#: monitor every 100 ms). With a batch running, the scheduler and the nannies' CPU of a
+#: reduced SCLS-paper run fell from 5.9 s to 0.5 s (with the sealed tasks of
+#: :func:`_unsealer`).
+#: Kept as they are: heartbeats, work stealing, the scheduler's timeouts and memory manager.
+_RUN_CALLBACKS: dict[str, dict[str, float | None]] = {
+    "workers": {"profile": None, "profile-cycle": None, "tick": None, "ticks": None,
+                "memory_monitor": 1000.0},
+    # a nanny still restarts a worker past its memory limit, within a second instead of 0.1
+    "nannies": {"tick": None, "ticks": None, "monitor": None, "memory_monitor": 1000.0},
+    "scheduler": {"tick": None, "ticks": None, "monitor": None},
+}
 
 
-def _worker_profiler(dask_worker: Any, on: bool, names: Sequence[str] = _PROFILER_CALLBACKS):
-    """Stop (``on=False``) or restart a Dask worker's diagnostic sampling; runs on the
-    worker (``Client.run``). Returns the names of the callbacks it changed.
+def _callback_setter():
+    """The function that applies such settings on a Dask server, returning the previous
+    ones (so applying its result restores them). Created here, as a closure, so that
+    ``cloudpickle`` sends it by value: the scheduler need not be able to import this
+    library (the workers and nannies must)."""
 
-    The statistical profiler samples the stack of the executing thread every 10 ms, and the
-    tick monitor wakes the event loop every 20 ms; each time the worker's event-loop thread
-    takes the GIL from the batch it interrupts. Measured in a one-thread worker running five
-    SCLS-paper batches (enron, medical, scene, yeast, delicious; a loaded machine, so per
-    second of wall time): CPU time of the worker's threads other than the batch's was 3.6 %
-    of the wall time by default, 1.9 % with the profiler stopped and 0.8 % with the
-    profiler and the tick monitor stopped. The run needs neither.
-    """
-    changed = []
-    for name in names:
-        pc = dask_worker.periodic_callbacks.get(name)
-        if pc is not None and pc.is_running() != on:
-            if on and name == "tick":  # else the first tick reports the pause as a stall
-                with contextlib.suppress(Exception):
-                    dask_worker._last_tick = time.time()
-            (pc.start if on else pc.stop)()
-            changed.append(name)
-    return changed
+    def set_callbacks(settings, dask_worker=None, dask_scheduler=None):
+        import time as _time
+
+        server = dask_worker if dask_worker is not None else dask_scheduler
+        before = {}
+        for name, ms in settings.items():
+            pc = server.periodic_callbacks.get(name)
+            if pc is None:
+                continue
+            before[name] = pc.callback_time if pc.is_running() else None
+            if ms is not None:
+                pc.callback_time = ms  # read by tornado when it schedules the next call
+            if (ms is not None) != pc.is_running():
+                if name == "tick" and ms is not None:  # else the pause reads as a stall
+                    server._last_tick = _time.time()
+                (pc.start if ms is not None else pc.stop)()
+        return before
+
+    return set_callbacks
 
 
 @contextlib.contextmanager
-def _profilers_paused(client: Any):
-    """The diagnostic sampling of the workers and their nannies (tick monitor) stopped for
-    the run, restarted afterwards where this stopped it (a worker that joins later keeps its
-    own setting). The memory monitors and heartbeats keep running. The scheduler is left
-    alone: it need not be able to import this library (the workers and nannies must)."""
+def _callbacks_tuned(client: Any, settings: dict[str, dict[str, float | None]] | None = None):
+    """:data:`_RUN_CALLBACKS` applied to the workers, nannies and scheduler of ``client``
+    for the run, and each server's previous settings restored afterwards (a worker that
+    joins or is restarted during the run keeps Dask's defaults). Only a speed-up: a server
+    that refuses is left as it is."""
+    settings = _RUN_CALLBACKS if settings is None else settings
+    fn = _callback_setter()
     runs = {
-        "workers": lambda on, names=_PROFILER_CALLBACKS: client.run(
-            _worker_profiler, on=on, names=names),
-        "nannies": lambda on, names=_PROFILER_CALLBACKS: client.run(
-            _worker_profiler, on=on, names=names, nanny=True),
+        "workers": lambda s, **kw: client.run(fn, s, **kw),
+        "nannies": lambda s, **kw: client.run(fn, s, nanny=True, **kw),
+        "scheduler": lambda s, **kw: {None: client.run_on_scheduler(fn, s)},
     }
-    stopped: dict[str, set[str]] = {}
+    before: dict[str, dict] = {}
     for where, run in runs.items():
-        with contextlib.suppress(Exception):  # only a speed-up: never fatal
-            stopped[where] = set().union(*run(False).values())
+        with contextlib.suppress(Exception):
+            before[where] = run(settings[where])
     try:
         yield
     finally:
-        for where, names in stopped.items():
-            if names:
+        for where, old in before.items():
+            for addr, prev in old.items():
                 with contextlib.suppress(Exception):
-                    runs[where](True, tuple(sorted(names)))
+                    if where == "scheduler":
+                        runs[where](prev)
+                    else:
+                        runs[where](prev, workers=[addr])
+
+
+def _unsealer():
+    """A function that unpickles ``(func, args)`` from bytes and calls ``func(*args)``.
+
+    Created as a closure, so that ``cloudpickle`` sends it by value. The scheduler
+    unpickles every task it receives: a task calling :func:`run_batch` on a :class:`Batch`
+    directly made it import this library and, through it, scikit-learn, SciPy and pandas
+    (about a second of CPU taken from a worker on a machine whose cores all run workers,
+    and an environment requirement). Sealed in bytes, the task is opened only by the worker
+    that runs it.
+    """
+
+    def unseal(payload):
+        import pickle
+
+        func, args = pickle.loads(payload)
+        return func(*args)
+
+    return unseal
+
+
+def _submit_sealed(client: Any, func: Any, args: tuple, **kwargs: Any) -> Any:
+    """``client.submit(func, *args)`` with the call sealed from the scheduler (see
+    :func:`_unsealer`); never pure (a run's tasks are not shared between runs)."""
+    import cloudpickle
+
+    return client.submit(_unsealer(), cloudpickle.dumps((func, args)), pure=False, **kwargs)
 
 
 @contextlib.contextmanager
@@ -437,8 +489,8 @@ def dask_session(address: Any, n_workers: int):
         with contextlib.suppress(Exception):  # only a head start: never fatal
             for w in client.scheduler_info().get("workers", {}):
                 # one import per worker, not waited for: overlaps with the client's planning
-                distributed.fire_and_forget(client.submit(
-                    _warm_imports, workers=[w], allow_other_workers=False, pure=False))
+                distributed.fire_and_forget(_submit_sealed(
+                    client, _warm_imports, (), workers=[w], allow_other_workers=False))
         yield client
     finally:
         # tearing down our own LocalCluster (after Ctrl-C too) logs every connection it
@@ -453,15 +505,15 @@ def dask_session(address: Any, n_workers: int):
 
 def _dask(batches, address, n_workers, catch) -> Iterator[tuple[Task, TaskResult]]:
     distributed = import_distributed()
-    with dask_session(address, n_workers) as client, _profilers_paused(client):
+    with dask_session(address, n_workers) as client, _callbacks_tuned(client):
         futures = []
         try:
             by_key = {}
             for b in batches:
                 # no data travels with a batch and none is scattered: a batch is recomputable
                 # from its arguments alone, so the scheduler reruns it when a worker dies
-                fut = client.submit(run_batch, b, catch, True, pure=False,
-                                    key=f"mlfs-batch-{b.batch_id}-{uuid.uuid4().hex}")
+                fut = _submit_sealed(client, run_batch, (b, catch, True),
+                                     key=f"mlfs-batch-{b.batch_id}-{uuid.uuid4().hex}")
                 by_key[fut.key] = b
                 futures.append(fut)
             for fut in distributed.as_completed(futures):
