@@ -409,7 +409,8 @@ _TOP_KEYS = {
     "estimator_seed",
 }
 _REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
-_REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation"}  # see _report_views
+_REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation",  # see _report_views
+                 "versus", "preface", "include"}
 _DATASET_KEYS = {
     "name",
     "load",
@@ -910,10 +911,11 @@ class ExperimentSpec:
         _unknown(src, "report", report, _REPORT_KEYS)
         if report.get("columns", "selectors") not in ("selectors", "learners"):
             raise _fail(src, "report.columns", "must be 'selectors' or 'learners'.")
-        from ._report_views import check_report_views
+        from ._report_views import check_report_views, resolve_texts
 
         try:
             check_report_views(src, report, {m.name for m in metrics})
+            report = resolve_texts(src, report, base_dir)
         except ValueError as exc:
             raise SpecError(str(exc)) from None
         compared = {m.name for m in
