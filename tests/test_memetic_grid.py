@@ -34,6 +34,7 @@ def _reduced(name: str, metrics: list[str], fractions=(0.2, 0.5)) -> dict:
                                    variants={"metric": metrics})
     g["selectors"]["memetic_p"].update(population_size=8, max_evaluations=30,
                                        variants={"z_fraction": list(fractions)})
+    g["report"]["ablation"]["datasets"] = [name]
     return g
 
 
@@ -150,3 +151,79 @@ def test_report_optimised_ablation_convergence(datasets_dir, tmp_path):
     r = df[(df.method == "memetic[metric=multilabel_accuracy]") & (df.split == 1)].iloc[0]
     c = conv[(conv.method == "memetic") & (conv.split == 1)].sort_values("evaluation")
     np.testing.assert_allclose(c["best_loss"], r["info"]["selector"]["history"], rtol=1e-5)
+
+
+def test_report_versus_texts_runtime_and_ablation_filter(datasets_dir, tmp_path):
+    """The ``versus`` view equals the means and scipy's paired t-test of the stored cells;
+    ``preface``/``include`` files are read at report time (an edit survives a rerun that
+    computes nothing); a folded method's run time is the mean of its searches;
+    ``ablation.datasets`` leaves other data sets out; none of it changes a cell key."""
+    from scipy.stats import ttest_rel
+
+    from skmlfs.experiments import write_report
+
+    metrics = ["multilabel_accuracy", "one_error"]
+    g = _reduced("emotions", metrics)
+    (tmp_path / "proto.md").write_text("## Protocol\n\nFirst version of the prose.\n")
+    (tmp_path / "notes.md").write_text("## Reading the results\n\nHand-written.\n")
+    g["report"].update(preface="proto.md", include=["notes.md"])
+    db = tmp_path / "m.db"
+
+    def run(g):
+        spec = ExperimentSpec.from_dict(g, source="reduced", base_dir=str(tmp_path))
+        s = run_experiment(spec, db, verbose=False, progress=False)
+        write_report(db, tmp_path / "rep", experiment=spec.name, decimals=4)
+        return s, (tmp_path / "rep" / "README.md").read_text()
+
+    _, text = run(g)
+    with ResultStore(db) as st:
+        df = st.to_frame()
+    # versus: means over the splits and the paired t-test, from the cells directly
+    a = df[df.method == "memetic[metric=multilabel_accuracy]"].sort_values("split")
+    b = df[df.method == "ga[metric=multilabel_accuracy]"].sort_values("split")
+    ma, mb = a["multilabel_accuracy"].mean(), b["multilabel_accuracy"].mean()
+    p = ttest_rel(a["multilabel_accuracy"], b["multilabel_accuracy"]).pvalue
+    sec = text[text.index("## memetic vs ga on multilabel accuracy"):]
+    row = next(ln for ln in sec.splitlines() if ln.startswith("| emotions |"))
+    cells = [c.strip().strip("*") for c in row.split("|")[2:-1]]
+    assert float(cells[0]) == pytest.approx(ma, abs=5e-5)
+    assert float(cells[1]) == pytest.approx(mb, abs=5e-5)
+    if np.isfinite(p):
+        assert f"(p={p:.3f})" in cells[2]
+        want = "T" if p > 0.05 else ("W" if ma > mb else "L")
+        assert cells[2].startswith(want)
+    assert f"has the higher mean on {int(ma > mb)} of 1 data sets" in sec
+    # the texts: preface before the first table, include at the end
+    assert text.index("First version of the prose.") < text.index("## multilabel accuracy")
+    assert text.index("Hand-written.") > text.index("## Selection time")
+    # run time of the folded memetic: the mean over its searches of each split
+    mem = df[df.method.str.startswith("memetic[metric=")]
+    want_t = mem.groupby("split")["selection_time"].mean().mean()
+    tsec = text[text.index("## Selection time"):]
+    head = next(ln for ln in tsec.splitlines() if ln.startswith("| Dataset |"))
+    trow = next(ln for ln in tsec.splitlines() if ln.startswith("| emotions |"))
+    col = [c.strip() for c in head.split("|")[2:-1]].index("memetic")
+    assert trow.split("|")[2:-1][col].strip() == f"{want_t:.3g}"
+    assert "## Ablation: memetic_p" in text
+    # an edited text and a narrower ablation: no cell recomputed, the report follows
+    (tmp_path / "proto.md").write_text("## Protocol\n\nSecond version.\n")
+    g["report"]["ablation"]["datasets"] = ["yeast"]
+    summary, text2 = run(g)
+    assert summary.n_computed == 0
+    assert "Second version." in text2 and "First version" not in text2
+    assert "## Ablation: memetic_p" not in text2
+    with ResultStore(db) as st:
+        assert len(st.to_frame()) == len(df)
+
+
+def test_report_text_files_must_exist(tmp_path):
+    from skmlfs.experiments import SpecError
+
+    g = _reduced("emotions", ["one_error"])
+    del g["report"]["preface"]
+    g["report"]["include"] = ["missing.md"]
+    with pytest.raises(SpecError, match=r"report\.include: no file 'missing.md'"):
+        ExperimentSpec.from_dict(g, source="reduced", base_dir=str(tmp_path))
+    g["report"]["include"] = "notes.md"
+    with pytest.raises(SpecError, match=r"report\.include"):
+        ExperimentSpec.from_dict(g, source="reduced", base_dir=str(tmp_path))

@@ -301,9 +301,10 @@ def sections(df: Any, state: Mapping, report: Mapping[str, Any], meta: Mapping, 
         ab_df = state["ablation"]
         if "datasets" in ab:
             ab_df = ab_df[ab_df["dataset"].isin(ab["datasets"])]
-        m, f = _ablation_section(ab_df, df, ab, out, ab_ds, figures, meta)
-        md += m
-        files += f
+        if len(ab_df):
+            m, f = _ablation_section(ab_df, df, ab, out, ab_ds, figures, meta)
+            md += m
+            files += f
     from ._histories import search_histories
 
     h = search_histories(df) if "info" in df else None
