@@ -34,6 +34,8 @@ def _reduced(name: str, metrics: list[str], fractions=(0.2, 0.5)) -> dict:
                                    variants={"metric": metrics})
     g["selectors"]["memetic_p"].update(population_size=8, max_evaluations=30,
                                        variants={"z_fraction": list(fractions)})
+    for sel in ("memetic_traced", "ga_traced"):
+        g["selectors"][sel].update(population_size=8, max_evaluations=30)
     g["report"]["ablation"]["datasets"] = [name]
     return g
 
@@ -84,7 +86,7 @@ def test_engine_cells_equal_the_protocol(name, datasets_dir, tmp_path):
     run_experiment(spec, tmp_path / "m.db", verbose=False, progress=False)
     with ResultStore(tmp_path / "m.db") as st:
         df = st.to_frame()
-    assert len(df) == 2 * (2 * len(metrics) + 1 + 2)
+    assert len(df) == 2 * (2 * len(metrics) + 1 + 2 + 2)
     X, Y, splits = _splits(name, g, datasets_dir)
     tables = g["selectors"]
     for k, (tr, te) in enumerate(splits):
@@ -227,3 +229,70 @@ def test_report_text_files_must_exist(tmp_path):
     g["report"]["include"] = "notes.md"
     with pytest.raises(SpecError, match=r"report\.include"):
         ExperimentSpec.from_dict(g, source="reduced", base_dir=str(tmp_path))
+
+
+def test_records_view_equals_the_searches_own_history(datasets_dir, tmp_path):
+    """Selectors with ``record`` store the low-label curves and the success ratio of their
+    search; the ``records`` view's table equals them computed from the selector's own
+    ``history_``, and the traced searches are the untraced ones (same cells)."""
+    from skmlfs.experiments import write_report
+
+    g = _reduced("emotions", ["multilabel_accuracy"])
+    g["report"]["records"]["evaluations"] = [8, 20]
+    spec = ExperimentSpec.from_dict(g, source="reduced", base_dir=str(PAPER.parent))
+    db = tmp_path / "m.db"
+    run_experiment(spec, db, verbose=False, progress=False)
+    write_report(db, tmp_path / "rep", experiment=spec.name, decimals=4)
+    with ResultStore(db) as st:
+        df = st.to_frame()
+    text = (tmp_path / "rep" / "README.md").read_text()
+    X, Y, splits = _splits("emotions", g, datasets_dir)
+    want_low: dict = {}
+    want_success: dict = {}
+    for method, traced in (("memetic", "memetic_traced"), ("ga", "ga_traced")):
+        a = df[df.method == traced].sort_values("split")
+        b = df[df.method == f"{method}[metric=multilabel_accuracy]"].sort_values("split")
+        np.testing.assert_array_equal(a["multilabel_accuracy"], b["multilabel_accuracy"])
+        params = {p: v for p, v in g["selectors"][traced].items()
+                  if p not in ("method", "record")}
+        for k, (tr, _) in enumerate(splits):
+            sel = build_method(method, params, "selector", random_state=k)
+            sel.set_params(n_features_to_select=10, random_state=k).fit(X[tr], Y[tr])
+            acc = np.sort(sel.history_["best_label_accuracy"], axis=1)
+            q = acc.shape[1]
+            for f, n in ((0.5, q // 2), (0.25, q // 4)):
+                curve = acc[:, :n].mean(axis=1)
+                for e in (8, 20, "last"):
+                    v = curve[-1] if e == "last" else curve[e - 1]
+                    want_low.setdefault((traced, f, e), []).append(v)
+            reps = sel.history_["reproductions"]
+            want_success.setdefault(traced, []).append(
+                np.mean(reps["child_loss"] < reps["parent_loss"]))
+    sec = text[text.index("## Convergence on the least accurate labels"):]
+    head = next(ln for ln in sec.splitlines() if ln.startswith("| dataset | evaluation"))
+    cols = [c.strip() for c in head.split("|")[3:-1]]
+    for e in ("8", "20", "last"):
+        row = next(ln for ln in sec.splitlines() if ln.startswith(f"| emotions | {e} |"))
+        got = [float(c) for c in row.split("|")[3:-1]]
+        for c, v in zip(cols, got, strict=True):
+            meth, pct = c.split(" low ")
+            f = {"50%": 0.5, "25%": 0.25}[pct]
+            want = np.mean(want_low[(meth, f, e if e == "last" else int(e))])
+            assert v == pytest.approx(want, abs=5e-5), (c, e)
+    sec = text[text.index("## Reproduction success ratio"):]
+    head = next(ln for ln in sec.splitlines() if ln.startswith("| dataset |"))
+    row = next(ln for ln in sec.splitlines() if ln.startswith("| emotions |"))
+    for c, v in zip(head.split("|")[2:-1], row.split("|")[2:-1], strict=True):
+        assert float(v) == pytest.approx(np.mean(want_success[c.strip()]), abs=5e-4)
+    assert (tmp_path / "rep" / "figures" / "low_labels_emotions.png").stat().st_size > 0
+    main = text[text.index("## multilabel accuracy"):text.index("## Search convergence")]
+    assert "traced" not in main
+
+
+def test_record_option_is_checked():
+    g = _reduced("emotions", ["one_error"])
+    g["selectors"]["ga_traced"]["record"] = {"low_labels": [1.5]}
+    from skmlfs.experiments import SpecError
+
+    with pytest.raises(SpecError, match=r"ga_traced\.record\.low_labels"):
+        ExperimentSpec.from_dict(g, source="reduced", base_dir=str(PAPER.parent))

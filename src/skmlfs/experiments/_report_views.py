@@ -30,6 +30,11 @@ Generic mechanisms the paper reproductions need beyond the per-metric tables of
     splits both ran, a two-sided paired t-test over those splits (W/T/L from ``method``'s
     side at ``alpha``), and a summary line (higher mean on how many data sets, the W/T/L
     totals). A list of such tables gives one section each.
+``records = { methods = [...], evaluations = [50, 150] }``
+    Searches run with the selector option ``record`` (extra copies of a comparison's
+    searches, kept out of the main tables): the mean over the splits of each
+    ``low_labels`` curve at the given evaluations and at the last one, drawn as
+    ``figures/low_labels_<dataset>.png``, and the mean ``success_ratio`` per dataset.
 ``preface = "file.md"``, ``include = ["file.md", ...]``
     Hand-written text (protocol prose, notes, the reading of the results), paths relative
     to the experiment file: ``preface`` right after the title, ``include`` at the end of
@@ -55,7 +60,7 @@ import numpy as np
 __all__ = ["REPORT_VIEW_KEYS", "check_report_views", "prepare", "sections"]
 
 REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation", "versus",
-                    "preface", "include"}
+                    "preface", "include", "records"}
 _VARIANT = re.compile(r"^(?P<base>.*)\[(?P<label>[^\[\]]*)\]$")
 
 
@@ -137,6 +142,14 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
             raise fail(key, "exactly the keys method, reference and metric.")
         if v["metric"] not in metric_names:
             raise fail(f"{key}.metric", f"{v['metric']!r} is not a metric column.")
+    rc = table("records", ["methods"], {"methods", "evaluations"})
+    if rc is not None:
+        if not _names(rc["methods"]):
+            raise fail("records.methods", "a non-empty list of selector names.")
+        ev = rc.get("evaluations", [])
+        if isinstance(ev, str) or not isinstance(ev, Sequence) or not all(
+                isinstance(e, int) and not isinstance(e, bool) and e >= 1 for e in ev):
+            raise fail("records.evaluations", "a list of evaluation counts (>= 1).")
     if "preface" in report and not isinstance(report["preface"], str):
         raise fail("preface", "a file name (relative to the experiment file).")
     if "include" in report and not _names(report["include"]):
@@ -229,6 +242,12 @@ def prepare(df: Any, report: Mapping[str, Any]) -> tuple[Any, dict]:
         base = df["method"].map(lambda m: split_variant(m)[0])
         state["ablation"] = df[base == ab["method"]]
         df = df[base != ab["method"]]
+    rc = report.get("records")
+    if rc:
+        base = df["method"].map(lambda m: split_variant(m)[0])
+        keep = base.isin(rc["methods"]) | df["method"].isin(rc["methods"])
+        state["records"] = df[keep]
+        df = df[~keep]
     opt = report.get("optimised")
     if opt:
         df = fold_optimised(df, opt["parameter"], opt.get("convergence"))
@@ -295,6 +314,11 @@ def sections(df: Any, state: Mapping, report: Mapping[str, Any], meta: Mapping, 
     vs = report.get("versus")
     for v in [vs] if isinstance(vs, Mapping) else vs or []:
         md += _versus_section(df, v, datasets, meta, decimals, alpha)
+    if report.get("records") and len(state.get("records", [])):
+        m, f = _records_sections(state["records"], report["records"], out, datasets,
+                                 figures, decimals)
+        md += m
+        files += f
     if report.get("ablation") and len(state.get("ablation", [])):
         ab = report["ablation"]
         ab_ds = [d for d in datasets if d in ab["datasets"]] if "datasets" in ab else datasets
@@ -606,6 +630,86 @@ def _versus_section(df, v, datasets, meta, decimals, alpha) -> list[str]:
            + (f" (not on: {', '.join(not_higher)})" if not_higher else "")
            + f"; significant wins/ties/losses: {wtl[0]}/{wtl[1]}/{wtl[2]}.\n"]
     return md
+
+
+def _record(info: Any, key: str) -> Any:
+    return ((info or {}).get("selector") or {}).get(key) if isinstance(info, dict) else None
+
+
+def _records_sections(rdf, rc, out, datasets, figures, decimals):
+    """The ``records`` view: low-label curves at chosen evaluations, success ratios."""
+    # one search per (dataset, method, split): its budgets/learners carry the same record
+    rdf = rdf.drop_duplicates(["dataset", "method", "split"])
+    curves: dict = {}  # dataset -> method -> fraction -> list of per-split arrays
+    success: dict = {}
+    for ds, meth, info in zip(rdf["dataset"], rdf["method"], rdf["info"], strict=True):
+        for f, v in (_record(info, "low_labels") or {}).items():
+            curves.setdefault(ds, {}).setdefault(meth, {}).setdefault(f, []).append(
+                np.asarray(v, dtype=float))
+        r = _record(info, "success_ratio")
+        if r is not None:
+            success.setdefault(ds, {}).setdefault(meth, []).append(float(r))
+    present = list(dict.fromkeys(rdf["method"]))  # in the view's order
+    methods = [m for m in rc["methods"] if m in present]
+    methods += [m for m in present if m not in methods]
+    md: list[str] = []
+    files: list[Path] = []
+    fr = sorted({f for d in curves.values() for m in d.values() for f in m},
+                key=float, reverse=True)
+    if curves:
+        evals = [int(e) for e in rc.get("evaluations", [])]
+        cols = [(m, f) for f in fr for m in methods]
+        md += ["## Convergence on the least accurate labels\n",
+               "Mean inner-holdout accuracy of the least accurate labels (the share of the "
+               "labels in the column, at least one) of the population's best subset after "
+               "each evaluation, mean over the splits (searches run with `record`); "
+               "*last*: each search's final evaluation.\n",
+               "| dataset | evaluation | " + " | ".join(
+                   f"{m} low {float(f):.0%}" for m, f in cols) + " |",
+               "|---|---|" + "---|" * len(cols)]
+        for ds in [d for d in datasets if d in curves] + sorted(set(curves) - set(datasets)):
+            for e in evals + ["last"]:
+                vals = []
+                for m, f in cols:
+                    arrs = curves[ds].get(m, {}).get(f, [])
+                    xs = [a[-1] if e == "last" else a[e - 1] for a in arrs
+                          if e == "last" or len(a) >= e]
+                    vals.append(f"{np.mean(xs):.{decimals}f}" if xs else "–")
+                md.append(f"| {ds} | {e} | " + " | ".join(vals) + " |")
+        md.append("")
+        if figures:
+            from ..plots import metric_curves
+            from ._report import _close
+
+            (out / "figures").mkdir(parents=True, exist_ok=True)
+            for ds, per in curves.items():
+                data = {}
+                for m, f in cols:
+                    arrs = per.get(m, {}).get(f, [])
+                    if not arrs:
+                        continue
+                    n = max(len(a) for a in arrs)
+                    mat = np.full((len(arrs), n), np.nan)
+                    for i, a in enumerate(arrs):
+                        mat[i, : len(a)] = a
+                    data[f"{m} low {float(f):.0%}"] = (np.arange(1, n + 1), np.nanmean(mat, 0))
+                slug = "".join(c if c.isalnum() or c in "._-" else "_" for c in str(ds))
+                p = out / "figures" / f"low_labels_{slug}.png"
+                _close(metric_curves(data, "fitness evaluations", "accuracy", p,
+                                     title=f"{ds}: least accurate labels", std_band=False))
+                files.append(p)
+                md.append(f"![{ds}: least accurate labels](figures/{p.name})\n")
+    if success:
+        md += ["## Reproduction success ratio\n",
+               "Share of offspring whose inner-holdout loss is below their parent's, mean "
+               "over the splits (searches run with `record = { success = true }`).\n",
+               "| dataset | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
+        for ds in [d for d in datasets if d in success] + sorted(set(success) - set(datasets)):
+            md.append(f"| {ds} | " + " | ".join(
+                f"{np.mean(success[ds][m]):.3f}" if success[ds].get(m) else "–"
+                for m in methods) + " |")
+        md.append("")
+    return md, files
 
 
 def _beats(ref: float, const: Sequence[float], gib: bool) -> bool:

@@ -410,7 +410,7 @@ _TOP_KEYS = {
 }
 _REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
 _REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation",  # see _report_views
-                 "versus", "preface", "include"}
+                 "versus", "preface", "include", "records"}
 _DATASET_KEYS = {
     "name",
     "load",

@@ -45,7 +45,7 @@ __all__ = [
 
 #: method-table keys read by this module (stored in ``MethodSpec.options``)
 OPTION_KEYS = ("preprocess", "budgets", "feature_order", "by_dataset", "datasets",
-               "learners", "n_features", "sensitivity")
+               "learners", "n_features", "sensitivity", "record")
 
 
 # --------------------------------------------------------------------------- transformers
@@ -320,7 +320,7 @@ def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -
             opts[k] = body.pop(k)
     if kind != "selector":
         for k in ("preprocess", "budgets", "feature_order", "datasets", "learners",
-                  "n_features", "sensitivity"):
+                  "n_features", "sensitivity", "record"):
             if k in opts:
                 raise ValueError(f"{key}.{k}: only for selectors.")
     for k in ("datasets", "learners"):
@@ -333,6 +333,10 @@ def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -
         parse_n_features(opts["n_features"], f"{key}.n_features")
     if "sensitivity" in opts and not isinstance(opts["sensitivity"], str):
         raise ValueError(f"{key}.sensitivity: the name of the parameter varied.")
+    if "record" in opts:
+        from ._histories import check_record
+
+        check_record(opts["record"], f"{key}.record")
     if opts.get("budgets", "prefix") not in ("prefix", "refit"):
         raise ValueError(f"{key}.budgets: 'prefix' (one fit at the largest budget, prefixes "
                          f"of its ranking) or 'refit' (one fit per budget); got "
