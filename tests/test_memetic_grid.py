@@ -34,7 +34,7 @@ def _reduced(name: str, metrics: list[str], fractions=(0.2, 0.5)) -> dict:
                                    variants={"metric": metrics})
     g["selectors"]["memetic_p"].update(population_size=8, max_evaluations=30,
                                        variants={"z_fraction": list(fractions)})
-    for sel in ("memetic_traced", "ga_traced"):
+    for sel in ("memetic_traced", "ga_traced", "memetic_a1", "ga_a1"):
         g["selectors"][sel].update(population_size=8, max_evaluations=30)
     g["report"]["ablation"]["datasets"] = [name]
     return g
@@ -86,7 +86,8 @@ def test_engine_cells_equal_the_protocol(name, datasets_dir, tmp_path):
     run_experiment(spec, tmp_path / "m.db", verbose=False, progress=False)
     with ResultStore(tmp_path / "m.db") as st:
         df = st.to_frame()
-    assert len(df) == 2 * (2 * len(metrics) + 1 + 2 + 2)
+    # per split: the searches per metric, GICS, the ablation, the traced searches, alpha = 1
+    assert len(df) == 2 * (2 * len(metrics) + 1 + 2 + 2 + 3)
     X, Y, splits = _splits(name, g, datasets_dir)
     tables = g["selectors"]
     for k, (tr, te) in enumerate(splits):
@@ -131,7 +132,7 @@ def test_report_optimised_ablation_convergence(datasets_dir, tmp_path):
         df = st.to_frame()
     rep = tmp_path / "rep"
     for m in ("one_error", "multilabel_accuracy"):
-        t = pd.read_csv(rep / "tables" / f"{m}.csv", index_col=0)
+        t = pd.read_csv(rep / "tables" / f"{m}_mlnb.csv", index_col=0)  # two learners
         # the memetic column of metric m is the search that optimised m (not another one)
         want = df[df.method == f"memetic[metric={m}]"][m].mean()
         col = next(c for c in t.columns if c.startswith("memetic") and "std" not in c)

@@ -918,6 +918,12 @@ class ExperimentSpec:
             report = resolve_texts(src, report, base_dir)
         except ValueError as exc:
             raise SpecError(str(exc)) from None
+        known = {m.name for m in selectors} | {m.name.split("[", 1)[0] for m in selectors}
+        for m in learners:
+            bad = set((m.options or {}).get("selectors", ())) - known
+            if bad:
+                raise _fail(src, f"learners.{m.name}.selectors",
+                            f"no selector named {', '.join(sorted(bad))}.")
         compared = {m.name for m in
                     (learners if report.get("columns") == "learners" else selectors)}
         if "control" in report and report["control"] not in compared:
