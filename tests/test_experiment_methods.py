@@ -389,3 +389,44 @@ def test_export_writes_info_as_json(tmp_path):
         p = st.export(tmp_path / "cells.csv")
     back = pd.read_csv(p)
     assert all(json.loads(i)["learner"]["best_params"]["k"] in (1, 3) for i in back["info"])
+
+
+def test_learner_evaluates_only_its_selectors(tmp_path):
+    """A learner's ``selectors`` option: it evaluates those selectors (and their variants)
+    only; the other learners' cells keep their ids (same as without the new learner), and
+    its values equal the learner fitted on the selector's features by hand."""
+    from skmlfs.experiments._runner import plan_experiment
+    from skmlfs.learners import MLNB
+
+    base = {"selectors": {"scls": {"method": "scls"},
+                          "rf": {"method": "relieff_ml", "variants": {"k": [3, 5]}}},
+            "n_features": 3, "datasets": [GEN], "seed": 5, "discretizer": "none",
+            "protocol": {"kind": "holdout", "repeats": 2, "test_size": 0.25},
+            "metrics": ["hamming_loss"]}
+    one = ExperimentSpec.from_dict({**base, "learners": ["mlnb"]})
+    two = ExperimentSpec.from_dict({**base, "learners": [
+        "mlnb", {"name": "nb1", "method": "mlnb", "alpha": 1.0, "selectors": ["rf"]}]})
+    with ResultStore(tmp_path / "plan.db") as st:
+        ids_one = set(plan_experiment(one, st).cell_ids)
+        ids_two = set(plan_experiment(two, st).cell_ids)
+    assert ids_one < ids_two and len(ids_two - ids_one) == 2 * 2  # 2 splits x 2 variants
+    run_experiment(two, tmp_path / "l.db", verbose=False, progress=False)
+    with ResultStore(tmp_path / "l.db") as st:
+        df = st.to_frame()
+    nb1 = df[df.learner == "nb1"]
+    assert sorted(set(nb1.method)) == ["rf[k=3]", "rf[k=5]"]
+    assert set(df[df.learner == "mlnb"].method) == {"scls", "rf[k=3]", "rf[k=5]"}
+    X, Y = _data()
+    splits = two.protocol.splits((X, Y), len(Y), 5)
+    for _, row in nb1.iterrows():
+        s = splits[int(row["split"])]
+        f = np.asarray(row["features"])
+        pred = MLNB(alpha=1.0).fit(X[s.train][:, f], Y[s.train]).predict(X[s.test][:, f])
+        assert row["hamming_loss"] == pytest.approx(hamming_loss(Y[s.test], pred), abs=1e-12)
+    with pytest.raises(SpecError, match=r"learners\.nb1\.selectors"):
+        ExperimentSpec.from_dict({**base, "learners": [
+            {"name": "nb1", "method": "mlnb", "selectors": ["nope"]}]})
+    with pytest.raises(SpecError, match=r"selectors\.scls\.selectors: only for learners"):
+        ExperimentSpec.from_dict({**base, "learners": ["mlnb"],
+                                  "selectors": {"scls": {"method": "scls",
+                                                         "selectors": ["rf"]}}})

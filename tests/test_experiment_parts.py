@@ -336,3 +336,65 @@ def test_compare_section_prefers_complete_parts_and_keeps_a_family_together(tmp_
     assert _f3(b_cv["subset_accuracy"].mean()) in next(
         line for line in em.splitlines() if line.startswith("| B |"))
     assert "avg. rank (1 data sets of main)" in text
+
+
+def test_parts_section_and_curve_ranks_equal_the_cells(tmp_path):
+    """kind "parts": each (dataset, learner) stored in several parts, side by side, with
+    the mean (± std over several splits) of its cells in each; curve `ranks`: the average
+    over the x values of the series' ranks of the rounded means, per dataset."""
+    from scipy.stats import rankdata
+
+    gen = "skmlfs.datasets:make_multilabel_discrete"
+    B = {"name": "B", "generator": gen, "params": {
+        "n_samples": 120, "n_features": 12, "n_labels": 3, "random_state": 1}}
+    d = {
+        "name": "prt", "seed": 2, "n_features": "all", "selectors": ["all"],
+        "discretizer": "none", "metrics": ["hamming_loss", "subset_accuracy"],
+        "protocol": {"kind": "kfold", "k": 3},
+        "datasets": [B],
+        "learners": {"knn": {"method": "mlknn", "variants": {"k": [3, 5, 7]}},
+                     "knn_s": {"method": "mlknn", "s": 0.2, "variants": {"k": [3, 5, 7]}},
+                     "NB": {"method": "mlnb"}, "knn3": {"method": "mlknn", "k": 3}},
+        "part": [{"name": "one", "protocol": {"kind": "holdout", "repeats": 1},
+                  "base_learners": ["NB", "knn3"]}],
+        "report": {"section": [
+            {"kind": "parts", "title": "Protocols", "parts": ["main", "one"],
+             "metric": "subset_accuracy"},
+            {"kind": "curve", "parts": ["main"], "file": "k.png", "x": "k",
+             "series": {"plain": "knn[*", "s02": "knn_s[*"}, "ranks": True,
+             "metrics": ["subset_accuracy", "hamming_loss"]},
+        ]},
+    }
+    ep = parts_from_dict(d, source="prt")
+    with ResultStore(tmp_path / "p.db") as store:
+        res = run_parts(ep, store, n_jobs=1, progress=False, verbose=False)
+        frames = {p: store.to_frame(cell_ids=ids) for p, ids in res.cell_ids().items()}
+        write_parts_report(store, tmp_path / "r", ep, figures=False)
+    text = (tmp_path / "r" / "README.md").read_text()
+    sec = text[text.index("## Protocols"):]
+    held = next(ln for ln in sec.splitlines() if ln.startswith("| B |"))
+    assert [c.strip() for c in held.split("|")[2:4]] == [
+        ", ".join(sorted(set(frames["main"]["learner"]))), "NB, knn3"]
+    for lr in ("NB", "knn3"):
+        row = next(ln for ln in sec.splitlines() if ln.startswith(f"| B | {lr} |"))
+        main_v, one_v = (c.strip() for c in row.split("|")[3:5])
+        cv = frames["main"][frames["main"]["learner"] == lr]["subset_accuracy"]
+        ho = frames["one"][frames["one"]["learner"] == lr]["subset_accuracy"]
+        assert len(cv) == 3 and len(ho) == 1
+        assert main_v == f"{_f3(cv.mean())} ± {_f3(cv.std(ddof=0))}"
+        assert one_v == _f3(ho.iloc[0])
+    assert "| B | knn[k=3] |" not in sec  # stored in one part only
+    df = frames["main"]
+    for metric, gib in (("subset_accuracy", True), ("hamming_loss", False)):
+        sign = 1.0 if gib else -1.0
+        m = df.groupby("learner")[metric]
+        ranks = []
+        for k in (3, 5, 7):
+            vals = [round(float(m.get_group(f"{f}[k={k}]").mean()), 3)
+                    for f in ("knn", "knn_s")]
+            ranks.append(rankdata([-sign * v for v in vals]))
+        want = np.mean(ranks, axis=0)
+        key = f"Average rank of the series over the `k` values ({metric}"
+        part = text[text.index(key):]
+        row = next(ln for ln in part.splitlines() if ln.startswith("| B |"))
+        assert [float(c) for c in row.split("|")[2:-1]] == pytest.approx(want, abs=5e-3)

@@ -34,6 +34,9 @@ def _reduced(name: str, metrics: list[str], fractions=(0.2, 0.5)) -> dict:
                                    variants={"metric": metrics})
     g["selectors"]["memetic_p"].update(population_size=8, max_evaluations=30,
                                        variants={"z_fraction": list(fractions)})
+    for sel in ("memetic_traced", "ga_traced", "memetic_a1", "ga_a1"):
+        g["selectors"][sel].update(population_size=8, max_evaluations=30)
+    g["report"]["ablation"]["datasets"] = [name]
     return g
 
 
@@ -83,7 +86,8 @@ def test_engine_cells_equal_the_protocol(name, datasets_dir, tmp_path):
     run_experiment(spec, tmp_path / "m.db", verbose=False, progress=False)
     with ResultStore(tmp_path / "m.db") as st:
         df = st.to_frame()
-    assert len(df) == 2 * (2 * len(metrics) + 1 + 2)
+    # per split: the searches per metric, GICS, the ablation, the traced searches, alpha = 1
+    assert len(df) == 2 * (2 * len(metrics) + 1 + 2 + 2 + 3)
     X, Y, splits = _splits(name, g, datasets_dir)
     tables = g["selectors"]
     for k, (tr, te) in enumerate(splits):
@@ -128,7 +132,7 @@ def test_report_optimised_ablation_convergence(datasets_dir, tmp_path):
         df = st.to_frame()
     rep = tmp_path / "rep"
     for m in ("one_error", "multilabel_accuracy"):
-        t = pd.read_csv(rep / "tables" / f"{m}.csv", index_col=0)
+        t = pd.read_csv(rep / "tables" / f"{m}_mlnb.csv", index_col=0)  # two learners
         # the memetic column of metric m is the search that optimised m (not another one)
         want = df[df.method == f"memetic[metric={m}]"][m].mean()
         col = next(c for c in t.columns if c.startswith("memetic") and "std" not in c)
@@ -150,3 +154,146 @@ def test_report_optimised_ablation_convergence(datasets_dir, tmp_path):
     r = df[(df.method == "memetic[metric=multilabel_accuracy]") & (df.split == 1)].iloc[0]
     c = conv[(conv.method == "memetic") & (conv.split == 1)].sort_values("evaluation")
     np.testing.assert_allclose(c["best_loss"], r["info"]["selector"]["history"], rtol=1e-5)
+
+
+def test_report_versus_texts_runtime_and_ablation_filter(datasets_dir, tmp_path):
+    """The ``versus`` view equals the means and scipy's paired t-test of the stored cells;
+    ``preface``/``include`` files are read at report time (an edit survives a rerun that
+    computes nothing); a folded method's run time is the mean of its searches;
+    ``ablation.datasets`` leaves other data sets out; none of it changes a cell key."""
+    from scipy.stats import ttest_rel
+
+    from skmlfs.experiments import write_report
+
+    metrics = ["multilabel_accuracy", "one_error"]
+    g = _reduced("emotions", metrics)
+    (tmp_path / "proto.md").write_text("## Protocol\n\nFirst version of the prose.\n")
+    (tmp_path / "notes.md").write_text("## Reading the results\n\nHand-written.\n")
+    g["report"].update(preface="proto.md", include=["notes.md"])
+    db = tmp_path / "m.db"
+
+    def run(g):
+        spec = ExperimentSpec.from_dict(g, source="reduced", base_dir=str(tmp_path))
+        s = run_experiment(spec, db, verbose=False, progress=False)
+        write_report(db, tmp_path / "rep", experiment=spec.name, decimals=4)
+        return s, (tmp_path / "rep" / "README.md").read_text()
+
+    _, text = run(g)
+    with ResultStore(db) as st:
+        df = st.to_frame()
+    # versus: means over the splits and the paired t-test, from the cells directly
+    a = df[df.method == "memetic[metric=multilabel_accuracy]"].sort_values("split")
+    b = df[df.method == "ga[metric=multilabel_accuracy]"].sort_values("split")
+    ma, mb = a["multilabel_accuracy"].mean(), b["multilabel_accuracy"].mean()
+    p = ttest_rel(a["multilabel_accuracy"], b["multilabel_accuracy"]).pvalue
+    sec = text[text.index("## memetic vs ga on multilabel accuracy"):]
+    row = next(ln for ln in sec.splitlines() if ln.startswith("| emotions |"))
+    cells = [c.strip().strip("*") for c in row.split("|")[2:-1]]
+    assert float(cells[0]) == pytest.approx(ma, abs=5e-5)
+    assert float(cells[1]) == pytest.approx(mb, abs=5e-5)
+    if np.isfinite(p):
+        assert f"(p={p:.3f})" in cells[2]
+        want = "T" if p > 0.05 else ("W" if ma > mb else "L")
+        assert cells[2].startswith(want)
+    assert f"has the higher mean on {int(ma > mb)} of 1 data sets" in sec
+    # the texts: preface before the first table, include at the end
+    assert text.index("First version of the prose.") < text.index("## multilabel accuracy")
+    assert text.index("Hand-written.") > text.index("## Selection time")
+    # run time of the folded memetic: the mean over its searches of each split
+    mem = df[df.method.str.startswith("memetic[metric=")]
+    want_t = mem.groupby("split")["selection_time"].mean().mean()
+    tsec = text[text.index("## Selection time"):]
+    head = next(ln for ln in tsec.splitlines() if ln.startswith("| Dataset |"))
+    trow = next(ln for ln in tsec.splitlines() if ln.startswith("| emotions |"))
+    col = [c.strip() for c in head.split("|")[2:-1]].index("memetic")
+    assert trow.split("|")[2:-1][col].strip() == f"{want_t:.3g}"
+    assert "## Ablation: memetic_p" in text
+    # an edited text and a narrower ablation: no cell recomputed, the report follows
+    (tmp_path / "proto.md").write_text("## Protocol\n\nSecond version.\n")
+    g["report"]["ablation"]["datasets"] = ["yeast"]
+    summary, text2 = run(g)
+    assert summary.n_computed == 0
+    assert "Second version." in text2 and "First version" not in text2
+    assert "## Ablation: memetic_p" not in text2
+    with ResultStore(db) as st:
+        assert len(st.to_frame()) == len(df)
+
+
+def test_report_text_files_must_exist(tmp_path):
+    from skmlfs.experiments import SpecError
+
+    g = _reduced("emotions", ["one_error"])
+    del g["report"]["preface"]
+    g["report"]["include"] = ["missing.md"]
+    with pytest.raises(SpecError, match=r"report\.include: no file 'missing.md'"):
+        ExperimentSpec.from_dict(g, source="reduced", base_dir=str(tmp_path))
+    g["report"]["include"] = "notes.md"
+    with pytest.raises(SpecError, match=r"report\.include"):
+        ExperimentSpec.from_dict(g, source="reduced", base_dir=str(tmp_path))
+
+
+def test_records_view_equals_the_searches_own_history(datasets_dir, tmp_path):
+    """Selectors with ``record`` store the low-label curves and the success ratio of their
+    search; the ``records`` view's table equals them computed from the selector's own
+    ``history_``, and the traced searches are the untraced ones (same cells)."""
+    from skmlfs.experiments import write_report
+
+    g = _reduced("emotions", ["multilabel_accuracy"])
+    g["report"]["records"]["evaluations"] = [8, 20]
+    spec = ExperimentSpec.from_dict(g, source="reduced", base_dir=str(PAPER.parent))
+    db = tmp_path / "m.db"
+    run_experiment(spec, db, verbose=False, progress=False)
+    write_report(db, tmp_path / "rep", experiment=spec.name, decimals=4)
+    with ResultStore(db) as st:
+        df = st.to_frame()
+    text = (tmp_path / "rep" / "README.md").read_text()
+    X, Y, splits = _splits("emotions", g, datasets_dir)
+    want_low: dict = {}
+    want_success: dict = {}
+    for method, traced in (("memetic", "memetic_traced"), ("ga", "ga_traced")):
+        a = df[df.method == traced].sort_values("split")
+        b = df[df.method == f"{method}[metric=multilabel_accuracy]"].sort_values("split")
+        np.testing.assert_array_equal(a["multilabel_accuracy"], b["multilabel_accuracy"])
+        params = {p: v for p, v in g["selectors"][traced].items()
+                  if p not in ("method", "record")}
+        for k, (tr, _) in enumerate(splits):
+            sel = build_method(method, params, "selector", random_state=k)
+            sel.set_params(n_features_to_select=10, random_state=k).fit(X[tr], Y[tr])
+            acc = np.sort(sel.history_["best_label_accuracy"], axis=1)
+            q = acc.shape[1]
+            for f, n in ((0.5, q // 2), (0.25, q // 4)):
+                curve = acc[:, :n].mean(axis=1)
+                for e in (8, 20, "last"):
+                    v = curve[-1] if e == "last" else curve[e - 1]
+                    want_low.setdefault((traced, f, e), []).append(v)
+            reps = sel.history_["reproductions"]
+            want_success.setdefault(traced, []).append(
+                np.mean(reps["child_loss"] < reps["parent_loss"]))
+    sec = text[text.index("## Convergence on the least accurate labels"):]
+    head = next(ln for ln in sec.splitlines() if ln.startswith("| dataset | evaluation"))
+    cols = [c.strip() for c in head.split("|")[3:-1]]
+    for e in ("8", "20", "last"):
+        row = next(ln for ln in sec.splitlines() if ln.startswith(f"| emotions | {e} |"))
+        got = [float(c) for c in row.split("|")[3:-1]]
+        for c, v in zip(cols, got, strict=True):
+            meth, pct = c.split(" low ")
+            f = {"50%": 0.5, "25%": 0.25}[pct]
+            want = np.mean(want_low[(meth, f, e if e == "last" else int(e))])
+            assert v == pytest.approx(want, abs=5e-5), (c, e)
+    sec = text[text.index("## Reproduction success ratio"):]
+    head = next(ln for ln in sec.splitlines() if ln.startswith("| dataset |"))
+    row = next(ln for ln in sec.splitlines() if ln.startswith("| emotions |"))
+    for c, v in zip(head.split("|")[2:-1], row.split("|")[2:-1], strict=True):
+        assert float(v) == pytest.approx(np.mean(want_success[c.strip()]), abs=5e-4)
+    assert (tmp_path / "rep" / "figures" / "low_labels_emotions.png").stat().st_size > 0
+    main = text[text.index("## multilabel accuracy"):text.index("## Search convergence")]
+    assert "traced" not in main
+
+
+def test_record_option_is_checked():
+    g = _reduced("emotions", ["one_error"])
+    g["selectors"]["ga_traced"]["record"] = {"low_labels": [1.5]}
+    from skmlfs.experiments import SpecError
+
+    with pytest.raises(SpecError, match=r"ga_traced\.record\.low_labels"):
+        ExperimentSpec.from_dict(g, source="reduced", base_dir=str(PAPER.parent))

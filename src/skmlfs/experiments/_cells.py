@@ -291,7 +291,7 @@ def _rank(task: Task, Xtr: Any, Ytr: np.ndarray) -> RankingResult:
     from ._methods import fitted_info
 
     return RankingResult(ranking, scores, elapsed, task.k_max, reused=False,
-                         info=fitted_info(est))
+                         info=fitted_info(est, (task.selector.options or {}).get("record")))
 
 
 def _evaluate_cell(

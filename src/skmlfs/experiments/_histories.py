@@ -4,12 +4,13 @@ curves (issue #14: one search per metric, fitness per evaluation, drawn per data
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["plot_search_histories", "search_histories"]
+__all__ = ["check_record", "plot_search_histories", "search_histories", "search_records"]
 
 
 def search_histories(df: Any):
@@ -74,4 +75,52 @@ def plot_search_histories(
         except Exception:  # noqa: BLE001 — Agg figures need no closing
             pass
         out.append(p)
+    return out
+
+
+# --------------------------------------------------------------------------- records
+def check_record(rec: Any, key: str) -> None:
+    """Validate a selector's ``record`` option (``ValueError`` naming ``key``)."""
+    if not isinstance(rec, Mapping) or not rec:
+        raise ValueError(f"{key}: a table {{ low_labels = [0.5, 0.25], success = true }}.")
+    bad = set(rec) - {"low_labels", "success"}
+    if bad:
+        raise ValueError(f"{key}: unknown key(s) {sorted(bad)}; allowed: low_labels, success.")
+    fr = rec.get("low_labels", [0.5])
+    if (isinstance(fr, str) or not hasattr(fr, "__len__") or not fr
+            or not all(isinstance(f, (int, float)) and not isinstance(f, bool) and 0 < f <= 1
+                       for f in fr)):
+        raise ValueError(f"{key}.low_labels: a list of fractions in (0, 1].")
+    if not isinstance(rec.get("success", False), bool):
+        raise ValueError(f"{key}.success: true or false.")
+
+
+def low_label_count(fraction: float, q: int) -> int:
+    """How many least accurate labels a fraction names: ``max(1, floor(fraction q))``."""
+    return max(1, int(np.floor(fraction * q + 1e-9)))
+
+
+def search_records(hist: Mapping, record: Mapping) -> dict:
+    """What a wrapper's ``history_`` adds to its cell under the ``record`` option.
+
+    ``low_labels``: for each fraction ``f``, the mean inner-holdout accuracy of the
+    ``max(1, floor(f q))`` least accurate labels of the population's best subset after
+    every evaluation (from ``history_["best_label_accuracy"]``; the memetic paper's
+    Fig. 4). ``success_ratio`` (``success = true``): the share of offspring whose inner
+    loss is below their parent's (``history_["reproductions"]``; Fig. 6), ``None``
+    without offspring.
+    """
+    out: dict[str, Any] = {}
+    if "low_labels" in record and "best_label_accuracy" in hist:
+        acc = np.sort(np.asarray(hist["best_label_accuracy"], dtype=float), axis=1)
+        out["low_labels"] = {
+            str(float(f)): [round(float(x), 8) for x in
+                            acc[:, :low_label_count(float(f), acc.shape[1])].mean(axis=1)]
+            for f in record["low_labels"]
+        }
+    if record.get("success") and "reproductions" in hist:
+        reps = hist["reproductions"]
+        child = np.asarray(reps["child_loss"], dtype=float)
+        out["success_ratio"] = (float(np.mean(child < np.asarray(reps["parent_loss"])))
+                                if child.size else None)
     return out

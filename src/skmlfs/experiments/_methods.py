@@ -739,7 +739,7 @@ def _jsonable(v: Any) -> Any:
     return repr(v)
 
 
-def fitted_info(est: Any) -> dict:
+def fitted_info(est: Any, record: Mapping[str, Any] | None = None) -> dict:
     """What a fitted method records with its cell (JSON-ready; empty when nothing).
 
     * a ``GridSearchCV``: ``best_params`` and, per candidate, the parameters and mean /
@@ -751,7 +751,9 @@ def fitted_info(est: Any) -> dict:
       e.g. :class:`~skmlfs.selection.MemeticSelector`): ``history`` = the best fitness
       after every evaluation, and ``n_evaluations``;
     * an optimiser with ``objective_`` (RLEFS, MIFS, RALM-FS): ``objective``, its value
-      after every iteration.
+      after every iteration;
+    * with the selector option ``record`` (:func:`~skmlfs.experiments._histories.search_records`),
+      more of the wrapper's ``history_``: ``low_labels`` and ``success_ratio``.
     """
     info: dict[str, Any] = {}
     if hasattr(est, "best_params_") and hasattr(est, "cv_results_"):
@@ -786,4 +788,8 @@ def fitted_info(est: Any) -> dict:
         info["history"] = [float(x) for x in np.ravel(hist["best_loss"])]
         if hasattr(est, "n_evaluations_"):
             info["n_evaluations"] = int(est.n_evaluations_)
+        if record:
+            from ._histories import search_records
+
+            info.update(search_records(hist, record))
     return info

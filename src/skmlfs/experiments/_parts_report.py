@@ -19,7 +19,13 @@
   nested) of the learners in ``series`` (label → glob): one panel per dataset and metric
   (``lines = "series"``) or one panel per metric with a line per dataset
   (``lines = "datasets"``); ``errorbars``, ``normalize`` (each line over its maximum),
-  ``xlabel``; plus a table of the plotted means.
+  ``xlabel``; plus a table of the plotted means. ``ranks = true``: per metric, the
+  average rank of the series over the ``x`` values they all have, per dataset (1 = best,
+  ties shared, means rounded to the printed decimals first).
+* ``kind = "parts"``: the same learners under the protocols of several ``parts`` (e.g.
+  one 80/20 split against 5-fold CV): which learners each part holds per dataset, and
+  ``metric`` (mean, ± std over several splits) of every (dataset, learner) stored in at
+  least two of them, a column per part (``learners``: globs, default all).
 * ``kind = "bars"``: a PNG ``file`` of grouped bars, datasets × ``series`` (label →
   learner name), one panel per metric, with the std as error bars; plus its table.
 * ``kind = "include"``: the text of ``file`` (relative to the experiment file).
@@ -45,7 +51,9 @@ _COMMON = {"kind", "title", "text", "parts", "datasets", "metrics"}
 SECTION_KEYS = {
     "compare": _COMMON | {"methods", "tune_metric", "paper", "prefer", "ranks"},
     "table": _COMMON | {"learners", "metric", "rows", "std"},
-    "curve": _COMMON | {"file", "x", "series", "lines", "errorbars", "normalize", "xlabel"},
+    "curve": _COMMON | {"file", "x", "series", "lines", "errorbars", "normalize", "xlabel",
+                        "ranks"},
+    "parts": _COMMON | {"learners", "metric"},
     "bars": _COMMON | {"file", "series"},
     "include": {"kind", "title", "file"},
 }
@@ -66,14 +74,16 @@ def check_report(src: str, report: Mapping, parts: Sequence[str]) -> None:
             raise _fail(src, f"{key}.kind", f"must be one of {', '.join(SECTION_KEYS)}; "
                         f"got {kind!r}.")
         _unknown(src, key, s, SECTION_KEYS[kind])
+        if kind == "curve" and not isinstance(s.get("ranks", False), bool):
+            raise _fail(src, f"{key}.ranks", "true or false (a curve's average ranks).")
         for p in list(s.get("parts", [])) + list(s.get("prefer", [])) + [
-            x for r in s.get("ranks", []) for x in r
+            x for r in (s.get("ranks", []) if kind == "compare" else []) for x in r
         ]:
             if p not in parts:
                 raise _fail(src, key, f"unknown part {p!r}; parts: {', '.join(parts)}.")
         need = {"compare": ["methods"], "table": ["learners", "metric"],
                 "curve": ["file", "x", "series"], "bars": ["file", "series"],
-                "include": ["file"]}[kind]
+                "include": ["file"], "parts": ["parts", "metric"]}[kind]
         for k in need:
             if k not in s:
                 raise _fail(src, f"{key}.{k}", f"missing (needed by kind {kind!r}).")
@@ -381,6 +391,74 @@ def _curve(sec, data: _Data, labels, dec, out: Path, figures: bool) -> list[str]
                     vals = ", ".join(f"{x:g}: {_fmt(sm.loc[(ds, lr), metric], dec)}"
                                      for x, lr in pts)
                     L.append(f"| {ds} | {lab} | {vals} |")
+        if sec.get("ranks"):
+            L += _curve_ranks(sec, sm, metric, dss, series, labels, dec)
+    return L
+
+
+def _curve_ranks(sec, sm, metric, dss, series, labels, dec) -> list[str]:
+    """Average rank of the series over the x values every series has, per dataset."""
+    from scipy.stats import rankdata
+
+    sign = 1.0 if _greater_is_better(metric) else -1.0
+    L = [f"\nAverage rank of the series over the `{sec['x']}` values ("
+         f"{labels.get(metric, metric)}; 1 = best, ties shared, means rounded to {dec} "
+         "decimals first):\n", "| dataset | " + " | ".join(series) + " |",
+         "|" + "---|" * (len(series) + 1)]
+    for ds in dss:
+        pts = {lab: dict(_points(sec, sm, ds, glob)) for lab, glob in series.items()}
+        xs = sorted(set.intersection(*(set(v) for v in pts.values()))) if pts else []
+        if not xs:
+            continue
+        r = np.mean([rankdata([-sign * round(float(sm.loc[(ds, pts[lab][x]), metric]), dec)
+                               for lab in series]) for x in xs], axis=0)
+        L.append(f"| {ds} | " + " | ".join(f"{v:.2f}" for v in r) + " |")
+    return L
+
+
+def _parts_section(sec, data: _Data, labels, dec) -> list[str]:
+    """The same learners under several parts' protocols, side by side."""
+    parts, metric = list(sec["parts"]), sec["metric"]
+    sms = {p: data.summary([p]) for p in parts}
+    sms = {p: sm for p, sm in sms.items() if sm is not None}
+    if not sms:
+        return []
+    L = [f"\n## {sec['title']}\n"] if sec.get("title") else []
+    if sec.get("text"):
+        L.append(sec["text"].strip() + "\n")
+    globs = sec.get("learners", ["*"])
+    held = {p: {ds: _match([lr for d, lr in sm.index if d == ds], globs)
+                for ds in dict.fromkeys(sm.index.get_level_values(0))}
+            for p, sm in sms.items()}
+    dss = data.datasets(sec)
+    L.append("Learners stored per data set and part:\n")
+    L.append("| dataset | " + " | ".join(sms) + " |")
+    L.append("|" + "---|" * (len(sms) + 1))
+    for ds in dss:
+        L.append(f"| {ds} | " + " | ".join(", ".join(held[p].get(ds, [])) or "—"
+                                           for p in sms) + " |")
+
+    def cell(p, ds, lr):
+        sm = sms[p]
+        if (ds, lr) not in sm.index:
+            return "—"
+        v = _fmt(sm.loc[(ds, lr), metric], dec)
+        if sm.loc[(ds, lr), "n_splits"] > 1:
+            v += f" ± {_fmt(sm.loc[(ds, lr), metric + '_std'], dec)}"
+        return v
+
+    rows = [(ds, lr) for ds in dss for lr in dict.fromkeys(
+        x for p in sms for x in held[p].get(ds, []))
+        if sum(lr in held[p].get(ds, []) for p in sms) >= 2]
+    if rows:
+        L.append(f"\n{labels.get(metric, metric)} of the learners stored in several parts "
+                 "(mean, ± std over the splits when there are several):\n")
+        L.append("| dataset | learner | " + " | ".join(
+            f"{p} ({int(sms[p]['n_splits'].max())} split"
+            f"{'s' if sms[p]['n_splits'].max() > 1 else ''})" for p in sms) + " |")
+        L.append("|---|---|" + "---|" * len(sms))
+        L += [f"| {ds} | {lr} | " + " | ".join(cell(p, ds, lr) for p in sms) + " |"
+              for ds, lr in rows]
     return L
 
 
@@ -470,6 +548,8 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
             L += _curve(sec, data, labels, dec, out, figures)
         elif kind == "bars":
             L += _bars(sec, data, labels, dec, out, figures)
+        elif kind == "parts":
+            L += _parts_section(sec, data, labels, dec)
         elif kind == "include":
             p = Path(ep.base_dir or ".") / sec["file"]
             if not p.exists():

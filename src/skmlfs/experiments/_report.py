@@ -568,6 +568,10 @@ def write_report(
         desc = meta.get(f"description:{nm}")
         if desc:
             md.append(f"{desc}\n")
+    if views.get("preface"):  # hand-written text kept outside the generated files
+        from ._report_views import read_text_file
+
+        md.append(read_text_file(views["preface"]))
     md.append(_overview(df, meta, k, ds_pref, m_pref))
     for t in tables:
         stem = _slug(t.metric + (f"_{t.learner}" if t.learner else ""))
@@ -661,6 +665,10 @@ def write_report(
             md.append(f"- {r['dataset']} split {r['split']} {r['method']}: "
                       f"`{r['error'].splitlines()[0]}`")
         md.append("")
+    if views.get("include"):
+        from ._report_views import read_text_file
+
+        md += [read_text_file(f) for f in views["include"]]
     md.append(_versions_line(df))
     p = out / "README.md"
     p.write_text("\n".join(md), encoding="utf-8")

@@ -23,7 +23,22 @@ Generic mechanisms the paper reproductions need beyond the per-metric tables of
 ``ablation = { method = ..., parameter = ..., reference = ..., metric = ... }``
     The variants of ``method`` over ``parameter`` (e.g. a constant |Z|/|L| = p) against the
     ``reference`` method on ``metric``: table, ``figures/ablation.png`` and
-    ``tables/ablation.csv``; the ablation cells leave the main tables.
+    ``tables/ablation.csv``; the ablation cells leave the main tables. ``datasets`` (a
+    list of names) limits the section to those data sets.
+``versus = { method = ..., reference = ..., metric = ... }``
+    ``method`` against ``reference`` on ``metric`` per dataset: the two means over the
+    splits both ran, a two-sided paired t-test over those splits (W/T/L from ``method``'s
+    side at ``alpha``), and a summary line (higher mean on how many data sets, the W/T/L
+    totals). A list of such tables gives one section each.
+``records = { methods = [...], evaluations = [50, 150] }``
+    Searches run with the selector option ``record`` (extra copies of a comparison's
+    searches, kept out of the main tables): the mean over the splits of each
+    ``low_labels`` curve at the given evaluations and at the last one, drawn as
+    ``figures/low_labels_<dataset>.png``, and the mean ``success_ratio`` per dataset.
+``preface = "file.md"``, ``include = ["file.md", ...]``
+    Hand-written text (protocol prose, notes, the reading of the results), paths relative
+    to the experiment file: ``preface`` right after the title, ``include`` at the end of
+    ``README.md``; read when the report is written, so it survives regeneration.
 
 Also written for every experiment with wrapper histories: ``tables/convergence.csv`` (the
 best fitness per evaluation), and, with ``choose``, ``results.json`` (per-split values and
@@ -44,7 +59,8 @@ import numpy as np
 
 __all__ = ["REPORT_VIEW_KEYS", "check_report_views", "prepare", "sections"]
 
-REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation"}
+REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation", "versus",
+                    "preface", "include", "records"}
 _VARIANT = re.compile(r"^(?P<base>.*)\[(?P<label>[^\[\]]*)\]$")
 
 
@@ -111,9 +127,67 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
                 ):
                     raise fail(f"paper.{m}.{ds}", f"{len(cols)} numbers (one per column).")
     ab = table("ablation", ["method", "parameter", "reference", "metric"],
-               {"method", "parameter", "reference", "metric"})
+               {"method", "parameter", "reference", "metric", "datasets"})
     if ab is not None and ab["metric"] not in metric_names:
         raise fail("ablation.metric", f"{ab['metric']!r} is not a metric column.")
+    if ab is not None and "datasets" in ab and not _names(ab["datasets"]):
+        raise fail("ablation.datasets", "a non-empty list of data set names.")
+    vs = report.get("versus")
+    for i, v in enumerate([vs] if isinstance(vs, Mapping) else vs or []):
+        key = "versus" if isinstance(vs, Mapping) else f"versus[{i}]"
+        if not isinstance(v, Mapping):
+            raise fail(key, "a table (or a list of tables) {method, reference, metric}.")
+        bad = set(v) - {"method", "reference", "metric"}
+        if bad or len(v) != 3:
+            raise fail(key, "exactly the keys method, reference and metric.")
+        if v["metric"] not in metric_names:
+            raise fail(f"{key}.metric", f"{v['metric']!r} is not a metric column.")
+    rc = table("records", ["methods"], {"methods", "evaluations"})
+    if rc is not None:
+        if not _names(rc["methods"]):
+            raise fail("records.methods", "a non-empty list of selector names.")
+        ev = rc.get("evaluations", [])
+        if isinstance(ev, str) or not isinstance(ev, Sequence) or not all(
+                isinstance(e, int) and not isinstance(e, bool) and e >= 1 for e in ev):
+            raise fail("records.evaluations", "a list of evaluation counts (>= 1).")
+    if "preface" in report and not isinstance(report["preface"], str):
+        raise fail("preface", "a file name (relative to the experiment file).")
+    if "include" in report and not _names(report["include"]):
+        raise fail("include", "a non-empty list of file names (relative to the experiment "
+                   "file).")
+
+
+def _names(v: Any) -> bool:
+    return (isinstance(v, Sequence) and not isinstance(v, str) and len(v) > 0
+            and all(isinstance(x, str) for x in v))
+
+
+def resolve_texts(source: str, report: Mapping[str, Any], base_dir: str | None) -> dict:
+    """``report`` with ``preface``/``include`` made absolute against ``base_dir``
+    (``ValueError`` naming the key for a missing file)."""
+    out = dict(report)
+    base = Path(base_dir or ".")
+    for key in ("preface", "include"):
+        if key not in out:
+            continue
+        names = [out[key]] if key == "preface" else list(out[key])
+        paths = []
+        for n in names:
+            f = (base / n).resolve()
+            if not f.is_file():
+                raise ValueError(f"{source}: report.{key}: no file {n!r} next to the "
+                                 f"experiment file.")
+            paths.append(str(f))
+        out[key] = paths[0] if key == "preface" else paths
+    return out
+
+
+def read_text_file(path: str) -> str:
+    """A ``preface``/``include`` file's text; a file gone since the run is named."""
+    try:
+        return Path(path).read_text(encoding="utf-8").strip("\n") + "\n"
+    except OSError as exc:
+        raise ValueError(f"report text file {path!r}: {exc.strerror}.") from None
 
 
 # --------------------------------------------------------------------------- helpers
@@ -168,6 +242,12 @@ def prepare(df: Any, report: Mapping[str, Any]) -> tuple[Any, dict]:
         base = df["method"].map(lambda m: split_variant(m)[0])
         state["ablation"] = df[base == ab["method"]]
         df = df[base != ab["method"]]
+    rc = report.get("records")
+    if rc:
+        base = df["method"].map(lambda m: split_variant(m)[0])
+        keep = base.isin(rc["methods"]) | df["method"].isin(rc["methods"])
+        state["records"] = df[keep]
+        df = df[~keep]
     opt = report.get("optimised")
     if opt:
         df = fold_optimised(df, opt["parameter"], opt.get("convergence"))
@@ -185,8 +265,9 @@ def fold_name(name: str, parameter: str) -> str:
 def fold_optimised(df: Any, parameter: str, convergence: str | None = None) -> Any:
     """Each variant ``base[parameter=<metric>]`` keeps only its metric's value, and the
     variants of a base become one method ``base`` (one row per dataset, split, k,
-    learner). The history kept for the convergence figures is that of the
-    ``convergence`` metric's search (default: the first metric column)."""
+    learner), whose selection time is the mean over the folded searches. The history kept
+    for the convergence figures is that of the ``convergence`` metric's search (default:
+    the first metric column)."""
     metrics = _metric_columns(df)
     rows = df.copy()
     target = []
@@ -203,6 +284,10 @@ def fold_optimised(df: Any, parameter: str, convergence: str | None = None) -> A
         other = np.array([t is not None and t != c for t in target])
         rows.loc[other, c] = np.nan
     rows["method"] = names
+    if "selection_time" in rows:  # a folded method's run time: the mean of its searches
+        rows["selection_time"] = rows.groupby(
+            ["dataset", "split", "method", "k", "learner"], sort=False, dropna=False
+        )["selection_time"].transform("mean")
     first = convergence or (metrics[0] if metrics else None)
     rows["_order"] = [0 if t == first else 1 for t in target]
     rows = rows.sort_values("_order", kind="stable").drop(columns="_order")
@@ -226,11 +311,24 @@ def sections(df: Any, state: Mapping, report: Mapping[str, Any], meta: Mapping, 
         m, f = _choose_sections(df, report, meta, out, datasets, decimals, alpha, m_order)
         md += m
         files += f
-    if report.get("ablation") and len(state.get("ablation", [])):
-        m, f = _ablation_section(state["ablation"], df, report["ablation"], out, datasets,
-                                 figures, meta)
+    vs = report.get("versus")
+    for v in [vs] if isinstance(vs, Mapping) else vs or []:
+        md += _versus_section(df, v, datasets, meta, decimals, alpha)
+    if report.get("records") and len(state.get("records", [])):
+        m, f = _records_sections(state["records"], report["records"], out, datasets,
+                                 figures, decimals)
         md += m
         files += f
+    if report.get("ablation") and len(state.get("ablation", [])):
+        ab = report["ablation"]
+        ab_ds = [d for d in datasets if d in ab["datasets"]] if "datasets" in ab else datasets
+        ab_df = state["ablation"]
+        if "datasets" in ab:
+            ab_df = ab_df[ab_df["dataset"].isin(ab["datasets"])]
+        if len(ab_df):
+            m, f = _ablation_section(ab_df, df, ab, out, ab_ds, figures, meta)
+            md += m
+            files += f
     from ._histories import search_histories
 
     h = search_histories(df) if "info" in df else None
@@ -487,6 +585,130 @@ def _ablation_section(ab_df, df, ab, out, datasets, figures, meta):
         _close(fig)
         files.append(p)
         md.append("![ablation](figures/ablation.png)\n")
+    return md, files
+
+
+def _versus_section(df, v, datasets, meta, decimals, alpha) -> list[str]:
+    from ..stats import paired_ttest
+
+    a, b, metric = v["method"], v["reference"], v["metric"]
+    gib = _direction(metric, meta)
+    md = [f"## {a} vs {b} on {metric.replace('_', ' ')}\n",
+          f"Mean {metric} over the splits both ran (the better in bold), and a two-sided "
+          f"paired t-test over those splits (α = {alpha}; W/T/L from {a}'s side).\n",
+          f"| dataset | {a} | {b} | {a} vs {b} |", "|---|---|---|---|"]
+    higher, not_higher, wtl = 0, [], [0, 0, 0]
+    for ds in datasets:
+        d = df[(df["dataset"] == ds) & df["method"].isin([a, b])]
+        tab = d.pivot_table(index="split", columns="method", values=metric, aggfunc="mean")
+        if a not in tab or b not in tab:
+            continue
+        tab = tab[[a, b]].dropna()
+        if not len(tab):
+            continue
+        ma, mb = float(tab[a].mean()), float(tab[b].mean())
+        better = ma > mb if gib else ma < mb
+        higher += better
+        if not better:
+            not_higher.append(str(ds))
+        cells = [f"{x:.{decimals}f}" for x in (ma, mb)]
+        if ma != mb:
+            cells[0 if better else 1] = f"**{cells[0 if better else 1]}**"
+        if len(tab) >= 2:
+            r = paired_ttest(tab[a].to_numpy()[None, :], tab[b].to_numpy()[None, :],
+                             gib, alpha=alpha)
+            o = str(r.outcome[0])
+            wtl[("win", "tie", "loss").index(o)] += 1
+            p = float(r.pvalue[0])
+            test = f"{o[0].upper()} (p={p:.3f})" if np.isfinite(p) else o[0].upper()
+        else:
+            test = "–"
+        md.append(f"| {ds} | {cells[0]} | {cells[1]} | {test} |")
+    n = higher + len(not_higher)
+    word = "higher" if gib else "lower"
+    md += ["", f"{a} has the {word} mean on {higher} of {n} data sets"
+           + (f" (not on: {', '.join(not_higher)})" if not_higher else "")
+           + f"; significant wins/ties/losses: {wtl[0]}/{wtl[1]}/{wtl[2]}.\n"]
+    return md
+
+
+def _record(info: Any, key: str) -> Any:
+    return ((info or {}).get("selector") or {}).get(key) if isinstance(info, dict) else None
+
+
+def _records_sections(rdf, rc, out, datasets, figures, decimals):
+    """The ``records`` view: low-label curves at chosen evaluations, success ratios."""
+    # one search per (dataset, method, split): its budgets/learners carry the same record
+    rdf = rdf.drop_duplicates(["dataset", "method", "split"])
+    curves: dict = {}  # dataset -> method -> fraction -> list of per-split arrays
+    success: dict = {}
+    for ds, meth, info in zip(rdf["dataset"], rdf["method"], rdf["info"], strict=True):
+        for f, v in (_record(info, "low_labels") or {}).items():
+            curves.setdefault(ds, {}).setdefault(meth, {}).setdefault(f, []).append(
+                np.asarray(v, dtype=float))
+        r = _record(info, "success_ratio")
+        if r is not None:
+            success.setdefault(ds, {}).setdefault(meth, []).append(float(r))
+    present = list(dict.fromkeys(rdf["method"]))  # in the view's order
+    methods = [m for m in rc["methods"] if m in present]
+    methods += [m for m in present if m not in methods]
+    md: list[str] = []
+    files: list[Path] = []
+    fr = sorted({f for d in curves.values() for m in d.values() for f in m},
+                key=float, reverse=True)
+    if curves:
+        evals = [int(e) for e in rc.get("evaluations", [])]
+        cols = [(m, f) for f in fr for m in methods]
+        md += ["## Convergence on the least accurate labels\n",
+               "Mean inner-holdout accuracy of the least accurate labels (the share of the "
+               "labels in the column, at least one) of the population's best subset after "
+               "each evaluation, mean over the splits (searches run with `record`); "
+               "*last*: each search's final evaluation.\n",
+               "| dataset | evaluation | " + " | ".join(
+                   f"{m} low {float(f):.0%}" for m, f in cols) + " |",
+               "|---|---|" + "---|" * len(cols)]
+        for ds in [d for d in datasets if d in curves] + sorted(set(curves) - set(datasets)):
+            for e in evals + ["last"]:
+                vals = []
+                for m, f in cols:
+                    arrs = curves[ds].get(m, {}).get(f, [])
+                    xs = [a[-1] if e == "last" else a[e - 1] for a in arrs
+                          if e == "last" or len(a) >= e]
+                    vals.append(f"{np.mean(xs):.{decimals}f}" if xs else "–")
+                md.append(f"| {ds} | {e} | " + " | ".join(vals) + " |")
+        md.append("")
+        if figures:
+            from ..plots import metric_curves
+            from ._report import _close
+
+            (out / "figures").mkdir(parents=True, exist_ok=True)
+            for ds, per in curves.items():
+                data = {}
+                for m, f in cols:
+                    arrs = per.get(m, {}).get(f, [])
+                    if not arrs:
+                        continue
+                    n = max(len(a) for a in arrs)
+                    mat = np.full((len(arrs), n), np.nan)
+                    for i, a in enumerate(arrs):
+                        mat[i, : len(a)] = a
+                    data[f"{m} low {float(f):.0%}"] = (np.arange(1, n + 1), np.nanmean(mat, 0))
+                slug = "".join(c if c.isalnum() or c in "._-" else "_" for c in str(ds))
+                p = out / "figures" / f"low_labels_{slug}.png"
+                _close(metric_curves(data, "fitness evaluations", "accuracy", p,
+                                     title=f"{ds}: least accurate labels", std_band=False))
+                files.append(p)
+                md.append(f"![{ds}: least accurate labels](figures/{p.name})\n")
+    if success:
+        md += ["## Reproduction success ratio\n",
+               "Share of offspring whose inner-holdout loss is below their parent's, mean "
+               "over the splits (searches run with `record = { success = true }`).\n",
+               "| dataset | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
+        for ds in [d for d in datasets if d in success] + sorted(set(success) - set(datasets)):
+            md.append(f"| {ds} | " + " | ".join(
+                f"{np.mean(success[ds][m]):.3f}" if success[ds].get(m) else "–"
+                for m in methods) + " |")
+        md.append("")
     return md, files
 
 

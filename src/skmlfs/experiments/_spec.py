@@ -409,7 +409,8 @@ _TOP_KEYS = {
     "estimator_seed",
 }
 _REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
-_REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation"}  # see _report_views
+_REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation",  # see _report_views
+                 "versus", "preface", "include", "records"}
 _DATASET_KEYS = {
     "name",
     "load",
@@ -814,7 +815,14 @@ class ExperimentSpec:
             datasets.extend(_with_fractions(src, f"{key}.train_fractions", spec, fr,
                                             protocol))
         desc = d.get("description", "")
-        report = _parse_report(src, d.get("report", {}), metrics, selectors, learners)
+        known = {m.name for m in selectors} | {m.name.split("[", 1)[0] for m in selectors}
+        for m in learners:
+            bad = set((m.options or {}).get("selectors", ())) - known
+            if bad:
+                raise _fail(src, f"learners.{m.name}.selectors",
+                            f"no selector named {', '.join(sorted(bad))}.")
+        report = _parse_report(src, d.get("report", {}), metrics, selectors, learners,
+                               base_dir)
         return cls(
             name=name,
             datasets=tuple(datasets),
@@ -838,7 +846,8 @@ class ExperimentSpec:
 
 
 def _parse_report(
-    src: str, report: Any, metrics: tuple, selectors: tuple, learners: tuple
+    src: str, report: Any, metrics: tuple, selectors: tuple, learners: tuple,
+    base_dir: str | None,
 ) -> dict:
     """The ``[report]`` table, checked against the experiment's metrics and methods."""
     if not isinstance(report, Mapping):
@@ -846,10 +855,11 @@ def _parse_report(
     _unknown(src, "report", report, _REPORT_KEYS)
     if report.get("columns", "selectors") not in ("selectors", "learners"):
         raise _fail(src, "report.columns", "must be 'selectors' or 'learners'.")
-    from ._report_views import check_report_views
+    from ._report_views import check_report_views, resolve_texts
 
     try:
         check_report_views(src, report, {m.name for m in metrics})
+        report = resolve_texts(src, report, base_dir)
     except ValueError as exc:
         raise SpecError(str(exc)) from None
     compared = {m.name for m in

@@ -45,7 +45,7 @@ __all__ = [
 
 #: method-table keys read by this module (stored in ``MethodSpec.options``)
 OPTION_KEYS = ("preprocess", "budgets", "feature_order", "by_dataset", "datasets",
-               "learners", "n_features", "sensitivity")
+               "learners", "n_features", "sensitivity", "record", "selectors")
 
 
 # --------------------------------------------------------------------------- transformers
@@ -320,10 +320,12 @@ def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -
             opts[k] = body.pop(k)
     if kind != "selector":
         for k in ("preprocess", "budgets", "feature_order", "datasets", "learners",
-                  "n_features", "sensitivity"):
+                  "n_features", "sensitivity", "record"):
             if k in opts:
                 raise ValueError(f"{key}.{k}: only for selectors.")
-    for k in ("datasets", "learners"):
+    elif "selectors" in opts:
+        raise ValueError(f"{key}.selectors: only for learners.")
+    for k in ("datasets", "learners", "selectors"):
         v = opts.get(k)
         if v is not None and (isinstance(v, str) or not isinstance(v, Sequence) or not v):
             raise ValueError(f"{key}.{k}: a non-empty list of names.")
@@ -333,6 +335,10 @@ def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -
         parse_n_features(opts["n_features"], f"{key}.n_features")
     if "sensitivity" in opts and not isinstance(opts["sensitivity"], str):
         raise ValueError(f"{key}.sensitivity: the name of the parameter varied.")
+    if "record" in opts:
+        from ._histories import check_record
+
+        check_record(opts["record"], f"{key}.record")
     if opts.get("budgets", "prefix") not in ("prefix", "refit"):
         raise ValueError(f"{key}.budgets: 'prefix' (one fit at the largest budget, prefixes "
                          f"of its ranking) or 'refit' (one fit per budget); got "
@@ -389,13 +395,15 @@ def per_learner(selectors: Sequence[Any], learners: Sequence[Any]) -> list[tuple
     learner's own ``tune`` grid, from its ``tune_start``) and evaluated by it alone."""
     out: list[tuple[Any, list]] = []
     for sel in selectors:
-        only = (getattr(sel, "options", None) or {}).get("learners")
-        if only is not None:  # evaluated by these learners only
-            learners_all, learners = learners, [m for m in learners if m.name in only]
+        only = (getattr(sel, "options", None) or {}).get("learners")  # its learners only
+        names = {sel.name, sel.name.split("[", 1)[0]}  # itself and all its variants
+        use = [m for m in learners if (only is None or m.name in only) and (
+            (getattr(m, "options", None) or {}).get("selectors") is None
+            or names & set(m.options["selectors"]))]  # a learner's own selectors only
         if not (sel.tuning and sel.tuning.get("tune_with") == "learner"):
-            out.append((sel, list(learners)))
+            out.append((sel, use))
             continue
-        for lrn in learners:
+        for lrn in use:
             lt = dict(lrn.tuning or {})
             tuning = {**sel.tuning, "tune_with": {"method": lrn.method, **dict(lrn.params)}}
             if lt.get("grid"):
@@ -403,8 +411,6 @@ def per_learner(selectors: Sequence[Any], learners: Sequence[Any]) -> list[tuple
                 if lt.get("start"):
                     tuning["learner_start"] = dict(lt["start"])
             out.append((dataclasses.replace(sel, tuning=tuning), [lrn]))
-        if only is not None:
-            learners = learners_all
     return out
 
 
