@@ -569,6 +569,10 @@ def write_report(
         if desc:
             md.append(f"{desc}\n")
     md.append(_overview(df, meta, k, ds_pref, m_pref))
+    if views.get("include"):  # hand-written text kept across regenerations
+        from ._report_views import included
+
+        md += included(views, "start")
     for t in tables:
         stem = _slug(t.metric + (f"_{t.learner}" if t.learner else ""))
         heading = f"{t.metric.replace('_', ' ')} {_arrow(t)}" + (
@@ -578,6 +582,11 @@ def write_report(
         body = table_markdown(t)
         md.append(body)
         md.append(_stats_line(t, alpha, control))
+        if views.get("paper") and not views.get("choose"):  # the published values beside
+            from ._report_views import paper_rows
+
+            md.append(paper_rows(views["paper"], t.metric, t.learner, list(t.mean.columns),
+                                 list(t.mean.index), decimals))
         ctrl = control if control in t.mean.columns else (
             t.mean.columns[0] if t.mean.shape[1] == 2 else None
         )
@@ -661,6 +670,8 @@ def write_report(
             md.append(f"- {r['dataset']} split {r['split']} {r['method']}: "
                       f"`{r['error'].splitlines()[0]}`")
         md.append("")
+    if views.get("include"):
+        md += included(views, "end")
     md.append(_versions_line(df))
     p = out / "README.md"
     p.write_text("\n".join(md), encoding="utf-8")

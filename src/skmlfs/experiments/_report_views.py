@@ -19,7 +19,13 @@ Generic mechanisms the paper reproductions need beyond the per-metric tables of
     (``a`` against ``b``; R⁺ = rank sum where ``b`` is better, Demšar 2006), per metric and
     view; with ``paper``, how often the direction of ``a`` vs ``b`` agrees with the paper.
 ``paper = { columns = [...], <metric> = { <dataset> = [...] } }``
-    The paper's published values, one per column (``nan``: unreadable), printed beside ours.
+    The paper's published values, one per column (``nan``: unreadable), printed beside ours
+    (in the ``choose`` views, else as a table after each metric table); a sub-table
+    ``<learner> = { <metric> = {...} }`` holds one learner's values.
+``include = [{ file = "discussion.md", at = "start" | "end", title = "..." }, ...]``
+    Hand-written text kept across regenerations: each file (relative to the experiment
+    file) is copied into README.md after the overview (``at = "start"``, the default) or
+    after every generated section (``"end"``), under ``title`` when given.
 ``ablation = { method = ..., parameter = ..., reference = ..., metric = ... }``
     The variants of ``method`` over ``parameter`` (e.g. a constant |Z|/|L| = p) against the
     ``reference`` method on ``metric``: table, ``figures/ablation.png`` and
@@ -44,7 +50,7 @@ import numpy as np
 
 __all__ = ["REPORT_VIEW_KEYS", "check_report_views", "prepare", "sections"]
 
-REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation"}
+REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation", "include"}
 _VARIANT = re.compile(r"^(?P<base>.*)\[(?P<label>[^\[\]]*)\]$")
 
 
@@ -62,7 +68,8 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
         if not isinstance(t, Mapping):
             raise fail(key, "must be a table.")
         for k in t:
-            if k not in allowed and not (key == "paper" and k in metric_names):
+            if k not in allowed and not (key == "paper" and (k in metric_names or (
+                    isinstance(t[k], Mapping) and set(t[k]) <= metric_names))):
                 raise fail(f"{key}.{k}", f"unknown key; allowed: {', '.join(sorted(allowed))}"
                            + (" and the metric names" if key == "paper" else "") + ".")
         for k in required:
@@ -100,9 +107,7 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
         cols = pa["columns"]
         if not isinstance(cols, Sequence) or isinstance(cols, str) or not cols:
             raise fail("paper.columns", "a list of the compared methods' names.")
-        for m, rows in pa.items():
-            if m == "columns":
-                continue
+        for m, rows in _paper_tables(pa):
             if not isinstance(rows, Mapping):
                 raise fail(f"paper.{m}", "a table dataset -> list of values.")
             for ds, vals in rows.items():
@@ -110,6 +115,19 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
                     isinstance(v, numbers.Real) for v in vals
                 ):
                     raise fail(f"paper.{m}.{ds}", f"{len(cols)} numbers (one per column).")
+    inc = report.get("include")
+    if inc is not None:
+        if not isinstance(inc, Sequence) or isinstance(inc, str):
+            raise fail("include", "an array of tables { file, at, title }.")
+        for i, t in enumerate(inc):
+            if not isinstance(t, Mapping) or "file" not in t:
+                raise fail(f"include[{i}]", "a table with 'file'.")
+            bad = set(t) - {"file", "at", "title"}
+            if bad:
+                raise fail(f"include[{i}].{sorted(bad)[0]}", "unknown key; allowed: at, file, "
+                           "title.")
+            if t.get("at", "start") not in ("start", "end"):
+                raise fail(f"include[{i}].at", "must be 'start' or 'end'.")
     ab = table("ablation", ["method", "parameter", "reference", "metric"],
                {"method", "parameter", "reference", "metric"})
     if ab is not None and ab["metric"] not in metric_names:
@@ -117,6 +135,49 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
 
 
 # --------------------------------------------------------------------------- helpers
+def _paper_tables(paper: Mapping[str, Any]):
+    """``(name, dataset -> values)`` of every metric table of ``paper``: ``<metric>``, or
+    ``<learner>.<metric>`` (named ``"<learner>.<metric>"``) for per-learner tables."""
+    for m, rows in paper.items():
+        if m == "columns":
+            continue
+        if isinstance(rows, Mapping) and rows and all(
+            isinstance(v, Mapping) for v in rows.values()
+        ):
+            for metric, sub in rows.items():
+                yield f"{m}.{metric}", sub
+        else:
+            yield m, rows
+
+
+def paper_rows(paper: Mapping[str, Any], metric: str, learner: str | None,
+               methods: Sequence[str], datasets: Sequence[str], decimals: int) -> str:
+    """Markdown table of the paper's values of ``metric`` (for ``learner`` when the paper
+    table is given per learner) for ``methods`` × ``datasets``, with their mean over the
+    datasets listed; '' when the paper gives none."""
+    rows = dict(_paper_tables(paper))
+    table = rows.get(f"{learner}.{metric}") if learner else None
+    table = table if table is not None else rows.get(metric)
+    if not table:
+        return ""
+    cols = list(paper["columns"])
+    shown = [d for d in datasets if d in table]
+    if not shown:
+        return ""
+
+    def val(ds: str, m: str) -> float:
+        return float(table[ds][cols.index(m)]) if m in cols else float("nan")
+
+    lines = ["The paper's values (same datasets; – = not given):\n",
+             "| Dataset | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
+    for ds in shown + ["mean"]:
+        vals = [val(ds, m) if ds != "mean" else float(np.mean([val(d, m) for d in shown]))
+                for m in methods]
+        lines.append(f"| {ds} | " + " | ".join(
+            "–" if math.isnan(v) else f"{v:.{decimals}f}" for v in vals) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def split_variant(name: str) -> tuple[str, dict[str, str]]:
     """``"ML-kNN-WF[k=5]"`` → ``("ML-kNN-WF", {"k": "5"})`` (no brackets: no variants)."""
     m = _VARIANT.match(str(name))
@@ -209,6 +270,33 @@ def fold_optimised(df: Any, parameter: str, convergence: str | None = None) -> A
     keys = ["dataset", "split", "method", "k", "learner"]
     out = rows.groupby(keys, sort=False, dropna=False).first().reset_index()
     return out.sort_values(["dataset", "method", "k", "learner", "split"]).reset_index(drop=True)
+
+
+def resolve_includes(report: Mapping[str, Any], base_dir: str | None) -> dict:
+    """``report`` with each ``include`` file made absolute against ``base_dir`` (the
+    experiment file's folder), so that ``mlfs report`` on the store finds it; a missing
+    file is an error naming it."""
+    if not report.get("include"):
+        return dict(report)
+    files = []
+    for t in report["include"]:
+        p = Path(base_dir or ".") / t["file"]
+        if not p.is_file():
+            raise ValueError(f"report.include: no file {p}.")
+        files.append({**t, "file": str(p.resolve())})
+    return {**report, "include": files}
+
+
+def included(report: Mapping[str, Any], at: str) -> list[str]:
+    """Markdown of the ``include`` files placed ``at`` ("start" or "end"), read now."""
+    md = []
+    for t in report.get("include") or ():
+        if t.get("at", "start") != at:
+            continue
+        if t.get("title"):
+            md.append(f"## {t['title']}\n")
+        md.append(Path(t["file"]).read_text(encoding="utf-8").rstrip() + "\n")
+    return md
 
 
 # --------------------------------------------------------------------------- sections

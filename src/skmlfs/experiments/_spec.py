@@ -409,7 +409,8 @@ _TOP_KEYS = {
     "estimator_seed",
 }
 _REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
-_REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation"}  # see _report_views
+_REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation",
+                 "include"}  # see _report_views
 _DATASET_KEYS = {
     "name",
     "load",
@@ -815,6 +816,12 @@ class ExperimentSpec:
                                             protocol))
         desc = d.get("description", "")
         report = _parse_report(src, d.get("report", {}), metrics, selectors, learners)
+        from ._report_views import resolve_includes
+
+        try:  # include files relative to the experiment file
+            report = resolve_includes(report, base_dir)
+        except ValueError as exc:
+            raise SpecError(f"{src}: {exc}") from None
         return cls(
             name=name,
             datasets=tuple(datasets),
