@@ -121,3 +121,74 @@ def test_paper_values_beside_each_table(datasets_dir, tmp_path):
         assert "| emotions | 0.125 |" in rows and "| scene | 0.375 |" in rows
         assert f"| mean | {mean:.3f} |" in rows
         assert not any("nowhere" in r or "0.500" in r for r in rows)
+
+
+def test_peak_memory_recorded_per_task_and_reported(datasets_dir, tmp_path):
+    """Each task's peak resident memory goes into the store's task table; the report's
+    "Peak memory" table and results.json give the largest over a dataset's tasks."""
+    import json
+    import sys
+
+    from skmlfs.experiments import ResultStore
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("per-task peak memory needs /proc (Linux)")
+    (tmp_path / "exp.toml").write_text(PAPER_TOML.replace('name = "pap"', 'name = "mem"')
+                                       + '[report.choose]\nparameter = "k"\n'
+                                       'criterion = "hamming_loss"\nfixed = 5\n')
+    spec = load_experiment(tmp_path / "exp.toml")
+    db = tmp_path / "r.db"
+    run_experiment(spec, db, verbose=False, progress=False)
+    write_report(db, tmp_path / "rep", figures=False, experiment="mem")
+    with ResultStore(db) as st:
+        stats, cells = st.task_stats(), st.to_frame()
+    assert set(stats["task_id"]) == set(cells["ranking_id"])
+    assert (stats["peak_rss_mb"] > 1).all()
+    res = json.loads((tmp_path / "rep" / "results.json").read_text())["results"]
+    text = (tmp_path / "rep" / "README.md").read_text()
+    mem = _section(text, "## Peak memory")
+    for ds in ("emotions", "scene"):
+        want = stats.loc[stats["dataset"] == ds, "peak_rss_mb"].max()
+        assert res[ds]["peak_rss_mb"] == pytest.approx(want)
+        assert f"| {ds} | {want:.0f} |" in mem
+
+
+def test_tuned_parameters_section_reads_the_cells(datasets_dir, tmp_path):
+    """The "Tuned parameters" rows are the stored choices: the selector's setting (tuned
+    per learner) with the best mean of its inner scores and their count, and the learner's
+    C at each budget."""
+    from skmlfs.experiments import ResultStore
+
+    mean = ["macro_f1", "micro_f1"]
+    flags = datasets_dir / "mulan" / "flags"
+    spec = ExperimentSpec.from_dict({
+        "name": "tun", "seed": 0, "n_features": "5%..10%", "metrics": mean,
+        "protocol": "train_test", "discretizer": {"method": "skmlfs.experiments:MinMaxScale"},
+        "datasets": [{"name": "flags", "train": str(flags / "flags-train.arff"),
+                      "test": str(flags / "flags-test.arff")}],
+        "learners": {"svm": {"method": "sklearn.multiclass:OneVsRestClassifier",
+                             "estimator": {"method": "sklearn.svm:LinearSVC",
+                                           "max_iter": 1000, "random_state": 0},
+                             "tune": {"estimator__C": [0.1, 10.0]}, "inner_cv": 2,
+                             "scoring": mean}},
+        "selectors": {"RLEFS": {"method": "rlefs", "random_state": 0, "max_iter": 20,
+                                "tune": {"alpha": [0.1, 0.5]}, "tune_with": "learner",
+                                "inner_cv": 2, "scoring": mean}},
+    })
+    db = tmp_path / "r.db"
+    run_experiment(spec, db, verbose=False, progress=False)
+    write_report(db, tmp_path / "rep", figures=False, experiment="tun")
+    text = _section((tmp_path / "rep" / "README.md").read_text(), "## Tuned parameters")
+    with ResultStore(db) as st:
+        df = st.to_frame().sort_values("k")
+    top = df.iloc[-1]["info"]["selector"]
+    scores = [r["mean"] for r in top["inner_scores"]]
+    setting = ", ".join(f"{k.split('__')[-1]} = {v:g}"  # the C of the joint search too
+                        for k, v in sorted(top["best_params"].items()))
+    cs = [f"{k}: C = {i['learner']['best_params']['estimator__C']:g}"
+          for k, i in zip(df["k"], df["info"], strict=True)]
+    same = len({c.split(": ", 1)[1] for c in cs}) == 1
+    per_k = cs[0].split(": ", 1)[1] if same else "; ".join(cs)
+    row = (f"| flags | 0 | RLEFS | svm | {setting} | {max(scores):.4f} | {len(scores)} | "
+           f"{per_k} |")
+    assert row in text.splitlines()

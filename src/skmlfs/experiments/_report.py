@@ -432,9 +432,13 @@ def _read_store(db: Any, cell_ids=None, experiment=None, all_cells=False):
                 cell_ids = [c for ids in lists for c in ids]
         df = store.to_frame(cell_ids=cell_ids)
         fails = store.failures()
+        stats = store.task_stats()
     finally:
         if store is not db:
             store.close()
+    if len(df) and len(stats) and "ranking_id" in df:  # the reported tasks' resources
+        peak = stats.set_index("task_id")["peak_rss_mb"]
+        df = df.assign(peak_rss_mb=df["ranking_id"].map(peak).astype(float))
     return df, meta, fails
 
 
@@ -658,7 +662,11 @@ def write_report(
             md, written, plot_objectives(df, out / "figures", methods=m_pref),
             "Optimiser convergence", "Objective after each iteration of the selector fits "
             "(tuned selectors: the refit at the chosen setting).")
+    from ._report_tuning import tuning_section
+
+    md.append(tuning_section(df, ds_pref, m_pref))
     md.append(_runtime_section(df, ds_pref, m_pref))
+    md.append(_memory_section(df, ds_pref, m_pref))
     if figures:
         p = _runtime_figure(df, out, ds_pref, m_pref)
         if p is not None:
@@ -804,6 +812,22 @@ def _runtime_section(df, ds_pref, m_pref) -> str:
         lines.append(
             f"| {ds} | " + " | ".join(_fmt_time(tab.at[ds, m]) for m in cols) + " |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def _memory_section(df, ds_pref, m_pref) -> str:
+    """Peak resident memory per dataset × method: the largest over the splits of the
+    process's peak during the task (MB); '' when the store recorded none."""
+    if "peak_rss_mb" not in df or not df["peak_rss_mb"].notna().any():
+        return ""
+    tab = df.groupby(["dataset", "method"])["peak_rss_mb"].max().unstack("method")
+    tab = tab.reindex(index=_order(tab.index, ds_pref), columns=_order(tab.columns, m_pref))
+    cols = list(tab.columns)
+    lines = ["## Peak memory (MB, largest over the splits of the task process's peak)\n",
+             "| Dataset | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+    for ds, row in tab.iterrows():
+        lines.append(f"| {ds} | " + " | ".join(
+            "–" if np.isnan(v) else f"{v:.0f}" for v in row.to_numpy(float)) + " |")
     return "\n".join(lines) + "\n"
 
 

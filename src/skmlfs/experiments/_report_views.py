@@ -42,6 +42,7 @@ import json
 import math
 import numbers
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -275,8 +276,9 @@ def fold_optimised(df: Any, parameter: str, convergence: str | None = None) -> A
 def resolve_includes(report: Mapping[str, Any], base_dir: str | None) -> dict:
     """``report`` with each ``include`` file made absolute against ``base_dir`` (the
     experiment file's folder), so that ``mlfs report`` on the store finds it; a missing
-    file is an error naming it."""
-    if not report.get("include"):
+    file is an error naming it. Without ``base_dir`` (a spec from a dict) the paths are
+    left as given."""
+    if not report.get("include") or base_dir is None:
         return dict(report)
     files = []
     for t in report["include"]:
@@ -295,7 +297,12 @@ def included(report: Mapping[str, Any], at: str) -> list[str]:
             continue
         if t.get("title"):
             md.append(f"## {t['title']}\n")
-        md.append(Path(t["file"]).read_text(encoding="utf-8").rstrip() + "\n")
+        p = Path(t["file"])
+        if not p.is_file():  # moved since the run: say so rather than fail the report
+            warnings.warn(f"report include: no file {p}; left out.", stacklevel=2)
+            md.append(f"_(included file {p.name} not found)_\n")
+            continue
+        md.append(p.read_text(encoding="utf-8").rstrip() + "\n")
     return md
 
 
@@ -498,6 +505,10 @@ def _results_json(df, meta, chosen, par, metrics) -> dict:
         entry: dict = {"dataset": json.loads(info) if info else {}}
         times = g[["selection_time", "fit_time", "predict_time"]].fillna(0.0)
         entry["seconds_cells"] = float(times.to_numpy().sum())
+        if "peak_rss_mb" in g and g["peak_rss_mb"].notna().any():  # None: not recorded
+            entry["peak_rss_mb"] = float(g["peak_rss_mb"].max())
+        else:
+            entry["peak_rss_mb"] = None
         entry["chosen"] = {b: v for (d, b), v in chosen.items() if d == ds}
         vals: dict = {}
         for method, gm in g.groupby("method", sort=False):
