@@ -192,3 +192,53 @@ def test_tuned_parameters_section_reads_the_cells(datasets_dir, tmp_path):
     row = (f"| flags | 0 | RLEFS | svm | {setting} | {max(scores):.4f} | {len(scores)} | "
            f"{per_k} |")
     assert row in text.splitlines()
+
+
+REF_TOML = """
+name = "ref"
+n_features = [3, 6]
+metrics = ["hamming_loss"]
+[protocol]
+kind = "kfold"
+k = 2
+[selectors.MDMR]
+method = "mdmr"
+[selectors.ALL]
+method = "all"
+n_features = "all"
+[learners.ml]
+method = "mlknn"
+k = 5
+[[datasets]]
+name = "emotions"
+load = "emotions"
+[report]
+reference = ["ALL"]
+"""
+
+
+def test_reference_methods_leave_the_compared_tables(datasets_dir, tmp_path):
+    """A reference method is not a column of the compared tables; its own table holds
+    the mean ± std over the splits of its cells."""
+    from skmlfs.experiments import ResultStore
+
+    (tmp_path / "exp.toml").write_text(REF_TOML)
+    spec = load_experiment(tmp_path / "exp.toml")
+    db = tmp_path / "r.db"
+    run_experiment(spec, db, verbose=False, progress=False)
+    write_report(db, tmp_path / "rep", figures=False, experiment="ref")
+    text = (tmp_path / "rep" / "README.md").read_text()
+    assert "ALL" not in _section(text, "## hamming loss")
+    with ResultStore(db) as st:
+        df = st.to_frame()
+    v = df[df["method"] == "ALL"].sort_values("split")["hamming_loss"].to_numpy()
+    assert len(v) == 2
+    row = f"| emotions | ALL | {v.mean():.3f} ± {v.std(ddof=1):.3f} |"
+    assert row in _section(text, "## Reference methods").splitlines()
+
+
+def test_reference_must_be_a_list_of_names():
+    d = {"selectors": ["all"], "datasets": ["emotions"], "metrics": ["hamming_loss"],
+         "report": {"reference": "ALL"}}
+    with pytest.raises(SpecError, match=r"report\.reference"):
+        ExperimentSpec.from_dict(d)

@@ -664,7 +664,8 @@ def write_report(
             "(tuned selectors: the refit at the chosen setting).")
     from ._report_tuning import tuning_section
 
-    md.append(tuning_section(df, ds_pref, m_pref))
+    full = view_state["full"] if views else df  # reference cells were tuned too
+    md.append(tuning_section(full, ds_pref, m_pref))
     md.append(_runtime_section(df, ds_pref, m_pref))
     md.append(_memory_section(df, ds_pref, m_pref))
     if figures:

@@ -26,6 +26,10 @@ Generic mechanisms the paper reproductions need beyond the per-metric tables of
     Hand-written text kept across regenerations: each file (relative to the experiment
     file) is copied into README.md after the overview (``at = "start"``, the default) or
     after every generated section (``"end"``), under ``title`` when given.
+``reference = ["ALL", ...]``
+    Methods shown for reference only (e.g. every feature, no selection): their cells leave
+    the compared tables (ranks, tests) and get one table, dataset × learner × metric,
+    mean ± std over the splits and budgets.
 ``ablation = { method = ..., parameter = ..., reference = ..., metric = ... }``
     The variants of ``method`` over ``parameter`` (e.g. a constant |Z|/|L| = p) against the
     ``reference`` method on ``metric``: table, ``figures/ablation.png`` and
@@ -51,7 +55,8 @@ import numpy as np
 
 __all__ = ["REPORT_VIEW_KEYS", "check_report_views", "prepare", "sections"]
 
-REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation", "include"}
+REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation", "include",
+                    "reference"}
 _VARIANT = re.compile(r"^(?P<base>.*)\[(?P<label>[^\[\]]*)\]$")
 
 
@@ -116,6 +121,10 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
                     isinstance(v, numbers.Real) for v in vals
                 ):
                     raise fail(f"paper.{m}.{ds}", f"{len(cols)} numbers (one per column).")
+    ref = report.get("reference")
+    if ref is not None and (isinstance(ref, str) or not isinstance(ref, Sequence) or not all(
+            isinstance(x, str) for x in ref)):
+        raise fail("reference", "a list of method names.")
     inc = report.get("include")
     if inc is not None:
         if not isinstance(inc, Sequence) or isinstance(inc, str):
@@ -225,6 +234,10 @@ def prepare(df: Any, report: Mapping[str, Any]) -> tuple[Any, dict]:
     """Apply ``optimised`` and take the ablation cells out; returns ``(df, state)`` where
     ``state`` keeps what :func:`sections` needs (the ablation cells, the full frame)."""
     state: dict[str, Any] = {"full": df}
+    if report.get("reference"):
+        ref = df["method"].isin(list(report["reference"]))
+        state["reference"] = df[ref]
+        df = df[~ref]
     ab = report.get("ablation")
     if ab:
         base = df["method"].map(lambda m: split_variant(m)[0])
@@ -321,6 +334,8 @@ def sections(df: Any, state: Mapping, report: Mapping[str, Any], meta: Mapping, 
         m, f = _choose_sections(df, report, meta, out, datasets, decimals, alpha, m_order)
         md += m
         files += f
+    if len(state.get("reference", [])):
+        md.append(_reference_section(state["reference"], datasets, decimals, meta))
     if report.get("ablation") and len(state.get("ablation", [])):
         m, f = _ablation_section(state["ablation"], df, report["ablation"], out, datasets,
                                  figures, meta)
@@ -335,6 +350,35 @@ def sections(df: Any, state: Mapping, report: Mapping[str, Any], meta: Mapping, 
         h.to_csv(p, index=False, float_format="%.6g")
         files.append(p)
     return md, files
+
+
+def _reference_section(ref: Any, datasets: Sequence[str], decimals: int, meta) -> str:
+    from ._report import _order
+
+    metrics = _metric_columns(ref)
+    per = ref.groupby(["dataset", "method", "learner", "split"])[metrics].mean()
+    g = per.groupby(["dataset", "method", "learner"])
+    mu, sd = g.mean(), g.std(ddof=1)
+    cols = [(lr, m) for lr in sorted(ref["learner"].astype(str).unique()) for m in metrics]
+    lines = ["## Reference methods (not compared)\n",
+             "Mean ± std over the splits (a method with several budgets averaged over them "
+             "first); left out of the ranks and tests above.\n",
+             "| Dataset | method | " + " | ".join(
+                 f"{lr} {m} {'↑' if _direction(m, meta) else '↓'}" for lr, m in cols) + " |",
+             "|---|---|" + "---|" * len(cols)]
+    for ds in _order(mu.index.get_level_values(0).unique(), datasets):
+        for meth in mu.loc[ds].index.get_level_values(0).unique():
+            cells = []
+            for lr, m in cols:
+                key = (ds, meth, lr)
+                if key not in mu.index or np.isnan(mu.loc[key, m]):
+                    cells.append("–")
+                    continue
+                s = sd.loc[key, m]
+                cells.append(f"{mu.loc[key, m]:.{decimals}f} ± "
+                             + ("–" if np.isnan(s) else f"{s:.{decimals}f}"))
+            lines.append(f"| {ds} | {meth} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def chosen_values(df: Any, parameter: str, criterion: str, gib: bool) -> dict:
