@@ -235,6 +235,12 @@ def test_reference_methods_leave_the_compared_tables(datasets_dir, tmp_path):
     assert len(v) == 2
     row = f"| emotions | ALL | {v.mean():.3f} ± {v.std(ddof=1):.3f} |"
     assert row in _section(text, "## Reference methods").splitlines()
+    # time per dataset x method: selection once per split, fits and predictions per cell
+    m = df[df["method"] == "MDMR"]
+    sel = m.groupby("split")["selection_time"].first().sum()
+    want = (f"| emotions | MDMR | {sel:.3g} | {m['fit_time'].sum():.3g} | "
+            f"{m['predict_time'].sum():.3g} |")
+    assert want in _section(text, "## Time per dataset × method").splitlines()
 
 
 def test_reference_must_be_a_list_of_names():

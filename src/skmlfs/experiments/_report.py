@@ -667,6 +667,7 @@ def write_report(
     full = view_state["full"] if views else df  # reference cells were tuned too
     md.append(tuning_section(full, ds_pref, m_pref))
     md.append(_runtime_section(df, ds_pref, m_pref))
+    md.append(_time_breakdown(df, ds_pref, m_pref))
     md.append(_memory_section(df, ds_pref, m_pref))
     if figures:
         p = _runtime_figure(df, out, ds_pref, m_pref)
@@ -813,6 +814,25 @@ def _runtime_section(df, ds_pref, m_pref) -> str:
         lines.append(
             f"| {ds} | " + " | ".join(_fmt_time(tab.at[ds, m]) for m in cols) + " |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def _time_breakdown(df, ds_pref, m_pref) -> str:
+    """Seconds per dataset × method, summed over splits, budgets and learners: the
+    selection (once per split; tuning included), the learners' fits (their own tuning
+    included) and predictions."""
+    sel = df.groupby(["dataset", "method", "split"])["selection_time"].first()
+    sel = sel.groupby(["dataset", "method"]).sum()
+    rest = df.groupby(["dataset", "method"])[["fit_time", "predict_time"]].sum()
+    tab = rest.assign(selection_time=sel)
+    lines = ["## Time per dataset × method (s, summed over splits, budgets and learners)\n",
+             "| Dataset | method | selection (with its tuning) | learner fits (with their "
+             "tuning) | prediction |", "|---|---|---|---|---|"]
+    for ds in _order(tab.index.get_level_values(0).unique(), ds_pref):
+        for m in _order(tab.loc[ds].index, m_pref):
+            r = tab.loc[(ds, m)]
+            lines.append(f"| {ds} | {m} | {_fmt_time(r['selection_time'])} | "
+                         f"{_fmt_time(r['fit_time'])} | {_fmt_time(r['predict_time'])} |")
     return "\n".join(lines) + "\n"
 
 
