@@ -248,3 +248,31 @@ def test_reference_must_be_a_list_of_names():
          "report": {"reference": "ALL"}}
     with pytest.raises(SpecError, match=r"report\.reference"):
         ExperimentSpec.from_dict(d)
+
+
+def test_over_budgets_summarises_each_method_curve(datasets_dir, tmp_path):
+    """``over_budgets``: per dataset × method the mean and population std over the budgets
+    of the split-mean values, the largest budget's value, and the mean over datasets."""
+    from skmlfs.experiments import ResultStore
+
+    toml = REF_TOML.replace('name = "ref"', 'name = "ob"').replace(
+        'reference = ["ALL"]', 'reference = ["ALL"]\nover_budgets = true').replace(
+        '[[datasets]]\nname = "emotions"', '[[datasets]]\nname = "scene"\nload = "scene"\n'
+        '[[datasets]]\nname = "emotions"')
+    (tmp_path / "exp.toml").write_text(toml)
+    spec = load_experiment(tmp_path / "exp.toml")
+    db = tmp_path / "r.db"
+    run_experiment(spec, db, verbose=False, progress=False)
+    write_report(db, tmp_path / "rep", figures=False, experiment="ob")
+    sec = _section((tmp_path / "rep" / "README.md").read_text(), "## hamming loss")
+    rows = sec[sec.index("Over the budgets"):].splitlines()
+    with ResultStore(db) as st:
+        df = st.to_frame()
+    ds_means = []
+    for ds in ("scene", "emotions"):
+        m = df[(df["method"] == "MDMR") & (df["dataset"] == ds)]
+        per_k = [m.loc[m["k"] == k, "hamming_loss"].mean() for k in (3, 6)]
+        ds_means.append(np.mean(per_k))
+        assert (f"| {ds} | {np.mean(per_k):.3f} ± {np.std(per_k):.3f} [{per_k[-1]:.3f}] |"
+                in rows)
+    assert f"| mean | {np.mean(ds_means):.3f} |" in rows

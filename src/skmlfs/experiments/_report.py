@@ -586,6 +586,11 @@ def write_report(
         body = table_markdown(t)
         md.append(body)
         md.append(_stats_line(t, alpha, control))
+        if views.get("over_budgets"):  # as papers with budget curves report them
+            from ._report_views import budget_rows
+
+            md.append(budget_rows(df, t.metric, t.learner, list(t.mean.columns),
+                                  list(t.mean.index), decimals))
         if views.get("paper") and not views.get("choose"):  # the published values beside
             from ._report_views import paper_rows
 

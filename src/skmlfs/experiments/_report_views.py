@@ -30,6 +30,10 @@ Generic mechanisms the paper reproductions need beyond the per-metric tables of
     Methods shown for reference only (e.g. every feature, no selection): their cells leave
     the compared tables (ranks, tests) and get one table, dataset × learner × metric,
     mean ± std over the splits and budgets.
+``over_budgets = true``
+    After each metric table, the same cells summarised over the budgets, as papers with
+    budget curves report them: mean ± std (ddof = 0) over the budgets (of the split
+    means), the value at the largest budget in brackets, and the mean over the datasets.
 ``ablation = { method = ..., parameter = ..., reference = ..., metric = ... }``
     The variants of ``method`` over ``parameter`` (e.g. a constant |Z|/|L| = p) against the
     ``reference`` method on ``metric``: table, ``figures/ablation.png`` and
@@ -56,7 +60,7 @@ import numpy as np
 __all__ = ["REPORT_VIEW_KEYS", "check_report_views", "prepare", "sections"]
 
 REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation", "include",
-                    "reference"}
+                    "reference", "over_budgets"}
 _VARIANT = re.compile(r"^(?P<base>.*)\[(?P<label>[^\[\]]*)\]$")
 
 
@@ -121,6 +125,8 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
                     isinstance(v, numbers.Real) for v in vals
                 ):
                     raise fail(f"paper.{m}.{ds}", f"{len(cols)} numbers (one per column).")
+    if not isinstance(report.get("over_budgets", False), bool):
+        raise fail("over_budgets", "must be true or false.")
     ref = report.get("reference")
     if ref is not None and (isinstance(ref, str) or not isinstance(ref, Sequence) or not all(
             isinstance(x, str) for x in ref)):
@@ -158,6 +164,38 @@ def _paper_tables(paper: Mapping[str, Any]):
                 yield f"{m}.{metric}", sub
         else:
             yield m, rows
+
+
+def budget_rows(df: Any, metric: str, learner: str | None, methods: Sequence[str],
+                datasets: Sequence[str], decimals: int) -> str:
+    """Markdown table of ``metric`` over the budgets per dataset × method (see the module
+    doc, ``over_budgets``); '' when no method has several budgets."""
+    sub = df if learner is None else df[df["learner"] == learner]
+    per_k = sub.groupby(["dataset", "method", "k"])[metric].mean()  # over the splits
+    if per_k.groupby(["dataset", "method"]).size().max() < 2:
+        return ""
+    # the budgets are the whole grid, not a sample of it: population std (ddof = 0)
+    lines = ["Over the budgets: mean ± std (ddof = 0) of the per-budget values, [the value "
+             "at the largest budget]:\n",
+             "| Dataset | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
+    means: dict = {}
+    for ds in datasets:
+        cells = []
+        for m in methods:
+            try:
+                v = per_k.loc[(ds, m)].sort_index()
+            except KeyError:
+                cells.append("–")
+                continue
+            means.setdefault(m, []).append(float(v.mean()))
+            sd = float(v.std(ddof=0)) if len(v) > 1 else float("nan")
+            cells.append(f"{v.mean():.{decimals}f} ± "
+                         + ("–" if math.isnan(sd) else f"{sd:.{decimals}f}")
+                         + f" [{v.iloc[-1]:.{decimals}f}]")
+        lines.append(f"| {ds} | " + " | ".join(cells) + " |")
+    lines.append("| mean | " + " | ".join(
+        f"{np.mean(means[m]):.{decimals}f}" if m in means else "–" for m in methods) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def paper_rows(paper: Mapping[str, Any], metric: str, learner: str | None,

@@ -410,7 +410,7 @@ _TOP_KEYS = {
 }
 _REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
 _REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation",
-                 "include", "reference"}  # see _report_views
+                 "include", "reference", "over_budgets"}  # see _report_views
 _DATASET_KEYS = {
     "name",
     "load",
