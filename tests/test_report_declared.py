@@ -15,9 +15,8 @@ from skmlfs.experiments import (
     write_report,
 )
 
-TOML = """
-name = "inc"
-selectors = ["all"]
+# two folds of emotions with ML-kNN: the shared part of the experiments below
+EMOTIONS_2FOLD = """
 metrics = ["hamming_loss"]
 [protocol]
 kind = "kfold"
@@ -28,6 +27,12 @@ k = 5
 [[datasets]]
 name = "emotions"
 load = "emotions"
+"""
+
+TOML = """
+name = "inc"
+selectors = ["all"]
+""" + EMOTIONS_2FOLD + """
 [report]
 include = [{ file = "notes/first.md" }, { file = "notes/last.md", at = "end", title = "Notes" }]
 """
@@ -197,21 +202,12 @@ def test_tuned_parameters_section_reads_the_cells(datasets_dir, tmp_path):
 REF_TOML = """
 name = "ref"
 n_features = [3, 6]
-metrics = ["hamming_loss"]
-[protocol]
-kind = "kfold"
-k = 2
+""" + EMOTIONS_2FOLD + """
 [selectors.MDMR]
 method = "mdmr"
 [selectors.ALL]
 method = "all"
 n_features = "all"
-[learners.ml]
-method = "mlknn"
-k = 5
-[[datasets]]
-name = "emotions"
-load = "emotions"
 [report]
 reference = ["ALL"]
 """

@@ -826,9 +826,11 @@ def _time_breakdown(df, ds_pref, m_pref) -> str:
     """Seconds per dataset × method, summed over splits, budgets and learners: the
     selection (once per split; tuning included), the learners' fits (their own tuning
     included) and predictions."""
+    df = df.assign(**{c: np.nan for c in ("selection_time", "fit_time", "predict_time")
+                      if c not in df})  # a frame given by the caller may lack some
     sel = df.groupby(["dataset", "method", "split"])["selection_time"].first()
-    sel = sel.groupby(["dataset", "method"]).sum()
-    rest = df.groupby(["dataset", "method"])[["fit_time", "predict_time"]].sum()
+    sel = sel.groupby(["dataset", "method"]).sum(min_count=1)
+    rest = df.groupby(["dataset", "method"])[["fit_time", "predict_time"]].sum(min_count=1)
     tab = rest.assign(selection_time=sel)
     lines = ["## Time per dataset × method (s, summed over splits, budgets and learners)\n",
              "| Dataset | method | selection (with its tuning) | learner fits (with their "
