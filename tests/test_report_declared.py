@@ -38,16 +38,26 @@ include = [{ file = "notes/first.md" }, { file = "notes/last.md", at = "end", ti
 """
 
 
+def _run_and_report(tmp_path, toml: str, name: str):
+    """Run the experiment file ``toml`` into ``tmp_path/r.db`` and report it into
+    ``tmp_path/rep``; returns (README text, the store's cells, its task table)."""
+    from skmlfs.experiments import ResultStore
+
+    (tmp_path / "exp.toml").write_text(toml)
+    db = tmp_path / "r.db"
+    run_experiment(load_experiment(tmp_path / "exp.toml"), db, verbose=False, progress=False)
+    write_report(db, tmp_path / "rep", figures=False, experiment=name)
+    with ResultStore(db) as st:
+        cells, stats = st.to_frame(), st.task_stats()
+    return (tmp_path / "rep" / "README.md").read_text(), cells, stats
+
+
 def test_included_text_is_placed_and_reread(datasets_dir, tmp_path):
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "first.md").write_text("FIRST hand-written paragraph.\n")
     (tmp_path / "notes" / "last.md").write_text("LAST hand-written paragraph.\n")
-    (tmp_path / "exp.toml").write_text(TOML)
-    spec = load_experiment(tmp_path / "exp.toml")
+    text = _run_and_report(tmp_path, TOML, "inc")[0]
     db = tmp_path / "r.db"
-    run_experiment(spec, db, verbose=False, progress=False)
-    write_report(db, tmp_path / "rep", figures=False, experiment="inc")
-    text = (tmp_path / "rep" / "README.md").read_text()
     first, table, last = (text.index(s) for s in
                           ("FIRST hand-written", "## hamming loss", "LAST hand-written"))
     assert first < table < text.index("## Notes") < last
@@ -109,12 +119,7 @@ def test_paper_values_beside_each_table(datasets_dir, tmp_path):
     """Per-learner paper tables go under that learner's table, a metric-level one under
     every learner's; only the compared methods and the run's datasets are shown, and the
     mean row is the mean of the shown values."""
-    (tmp_path / "exp.toml").write_text(PAPER_TOML)
-    spec = load_experiment(tmp_path / "exp.toml")
-    db = tmp_path / "r.db"
-    run_experiment(spec, db, verbose=False, progress=False)
-    write_report(db, tmp_path / "rep", figures=False, experiment="pap")
-    text = (tmp_path / "rep" / "README.md").read_text()
+    text = _run_and_report(tmp_path, PAPER_TOML, "pap")[0]
     paper = "The paper's values"
     assert paper not in _section(text, "## hamming loss ↓ — learner ml5")
     hl7 = _section(text, "## hamming loss ↓ — learner ml7")
@@ -134,23 +139,14 @@ def test_peak_memory_recorded_per_task_and_reported(datasets_dir, tmp_path):
     import json
     import sys
 
-    from skmlfs.experiments import ResultStore
-
     if not sys.platform.startswith("linux"):
         pytest.skip("per-task peak memory needs /proc (Linux)")
-    (tmp_path / "exp.toml").write_text(PAPER_TOML.replace('name = "pap"', 'name = "mem"')
-                                       + '[report.choose]\nparameter = "k"\n'
-                                       'criterion = "hamming_loss"\nfixed = 5\n')
-    spec = load_experiment(tmp_path / "exp.toml")
-    db = tmp_path / "r.db"
-    run_experiment(spec, db, verbose=False, progress=False)
-    write_report(db, tmp_path / "rep", figures=False, experiment="mem")
-    with ResultStore(db) as st:
-        stats, cells = st.task_stats(), st.to_frame()
+    text, cells, stats = _run_and_report(
+        tmp_path, PAPER_TOML.replace('name = "pap"', 'name = "mem"')
+        + '[report.choose]\nparameter = "k"\ncriterion = "hamming_loss"\nfixed = 5\n', "mem")
     assert set(stats["task_id"]) == set(cells["ranking_id"])
     assert (stats["peak_rss_mb"] > 1).all()
     res = json.loads((tmp_path / "rep" / "results.json").read_text())["results"]
-    text = (tmp_path / "rep" / "README.md").read_text()
     mem = _section(text, "## Peak memory")
     for ds in ("emotions", "scene"):
         want = stats.loc[stats["dataset"] == ds, "peak_rss_mb"].max()
@@ -216,17 +212,8 @@ reference = ["ALL"]
 def test_reference_methods_leave_the_compared_tables(datasets_dir, tmp_path):
     """A reference method is not a column of the compared tables; its own table holds
     the mean ± std over the splits of its cells."""
-    from skmlfs.experiments import ResultStore
-
-    (tmp_path / "exp.toml").write_text(REF_TOML)
-    spec = load_experiment(tmp_path / "exp.toml")
-    db = tmp_path / "r.db"
-    run_experiment(spec, db, verbose=False, progress=False)
-    write_report(db, tmp_path / "rep", figures=False, experiment="ref")
-    text = (tmp_path / "rep" / "README.md").read_text()
+    text, df, _ = _run_and_report(tmp_path, REF_TOML, "ref")
     assert "ALL" not in _section(text, "## hamming loss")
-    with ResultStore(db) as st:
-        df = st.to_frame()
     v = df[df["method"] == "ALL"].sort_values("split")["hamming_loss"].to_numpy()
     assert len(v) == 2
     row = f"| emotions | ALL | {v.mean():.3f} ± {v.std(ddof=1):.3f} |"
@@ -249,21 +236,13 @@ def test_reference_must_be_a_list_of_names():
 def test_over_budgets_summarises_each_method_curve(datasets_dir, tmp_path):
     """``over_budgets``: per dataset × method the mean and population std over the budgets
     of the split-mean values, the largest budget's value, and the mean over datasets."""
-    from skmlfs.experiments import ResultStore
-
     toml = REF_TOML.replace('name = "ref"', 'name = "ob"').replace(
         'reference = ["ALL"]', 'reference = ["ALL"]\nover_budgets = true').replace(
         '[[datasets]]\nname = "emotions"', '[[datasets]]\nname = "scene"\nload = "scene"\n'
         '[[datasets]]\nname = "emotions"')
-    (tmp_path / "exp.toml").write_text(toml)
-    spec = load_experiment(tmp_path / "exp.toml")
-    db = tmp_path / "r.db"
-    run_experiment(spec, db, verbose=False, progress=False)
-    write_report(db, tmp_path / "rep", figures=False, experiment="ob")
-    sec = _section((tmp_path / "rep" / "README.md").read_text(), "## hamming loss")
+    text, df, _ = _run_and_report(tmp_path, toml, "ob")
+    sec = _section(text, "## hamming loss")
     rows = sec[sec.index("Over the budgets"):].splitlines()
-    with ResultStore(db) as st:
-        df = st.to_frame()
     ds_means = []
     for ds in ("scene", "emotions"):
         m = df[(df["method"] == "MDMR") & (df["dataset"] == ds)]
