@@ -277,8 +277,9 @@ def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
                            / "rlefs_paper.toml")
     assert [m.name for m in spec.selectors][:7] == ["PPTMI", "PPTCHI", "MIFS", "MDMR", "LRFS",
                                                    "RALMFS", "RLEFS"]
-    sens = [m for m in spec.selectors[7:] if m.options.get("sensitivity")]
-    assert len(sens) == len(spec.selectors) - 7 == 4 * 7
+    assert spec.selectors[7].name == "ALL" and spec.report["reference"] == ["ALL"]
+    sens = [m for m in spec.selectors[8:] if m.options.get("sensitivity")]
+    assert len(sens) == len(spec.selectors) - 8 == 4 * 7
     rlefs = spec.selectors[6]
     assert rlefs.tuning["tune_with"] == "learner" and rlefs.tuning["search"] == "coordinate"
     assert rlefs.options["by_dataset"]["flags"]["tuning"].get("search", "grid") == "grid"

@@ -158,7 +158,7 @@ def test_report_optimised_ablation_convergence(datasets_dir, tmp_path):
 
 def test_report_versus_texts_runtime_and_ablation_filter(datasets_dir, tmp_path):
     """The ``versus`` view equals the means and scipy's paired t-test of the stored cells;
-    ``preface``/``include`` files are read at report time (an edit survives a rerun that
+    ``include`` files are read at report time (an edit survives a rerun that
     computes nothing); a folded method's run time is the mean of its searches;
     ``ablation.datasets`` leaves other data sets out; none of it changes a cell key."""
     from scipy.stats import ttest_rel
@@ -169,7 +169,7 @@ def test_report_versus_texts_runtime_and_ablation_filter(datasets_dir, tmp_path)
     g = _reduced("emotions", metrics)
     (tmp_path / "proto.md").write_text("## Protocol\n\nFirst version of the prose.\n")
     (tmp_path / "notes.md").write_text("## Reading the results\n\nHand-written.\n")
-    g["report"].update(preface="proto.md", include=["notes.md"])
+    g["report"]["include"] = [{"file": "proto.md"}, {"file": "notes.md", "at": "end"}]
     db = tmp_path / "m.db"
 
     def run(g):
@@ -196,7 +196,7 @@ def test_report_versus_texts_runtime_and_ablation_filter(datasets_dir, tmp_path)
         want = "T" if p > 0.05 else ("W" if ma > mb else "L")
         assert cells[2].startswith(want)
     assert f"has the higher mean on {int(ma > mb)} of 1 data sets" in sec
-    # the texts: preface before the first table, include at the end
+    # the texts: one at the start (before the first table), one at the end
     assert text.index("First version of the prose.") < text.index("## multilabel accuracy")
     assert text.index("Hand-written.") > text.index("## Selection time")
     # run time of the folded memetic: the mean over its searches of each split
@@ -223,9 +223,8 @@ def test_report_text_files_must_exist(tmp_path):
     from skmlfs.experiments import SpecError
 
     g = _reduced("emotions", ["one_error"])
-    del g["report"]["preface"]
-    g["report"]["include"] = ["missing.md"]
-    with pytest.raises(SpecError, match=r"report\.include: no file 'missing.md'"):
+    g["report"]["include"] = [{"file": "missing.md"}]
+    with pytest.raises(SpecError, match=r"report\.include: no file .*missing\.md"):
         ExperimentSpec.from_dict(g, source="reduced", base_dir=str(tmp_path))
     g["report"]["include"] = "notes.md"
     with pytest.raises(SpecError, match=r"report\.include"):

@@ -174,6 +174,31 @@ class TaskResult:
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
+    #: peak resident memory of the process during the task, MB (Linux; else None)
+    peak_rss_mb: float | None = None
+
+
+def _peak_rss_reset() -> bool:
+    """Reset the kernel's peak-RSS counter (VmHWM) of this process; False where the
+    platform offers no reset (then no per-task peak is recorded)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_rss_mb() -> float | None:
+    """VmHWM of this process since the last reset, MB (None when unreadable)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return None
 
 
 # --------------------------------------------------------------------------- discretization
@@ -347,6 +372,7 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
     reports the failure; the failed cells are retried by the next run).
     """
     res = TaskResult(task.task_id, None, versions=versions())
+    measure = _peak_rss_reset()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -401,4 +427,5 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
                 raise
             res.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"
     res.warnings = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
+    res.peak_rss_mb = _peak_rss_mb() if measure else None
     return res

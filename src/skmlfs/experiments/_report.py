@@ -432,9 +432,13 @@ def _read_store(db: Any, cell_ids=None, experiment=None, all_cells=False):
                 cell_ids = [c for ids in lists for c in ids]
         df = store.to_frame(cell_ids=cell_ids)
         fails = store.failures()
+        stats = store.task_stats()
     finally:
         if store is not db:
             store.close()
+    if len(df) and len(stats) and "ranking_id" in df:  # the reported tasks' resources
+        peak = stats.set_index("task_id")["peak_rss_mb"]
+        df = df.assign(peak_rss_mb=df["ranking_id"].map(peak).astype(float))
     return df, meta, fails
 
 
@@ -568,11 +572,11 @@ def write_report(
         desc = meta.get(f"description:{nm}")
         if desc:
             md.append(f"{desc}\n")
-    if views.get("preface"):  # hand-written text kept outside the generated files
-        from ._report_views import read_text_file
-
-        md.append(read_text_file(views["preface"]))
     md.append(_overview(df, meta, k, ds_pref, m_pref))
+    if views.get("include"):  # hand-written text kept across regenerations
+        from ._report_views import included
+
+        md += included(views, "start")
     for t in tables:
         stem = _slug(t.metric + (f"_{t.learner}" if t.learner else ""))
         heading = f"{t.metric.replace('_', ' ')} {_arrow(t)}" + (
@@ -582,6 +586,16 @@ def write_report(
         body = table_markdown(t)
         md.append(body)
         md.append(_stats_line(t, alpha, control))
+        if views.get("over_budgets"):  # as papers with budget curves report them
+            from ._report_views import budget_rows
+
+            md.append(budget_rows(df, t.metric, t.learner, list(t.mean.columns),
+                                  list(t.mean.index), decimals))
+        if views.get("paper") and not views.get("choose"):  # the published values beside
+            from ._report_views import paper_rows
+
+            md.append(paper_rows(views["paper"], t.metric, t.learner, list(t.mean.columns),
+                                 list(t.mean.index), decimals))
         ctrl = control if control in t.mean.columns else (
             t.mean.columns[0] if t.mean.shape[1] == 2 else None
         )
@@ -653,7 +667,13 @@ def write_report(
             md, written, plot_objectives(df, out / "figures", methods=m_pref),
             "Optimiser convergence", "Objective after each iteration of the selector fits "
             "(tuned selectors: the refit at the chosen setting).")
+    from ._report_tuning import tuning_section
+
+    full = view_state["full"] if views else df  # reference cells were tuned too
+    md.append(tuning_section(full, ds_pref, m_pref))
     md.append(_runtime_section(df, ds_pref, m_pref))
+    md.append(_time_breakdown(df, ds_pref, m_pref))
+    md.append(_memory_section(df, ds_pref, m_pref))
     if figures:
         p = _runtime_figure(df, out, ds_pref, m_pref)
         if p is not None:
@@ -666,9 +686,7 @@ def write_report(
                       f"`{r['error'].splitlines()[0]}`")
         md.append("")
     if views.get("include"):
-        from ._report_views import read_text_file
-
-        md += [read_text_file(f) for f in views["include"]]
+        md += included(views, "end")
     md.append(_versions_line(df))
     p = out / "README.md"
     p.write_text("\n".join(md), encoding="utf-8")
@@ -801,6 +819,43 @@ def _runtime_section(df, ds_pref, m_pref) -> str:
         lines.append(
             f"| {ds} | " + " | ".join(_fmt_time(tab.at[ds, m]) for m in cols) + " |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def _time_breakdown(df, ds_pref, m_pref) -> str:
+    """Seconds per dataset × method, summed over splits, budgets and learners: the
+    selection (once per split; tuning included), the learners' fits (their own tuning
+    included) and predictions."""
+    df = df.assign(**{c: np.nan for c in ("selection_time", "fit_time", "predict_time")
+                      if c not in df})  # a frame given by the caller may lack some
+    sel = df.groupby(["dataset", "method", "split"])["selection_time"].first()
+    sel = sel.groupby(["dataset", "method"]).sum(min_count=1)
+    rest = df.groupby(["dataset", "method"])[["fit_time", "predict_time"]].sum(min_count=1)
+    tab = rest.assign(selection_time=sel)
+    lines = ["## Time per dataset × method (s, summed over splits, budgets and learners)\n",
+             "| Dataset | method | selection (with its tuning) | learner fits (with their "
+             "tuning) | prediction |", "|---|---|---|---|---|"]
+    for ds in _order(tab.index.get_level_values(0).unique(), ds_pref):
+        for m in _order(tab.loc[ds].index, m_pref):
+            r = tab.loc[(ds, m)]
+            lines.append(f"| {ds} | {m} | {_fmt_time(r['selection_time'])} | "
+                         f"{_fmt_time(r['fit_time'])} | {_fmt_time(r['predict_time'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def _memory_section(df, ds_pref, m_pref) -> str:
+    """Peak resident memory per dataset × method: the largest over the splits of the
+    process's peak during the task (MB); '' when the store recorded none."""
+    if "peak_rss_mb" not in df or not df["peak_rss_mb"].notna().any():
+        return ""
+    tab = df.groupby(["dataset", "method"])["peak_rss_mb"].max().unstack("method")
+    tab = tab.reindex(index=_order(tab.index, ds_pref), columns=_order(tab.columns, m_pref))
+    cols = list(tab.columns)
+    lines = ["## Peak memory (MB, largest over the splits of the task process's peak)\n",
+             "| Dataset | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+    for ds, row in tab.iterrows():
+        lines.append(f"| {ds} | " + " | ".join(
+            "–" if np.isnan(v) else f"{v:.0f}" for v in row.to_numpy(float)) + " |")
     return "\n".join(lines) + "\n"
 
 

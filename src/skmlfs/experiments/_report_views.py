@@ -19,7 +19,21 @@ Generic mechanisms the paper reproductions need beyond the per-metric tables of
     (``a`` against ``b``; R⁺ = rank sum where ``b`` is better, Demšar 2006), per metric and
     view; with ``paper``, how often the direction of ``a`` vs ``b`` agrees with the paper.
 ``paper = { columns = [...], <metric> = { <dataset> = [...] } }``
-    The paper's published values, one per column (``nan``: unreadable), printed beside ours.
+    The paper's published values, one per column (``nan``: unreadable), printed beside ours
+    (in the ``choose`` views, else as a table after each metric table); a sub-table
+    ``<learner> = { <metric> = {...} }`` holds one learner's values.
+``include = [{ file = "discussion.md", at = "start" | "end", title = "..." }, ...]``
+    Hand-written text kept across regenerations: each file (relative to the experiment
+    file) is copied into README.md after the overview (``at = "start"``, the default) or
+    after every generated section (``"end"``), under ``title`` when given.
+``reference = ["ALL", ...]``
+    Methods shown for reference only (e.g. every feature, no selection): their cells leave
+    the compared tables (ranks, tests) and get one table, dataset × learner × metric,
+    mean ± std over the splits and budgets.
+``over_budgets = true``
+    After each metric table, the same cells summarised over the budgets, as papers with
+    budget curves report them: mean ± std (ddof = 0) over the budgets (of the split
+    means), the value at the largest budget in brackets, and the mean over the datasets.
 ``ablation = { method = ..., parameter = ..., reference = ..., metric = ... }``
     The variants of ``method`` over ``parameter`` (e.g. a constant |Z|/|L| = p) against the
     ``reference`` method on ``metric``: table, ``figures/ablation.png`` and
@@ -51,6 +65,7 @@ import json
 import math
 import numbers
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -60,7 +75,7 @@ import numpy as np
 __all__ = ["REPORT_VIEW_KEYS", "check_report_views", "prepare", "sections"]
 
 REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation", "versus",
-                    "preface", "include", "records"}
+                    "include", "records", "reference", "over_budgets"}
 _VARIANT = re.compile(r"^(?P<base>.*)\[(?P<label>[^\[\]]*)\]$")
 
 
@@ -78,7 +93,8 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
         if not isinstance(t, Mapping):
             raise fail(key, "must be a table.")
         for k in t:
-            if k not in allowed and not (key == "paper" and k in metric_names):
+            if k not in allowed and not (key == "paper" and (k in metric_names or (
+                    isinstance(t[k], Mapping) and set(t[k]) <= metric_names))):
                 raise fail(f"{key}.{k}", f"unknown key; allowed: {', '.join(sorted(allowed))}"
                            + (" and the metric names" if key == "paper" else "") + ".")
         for k in required:
@@ -116,9 +132,7 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
         cols = pa["columns"]
         if not isinstance(cols, Sequence) or isinstance(cols, str) or not cols:
             raise fail("paper.columns", "a list of the compared methods' names.")
-        for m, rows in pa.items():
-            if m == "columns":
-                continue
+        for m, rows in _paper_tables(pa):
             if not isinstance(rows, Mapping):
                 raise fail(f"paper.{m}", "a table dataset -> list of values.")
             for ds, vals in rows.items():
@@ -126,6 +140,25 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
                     isinstance(v, numbers.Real) for v in vals
                 ):
                     raise fail(f"paper.{m}.{ds}", f"{len(cols)} numbers (one per column).")
+    if not isinstance(report.get("over_budgets", False), bool):
+        raise fail("over_budgets", "must be true or false.")
+    ref = report.get("reference")
+    if ref is not None and (isinstance(ref, str) or not isinstance(ref, Sequence) or not all(
+            isinstance(x, str) for x in ref)):
+        raise fail("reference", "a list of method names.")
+    inc = report.get("include")
+    if inc is not None:
+        if not isinstance(inc, Sequence) or isinstance(inc, str):
+            raise fail("include", "an array of tables { file, at, title }.")
+        for i, t in enumerate(inc):
+            if not isinstance(t, Mapping) or "file" not in t:
+                raise fail(f"include[{i}]", "a table with 'file'.")
+            bad = set(t) - {"file", "at", "title"}
+            if bad:
+                raise fail(f"include[{i}].{sorted(bad)[0]}", "unknown key; allowed: at, file, "
+                           "title.")
+            if t.get("at", "start") not in ("start", "end"):
+                raise fail(f"include[{i}].at", "must be 'start' or 'end'.")
     ab = table("ablation", ["method", "parameter", "reference", "metric"],
                {"method", "parameter", "reference", "metric", "datasets"})
     if ab is not None and ab["metric"] not in metric_names:
@@ -150,11 +183,6 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
         if isinstance(ev, str) or not isinstance(ev, Sequence) or not all(
                 isinstance(e, int) and not isinstance(e, bool) and e >= 1 for e in ev):
             raise fail("records.evaluations", "a list of evaluation counts (>= 1).")
-    if "preface" in report and not isinstance(report["preface"], str):
-        raise fail("preface", "a file name (relative to the experiment file).")
-    if "include" in report and not _names(report["include"]):
-        raise fail("include", "a non-empty list of file names (relative to the experiment "
-                   "file).")
 
 
 def _names(v: Any) -> bool:
@@ -162,35 +190,82 @@ def _names(v: Any) -> bool:
             and all(isinstance(x, str) for x in v))
 
 
-def resolve_texts(source: str, report: Mapping[str, Any], base_dir: str | None) -> dict:
-    """``report`` with ``preface``/``include`` made absolute against ``base_dir``
-    (``ValueError`` naming the key for a missing file)."""
-    out = dict(report)
-    base = Path(base_dir or ".")
-    for key in ("preface", "include"):
-        if key not in out:
-            continue
-        names = [out[key]] if key == "preface" else list(out[key])
-        paths = []
-        for n in names:
-            f = (base / n).resolve()
-            if not f.is_file():
-                raise ValueError(f"{source}: report.{key}: no file {n!r} next to the "
-                                 f"experiment file.")
-            paths.append(str(f))
-        out[key] = paths[0] if key == "preface" else paths
-    return out
-
-
-def read_text_file(path: str) -> str:
-    """A ``preface``/``include`` file's text; a file gone since the run is named."""
-    try:
-        return Path(path).read_text(encoding="utf-8").strip("\n") + "\n"
-    except OSError as exc:
-        raise ValueError(f"report text file {path!r}: {exc.strerror}.") from None
-
-
 # --------------------------------------------------------------------------- helpers
+def _paper_tables(paper: Mapping[str, Any]):
+    """``(name, dataset -> values)`` of every metric table of ``paper``: ``<metric>``, or
+    ``<learner>.<metric>`` (named ``"<learner>.<metric>"``) for per-learner tables."""
+    for m, rows in paper.items():
+        if m == "columns":
+            continue
+        if isinstance(rows, Mapping) and rows and all(
+            isinstance(v, Mapping) for v in rows.values()
+        ):
+            for metric, sub in rows.items():
+                yield f"{m}.{metric}", sub
+        else:
+            yield m, rows
+
+
+def budget_rows(df: Any, metric: str, learner: str | None, methods: Sequence[str],
+                datasets: Sequence[str], decimals: int) -> str:
+    """Markdown table of ``metric`` over the budgets per dataset × method (see the module
+    doc, ``over_budgets``); '' when no method has several budgets."""
+    sub = df if learner is None else df[df["learner"] == learner]
+    per_k = sub.groupby(["dataset", "method", "k"])[metric].mean()  # over the splits
+    if per_k.groupby(["dataset", "method"]).size().max() < 2:
+        return ""
+    # the budgets are the whole grid, not a sample of it: population std (ddof = 0)
+    lines = ["Over the budgets: mean ± std (ddof = 0) of the per-budget values, [the value "
+             "at the largest budget]:\n",
+             "| Dataset | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
+    means: dict = {}
+    for ds in datasets:
+        cells = []
+        for m in methods:
+            try:
+                v = per_k.loc[(ds, m)].sort_index()
+            except KeyError:
+                cells.append("–")
+                continue
+            means.setdefault(m, []).append(float(v.mean()))
+            sd = float(v.std(ddof=0)) if len(v) > 1 else float("nan")
+            cells.append(f"{v.mean():.{decimals}f} ± "
+                         + ("–" if math.isnan(sd) else f"{sd:.{decimals}f}")
+                         + f" [{v.iloc[-1]:.{decimals}f}]")
+        lines.append(f"| {ds} | " + " | ".join(cells) + " |")
+    lines.append("| mean | " + " | ".join(
+        f"{np.mean(means[m]):.{decimals}f}" if m in means else "–" for m in methods) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def paper_rows(paper: Mapping[str, Any], metric: str, learner: str | None,
+               methods: Sequence[str], datasets: Sequence[str], decimals: int) -> str:
+    """Markdown table of the paper's values of ``metric`` (for ``learner`` when the paper
+    table is given per learner) for ``methods`` × ``datasets``, with their mean over the
+    datasets listed; '' when the paper gives none."""
+    rows = dict(_paper_tables(paper))
+    table = rows.get(f"{learner}.{metric}") if learner else None
+    table = table if table is not None else rows.get(metric)
+    if not table:
+        return ""
+    cols = list(paper["columns"])
+    shown = [d for d in datasets if d in table]
+    if not shown:
+        return ""
+
+    def val(ds: str, m: str) -> float:
+        return float(table[ds][cols.index(m)]) if m in cols else float("nan")
+
+    lines = ["The paper's values (same datasets; – = not given):\n",
+             "| Dataset | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
+    for ds in shown + ["mean"]:
+        vals = [val(ds, m) if ds != "mean" else float(np.mean([val(d, m) for d in shown]))
+                for m in methods]
+        lines.append(f"| {ds} | " + " | ".join(
+            "–" if math.isnan(v) else f"{v:.{decimals}f}" for v in vals) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def split_variant(name: str) -> tuple[str, dict[str, str]]:
     """``"ML-kNN-WF[k=5]"`` → ``("ML-kNN-WF", {"k": "5"})`` (no brackets: no variants)."""
     m = _VARIANT.match(str(name))
@@ -237,6 +312,10 @@ def prepare(df: Any, report: Mapping[str, Any]) -> tuple[Any, dict]:
     """Apply ``optimised`` and take the ablation cells out; returns ``(df, state)`` where
     ``state`` keeps what :func:`sections` needs (the ablation cells, the full frame)."""
     state: dict[str, Any] = {"full": df}
+    if report.get("reference"):
+        ref = df["method"].isin(list(report["reference"]))
+        state["reference"] = df[ref]
+        df = df[~ref]
     ab = report.get("ablation")
     if ab:
         base = df["method"].map(lambda m: split_variant(m)[0])
@@ -296,6 +375,39 @@ def fold_optimised(df: Any, parameter: str, convergence: str | None = None) -> A
     return out.sort_values(["dataset", "method", "k", "learner", "split"]).reset_index(drop=True)
 
 
+def resolve_includes(report: Mapping[str, Any], base_dir: str | None) -> dict:
+    """``report`` with each ``include`` file made absolute against ``base_dir`` (the
+    experiment file's folder), so that ``mlfs report`` on the store finds it; a missing
+    file is an error naming it. Without ``base_dir`` (a spec from a dict) the paths are
+    left as given."""
+    if not report.get("include") or base_dir is None:
+        return dict(report)
+    files = []
+    for t in report["include"]:
+        p = Path(base_dir or ".") / t["file"]
+        if not p.is_file():
+            raise ValueError(f"report.include: no file {p}.")
+        files.append({**t, "file": str(p.resolve())})
+    return {**report, "include": files}
+
+
+def included(report: Mapping[str, Any], at: str) -> list[str]:
+    """Markdown of the ``include`` files placed ``at`` ("start" or "end"), read now."""
+    md = []
+    for t in report.get("include") or ():
+        if t.get("at", "start") != at:
+            continue
+        if t.get("title"):
+            md.append(f"## {t['title']}\n")
+        p = Path(t["file"])
+        if not p.is_file():  # moved since the run: say so rather than fail the report
+            warnings.warn(f"report include: no file {p}; left out.", stacklevel=2)
+            md.append(f"_(included file {p.name} not found)_\n")
+            continue
+        md.append(p.read_text(encoding="utf-8").rstrip() + "\n")
+    return md
+
+
 # --------------------------------------------------------------------------- sections
 def sections(df: Any, state: Mapping, report: Mapping[str, Any], meta: Mapping, out: Path,
              *, figures: bool = True, ds_order: Sequence[str] = (),
@@ -311,6 +423,8 @@ def sections(df: Any, state: Mapping, report: Mapping[str, Any], meta: Mapping, 
         m, f = _choose_sections(df, report, meta, out, datasets, decimals, alpha, m_order)
         md += m
         files += f
+    if len(state.get("reference", [])):
+        md.append(_reference_section(state["reference"], datasets, decimals, meta))
     vs = report.get("versus")
     for v in [vs] if isinstance(vs, Mapping) else vs or []:
         md += _versus_section(df, v, datasets, meta, decimals, alpha)
@@ -338,6 +452,35 @@ def sections(df: Any, state: Mapping, report: Mapping[str, Any], meta: Mapping, 
         h.to_csv(p, index=False, float_format="%.6g")
         files.append(p)
     return md, files
+
+
+def _reference_section(ref: Any, datasets: Sequence[str], decimals: int, meta) -> str:
+    from ._report import _order
+
+    metrics = _metric_columns(ref)
+    per = ref.groupby(["dataset", "method", "learner", "split"])[metrics].mean()
+    g = per.groupby(["dataset", "method", "learner"])
+    mu, sd = g.mean(), g.std(ddof=1)
+    cols = [(lr, m) for lr in sorted(ref["learner"].astype(str).unique()) for m in metrics]
+    lines = ["## Reference methods (not compared)\n",
+             "Mean ± std over the splits (a method with several budgets averaged over them "
+             "first); left out of the ranks and tests above.\n",
+             "| Dataset | method | " + " | ".join(
+                 f"{lr} {m} {'↑' if _direction(m, meta) else '↓'}" for lr, m in cols) + " |",
+             "|---|---|" + "---|" * len(cols)]
+    for ds in _order(mu.index.get_level_values(0).unique(), datasets):
+        for meth in mu.loc[ds].index.get_level_values(0).unique():
+            cells = []
+            for lr, m in cols:
+                key = (ds, meth, lr)
+                if key not in mu.index or np.isnan(mu.loc[key, m]):
+                    cells.append("–")
+                    continue
+                s = sd.loc[key, m]
+                cells.append(f"{mu.loc[key, m]:.{decimals}f} ± "
+                             + ("–" if np.isnan(s) else f"{s:.{decimals}f}"))
+            lines.append(f"| {ds} | {meth} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def chosen_values(df: Any, parameter: str, criterion: str, gib: bool) -> dict:
@@ -508,6 +651,10 @@ def _results_json(df, meta, chosen, par, metrics) -> dict:
         entry: dict = {"dataset": json.loads(info) if info else {}}
         times = g[["selection_time", "fit_time", "predict_time"]].fillna(0.0)
         entry["seconds_cells"] = float(times.to_numpy().sum())
+        if "peak_rss_mb" in g and g["peak_rss_mb"].notna().any():  # None: not recorded
+            entry["peak_rss_mb"] = float(g["peak_rss_mb"].max())
+        else:
+            entry["peak_rss_mb"] = None
         entry["chosen"] = {b: v for (d, b), v in chosen.items() if d == ds}
         vals: dict = {}
         for method, gm in g.groupby("method", sort=False):

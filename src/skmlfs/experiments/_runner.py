@@ -68,6 +68,7 @@ _NON_METRIC = {
     "dataset", "split", "method", "k", "n_selected", "learner", "selection_time", "fit_time",
     "predict_time", "features", "cell_id", "protocol", "seed", "selector", "learner_spec",
     "n_train", "n_test", "ranking_id", "ranking_reused", "versions", "created", "info",
+    "peak_rss_mb",  # a task resource joined in by the report
 }
 
 
@@ -647,6 +648,9 @@ def _record(store: ResultStore, plan: RunPlan, task: Task, res: TaskResult,
             }
         )
         summary.n_computed += 1
+    if res.peak_rss_mb is not None and res.cells:
+        store.add_task_stats(task.task_id, task.dataset, task.split, task.selector.name,
+                             res.peak_rss_mb)
     if res.error:
         summary.n_failed_tasks += 1
         store.add_failure(task.task_id, task.dataset, task.split, task.selector.name, res.error)

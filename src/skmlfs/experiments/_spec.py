@@ -410,7 +410,7 @@ _TOP_KEYS = {
 }
 _REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
 _REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation",  # see _report_views
-                 "versus", "preface", "include", "records"}
+                 "versus", "include", "records", "reference", "over_budgets"}
 _DATASET_KEYS = {
     "name",
     "load",
@@ -855,13 +855,16 @@ def _parse_report(
     _unknown(src, "report", report, _REPORT_KEYS)
     if report.get("columns", "selectors") not in ("selectors", "learners"):
         raise _fail(src, "report.columns", "must be 'selectors' or 'learners'.")
-    from ._report_views import check_report_views, resolve_texts
+    from ._report_views import check_report_views, resolve_includes
 
     try:
         check_report_views(src, report, {m.name for m in metrics})
-        report = resolve_texts(src, report, base_dir)
     except ValueError as exc:
         raise SpecError(str(exc)) from None
+    try:  # include files relative to the experiment file
+        report = resolve_includes(report, base_dir)
+    except ValueError as exc:
+        raise SpecError(f"{src}: {exc}") from None
     compared = {m.name for m in
                 (learners if report.get("columns") == "learners" else selectors)}
     if "control" in report and report["control"] not in compared:

@@ -99,6 +99,14 @@ CREATE TABLE IF NOT EXISTS rankings (
     versions       TEXT NOT NULL,
     created        REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS tasks (
+    task_id      TEXT PRIMARY KEY,
+    dataset      TEXT NOT NULL,
+    split        INTEGER NOT NULL,
+    method       TEXT NOT NULL,
+    peak_rss_mb  REAL,
+    created      REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS failures (
     id       INTEGER PRIMARY KEY AUTOINCREMENT,
     task_id  TEXT NOT NULL,
@@ -477,6 +485,27 @@ class ResultStore:
                 "k_requested": int(k),
             }
         return out
+
+    # ------------------------------------------------------------------ task resources
+    def add_task_stats(self, task_id: str, dataset: str, split: int, method: str,
+                       peak_rss_mb: float | None) -> None:
+        """Record what a task used (peak resident memory of its process during the task,
+        MB); not part of any cell, so a store without it reports "not recorded"."""
+        self._tx(
+            "INSERT OR REPLACE INTO tasks (task_id, dataset, split, method, peak_rss_mb, "
+            "created) VALUES (?, ?, ?, ?, ?, ?)",
+            (task_id, dataset, int(split), method, peak_rss_mb, time.time()),
+        )
+
+    def task_stats(self):
+        """The recorded task resources as a DataFrame (empty for older stores)."""
+        import pandas as pd
+
+        try:
+            return pd.read_sql_query("SELECT * FROM tasks", self._conn)
+        except (sqlite3.Error, pd.errors.DatabaseError):  # a store from before the table
+            return pd.DataFrame(columns=["task_id", "dataset", "split", "method",
+                                         "peak_rss_mb", "created"])
 
     # ------------------------------------------------------------------ failures
     def add_failure(self, task_id: str, dataset: str, split: int, method: str, error: str):
