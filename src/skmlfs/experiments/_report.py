@@ -452,6 +452,7 @@ def _figure_section(md: list, written: list, files: list, heading: str, intro: s
         written.append(f)
         md.append(f"![{heading.lower()}](figures/{f.name})\n")
 
+
 def write_report(
     db: Any,
     out_dir: str | os.PathLike,
