@@ -336,6 +336,26 @@ def test_runner_grid_and_ranking_reuse(tmp_path):
         assert g.selection_time.nunique() == 1 and g.ranking_id.nunique() == 1
 
 
+def test_cells_record_the_blas_kernel(tmp_path):
+    """Every cell stores the BLAS libraries and CPU kernels it ran with (liblinear's and the
+    distance products' last digits depend on the kernel), as threadpoolctl reports them."""
+    import json
+
+    import scipy.linalg  # noqa: F401 — scipy's BLAS loaded, as in a run
+    from threadpoolctl import threadpool_info
+
+    run_experiment(small_spec(), tmp_path / "v.db", verbose=False, progress=False)
+    stored = {json.loads(v)["blas"] for v in _frame(tmp_path / "v.db").versions}
+    assert len(stored) == 1
+    blas = stored.pop()
+    libs = [lib for lib in threadpool_info() if lib.get("user_api") == "blas"]
+    assert libs
+    for lib in libs:
+        assert f"{lib['internal_api']} {lib['version']}" in blas
+        if lib.get("architecture"):
+            assert lib["architecture"] in blas
+
+
 def test_serial_joblib_and_dask_cluster_agree(tmp_path, capsys):
     import distributed  # a runtime dependency (dask[distributed])
 

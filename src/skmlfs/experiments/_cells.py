@@ -86,7 +86,28 @@ def versions() -> dict[str, str]:
             "sklearn": sklearn.__version__,
             "python": platform.python_version(),
         }
+        blas = _blas_kernel()
+        if blas:
+            _VERSIONS["blas"] = blas
     return _VERSIONS
+
+
+def _blas_kernel() -> str:
+    """The BLAS libraries loaded (numpy's and scipy's may differ), each with its version and
+    CPU kernel, e.g. ``openblas 0.3.30 SkylakeX``: liblinear and the distance products round
+    differently per kernel (AVX2 vs AVX-512), which moves the last digits of some cells, so
+    the store records it."""
+    import scipy.linalg  # noqa: F401 — loads scipy's BLAS, the one liblinear calls
+    from threadpoolctl import threadpool_info
+
+    found = []
+    for lib in threadpool_info():
+        if lib.get("user_api") == "blas":
+            d = " ".join(str(lib[k]) for k in ("internal_api", "version", "architecture")
+                         if lib.get(k))
+            if d not in found:
+                found.append(d)
+    return "; ".join(found)
 
 
 def compact(X: Any) -> Any:
