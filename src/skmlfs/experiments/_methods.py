@@ -147,7 +147,6 @@ class WeightedLearner(_DelegatePredictMixin, MetaEstimatorMixin, BaseEstimator):
         return self.feature_weights_
 
 
-
 _WEIGHTS_CACHE: OrderedDict = OrderedDict()
 _WEIGHTS_CACHE_SIZE = 8
 
@@ -529,7 +528,6 @@ class CoordinateSearchCV(_DelegatePredictMixin, MetaEstimatorMixin, BaseEstimato
                             "std_test_score": np.asarray(stds)}
         self.best_estimator_ = clone(self.estimator).set_params(**current).fit(X, Y)
         return self
-
 
 
 def _search(estimator: Any, grid: dict, scoring: Any, cv: Any, tuning: Mapping) -> Any:

@@ -49,10 +49,6 @@ Generic mechanisms the paper reproductions need beyond the per-metric tables of
     searches, kept out of the main tables): the mean over the splits of each
     ``low_labels`` curve at the given evaluations and at the last one, drawn as
     ``figures/low_labels_<dataset>.png``, and the mean ``success_ratio`` per dataset.
-``preface = "file.md"``, ``include = ["file.md", ...]``
-    Hand-written text (protocol prose, notes, the reading of the results), paths relative
-    to the experiment file: ``preface`` right after the title, ``include`` at the end of
-    ``README.md``; read when the report is written, so it survives regeneration.
 
 Also written for every experiment with wrapper histories: ``tables/convergence.csv`` (the
 best fitness per evaluation), and, with ``choose``, ``results.json`` (per-split values and
@@ -316,14 +312,12 @@ def prepare(df: Any, report: Mapping[str, Any]) -> tuple[Any, dict]:
         ref = df["method"].isin(list(report["reference"]))
         state["reference"] = df[ref]
         df = df[~ref]
-    ab = report.get("ablation")
+    ab, rc = report.get("ablation"), report.get("records")
+    base = df["method"].map(lambda m: split_variant(m)[0]) if ab or rc else None
     if ab:
-        base = df["method"].map(lambda m: split_variant(m)[0])
         state["ablation"] = df[base == ab["method"]]
-        df = df[base != ab["method"]]
-    rc = report.get("records")
+        df, base = df[base != ab["method"]], base[base != ab["method"]]
     if rc:
-        base = df["method"].map(lambda m: split_variant(m)[0])
         keep = base.isin(rc["methods"]) | df["method"].isin(rc["methods"])
         state["records"] = df[keep]
         df = df[~keep]
@@ -384,7 +378,7 @@ def resolve_includes(report: Mapping[str, Any], base_dir: str | None) -> dict:
         return dict(report)
     files = []
     for t in report["include"]:
-        p = Path(base_dir or ".") / t["file"]
+        p = Path(base_dir) / t["file"]
         if not p.is_file():
             raise ValueError(f"report.include: no file {p}.")
         files.append({**t, "file": str(p.resolve())})
