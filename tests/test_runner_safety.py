@@ -156,6 +156,53 @@ def test_sigkill_at_random_moments_then_resume(experiment, tmp_path, backend):
     same_results(db, ref)
 
 
+def _loky_workers(pid: int) -> list[int]:
+    out = []
+    for k in descendants(pid):
+        try:
+            cmd = Path(f"/proc/{k}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"loky" in cmd and b"resource_tracker" not in cmd:
+            out.append(k)
+    return out
+
+
+@pytest.mark.slow
+def test_joblib_workers_that_never_got_a_batch_exit_with_the_killed_client(tmp_path):
+    """One batch, two workers: the second worker never receives work. Killed with the
+    client right after the workers start, both exit at once (before, an idle worker lived
+    on for loky's 300 s idle timeout, and a kill during start-up left both behind)."""
+    spec = tmp_path / "one.toml"
+    spec.write_text(f"""
+name = "one"
+selectors = ["scls"]
+n_features = 5
+protocol = {{ kind = "holdout", repeats = 1 }}
+[[datasets]]
+name = "s"
+generator = "{GEN}"
+params = {{ n_samples = 3000, n_features = 60, random_state = 1 }}
+""")
+    proc = subprocess.Popen(mlfs("benchmark", spec, "--db", tmp_path / "one.db", "--quiet",
+                                 "--no-report", "-j", "2"), cwd=tmp_path, env=child_env())
+    t0 = time.time()
+    while len(_loky_workers(proc.pid)) < 2 and time.time() - t0 < 120:
+        assert proc.poll() is None, "the run ended before its workers were seen"
+        time.sleep(0.01)
+    kids = descendants(proc.pid)
+    assert len(_loky_workers(proc.pid)) == 2
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    t0 = time.time()
+    while any(alive(k) for k in kids) and time.time() - t0 < 30:
+        time.sleep(0.1)
+    left = [k for k in kids if alive(k)]
+    for k in left:
+        os.kill(k, signal.SIGKILL)
+    assert not left, f"worker processes outlived the killed client: {left}"
+
+
 # --------------------------------------------------------------------------- one writer
 def test_second_process_on_a_busy_store_stops_and_takes_over_after_kill(tmp_path):
     # a longer grid (30 repeats: 1,020 cells), so the first run is still busy when the

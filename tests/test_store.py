@@ -161,6 +161,29 @@ def test_interrupt_keeps_committed_cells_and_resume_completes(tmp_path):
     assert np.array_equal(a[METRICS].to_numpy(), b[METRICS].to_numpy())
 
 
+def test_a_ctrl_c_swallowed_inside_a_finalizer_still_stops_the_run(tmp_path):
+    """A SIGINT whose KeyboardInterrupt is lost (raised in a finalizer or callback, which
+    Python prints as "ignored") still stops the run after the next stored cell."""
+    import signal
+
+    db = tmp_path / "s.db"
+    seen = []
+
+    def ctrl_c_lost_after_two(task, res):
+        seen.append(task.task_id)
+        if len(seen) == 2:
+            try:
+                signal.raise_signal(signal.SIGINT)
+            except KeyboardInterrupt:
+                pass  # where a finalizer would have swallowed it
+
+    with pytest.raises(KeyboardInterrupt):
+        run(spec(), db, on_result=ctrl_c_lost_after_two)
+    assert len(seen) == 2 and len(frame(db)) == 4
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handler restored
+    assert run(spec(), db).n_cached == 4
+
+
 def test_rankings_table(tmp_path):
     db = tmp_path / "r.db"
     run(spec(), db)

@@ -263,40 +263,62 @@ def _serial(batches, catch) -> Iterator[tuple[Task, TaskResult]]:
 
 
 def _joblib(batches, n_jobs, catch) -> Iterator[tuple[Task, TaskResult]]:
-    from joblib import Parallel, delayed
+    """Batches on joblib's process pool (loky), at most two per worker in flight.
 
-    by_id = {b.batch_id: b for b in batches}
-    gen = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)(
-        delayed(_tagged)(b, catch) for b in batches
-    )
-    try:
-        for bid, res in gen:
-            yield from zip(by_id[bid].tasks, res, strict=True)
-    finally:
-        gen.close()
-
-
-def _tagged(batch: Batch, catch: bool) -> tuple[int, list[TaskResult]]:
-    _exit_with_parent()
-    return batch.batch_id, run_batch(batch, catch, single_thread=True)
-
-
-_WATCHED_PARENT: int | None = None
-
-
-def _exit_with_parent() -> None:
-    """In a joblib (loky) worker: exit as soon as the client process is gone.
-
-    Idle loky workers otherwise wait for their idle timeout (300 s) after the client is
-    killed with SIGKILL, holding their cached datasets. A daemon thread polls the parent
-    pid; when the worker is re-parented (its client died) it exits at once. Only for joblib
-    workers, whose parent is always the client (a Dask worker's parent is its nanny or a
-    shell, and Dask watches its own processes).
+    The executor is used directly, not through :class:`joblib.Parallel`, because only the
+    executor takes an ``initializer``: every worker starts watching its client the moment
+    it starts (see :func:`_exit_with_parent`), also one killed with the client before it
+    ever received a batch.
     """
-    global _WATCHED_PARENT
-    if _WATCHED_PARENT is not None or os.name != "posix":
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from joblib import effective_n_jobs
+    from joblib.externals.loky import get_reusable_executor
+
+    n = effective_n_jobs(n_jobs)
+    pool = get_reusable_executor(max_workers=n, timeout=300, initializer=_exit_with_parent,
+                                 initargs=(os.getpid(),))
+    todo = iter(batches)
+    running: dict[Any, Batch] = {}
+
+    def submit_next() -> None:
+        b = next(todo, None)
+        if b is not None:
+            running[pool.submit(run_batch, b, catch, True)] = b
+
+    for _ in range(2 * n):  # queued ahead, so no worker idles while the client stores
+        submit_next()
+    complete = False
+    try:
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                b = running.pop(fut)
+                res = fut.result()
+                submit_next()
+                yield from zip(b.tasks, res, strict=True)
+        complete = True
+    finally:
+        if not complete:  # interrupted or failed: the queued and running batches go away
+            for fut in running:
+                fut.cancel()
+            pool.shutdown(wait=False, kill_workers=True)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Initializer of a joblib (loky) worker: exit as soon as the client ``parent`` is gone.
+
+    Loky workers otherwise wait for their idle timeout (300 s) after the client is killed
+    with SIGKILL, holding their cached datasets: the call queue never reports end of file,
+    since every worker holds its writing end too. A daemon thread polls the parent pid;
+    when the worker is re-parented (its client died, perhaps before this ran) it exits at
+    once. Only for joblib workers, whose parent is the client (a Dask worker's parent is its
+    nanny or a shell, and Dask watches its own processes).
+    """
+    if os.name != "posix":
         return
-    _WATCHED_PARENT = parent = os.getppid()
+    if os.getppid() != parent:
+        os._exit(1)
 
     def watch():
         while os.getppid() == parent:

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
+import threading
 import time
 import uuid
 import warnings
@@ -748,11 +750,15 @@ def run_experiment(
             warns: set[str] = set()
             gen = results(batches, n_jobs=n_jobs, dask=dask, catch=True)
             try:
-                for task, res in gen:
-                    bar.update(_record(store, plan, task, res, summary))
-                    warns.update(res.warnings)
-                    if on_result is not None:
-                        on_result(task, res)
+                with _sigint_noted() as interrupted:
+                    for task, res in gen:
+                        bar.update(_record(store, plan, task, res, summary))
+                        warns.update(res.warnings)
+                        if on_result is not None:
+                            on_result(task, res)
+                        if interrupted():
+                            raise KeyboardInterrupt
+                    summary.interrupted = interrupted()
             except KeyboardInterrupt:
                 summary.interrupted = True
             finally:
@@ -785,6 +791,33 @@ def run_experiment(
     finally:
         if own_store:
             store.close()
+
+
+@contextlib.contextmanager
+def _sigint_noted():
+    """Note every SIGINT while the cells run; yields a function telling whether one came.
+
+    The handler still raises :class:`KeyboardInterrupt` as Python's does, but that
+    exception can be lost: raised inside a finalizer or a callback (garbage collection runs
+    them at any moment) it is printed as "ignored" and the run would go on to the end and
+    exit 0. The note survives, and the loop stops at the next stored cell. A SIGINT that is
+    ignored (a background job) stays ignored; off the main thread nothing changes.
+    """
+    prev = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(prev):
+        yield lambda: False
+        return
+    seen: list[int] = []
+
+    def note(signum, frame):
+        seen.append(signum)
+        prev(signum, frame)
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield lambda: bool(seen)
+    finally:
+        signal.signal(signal.SIGINT, prev)
 
 
 @contextlib.contextmanager
