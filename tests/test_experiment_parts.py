@@ -64,7 +64,8 @@ def _experiment(n_folds: int = 2) -> dict:
                 {"kind": "curve", "parts": ["abl"], "file": "k.png", "x": "k",
                  "series": {"k": "k[*"}, "lines": "datasets", "errorbars": True},
                 {"kind": "curve", "parts": ["ts"], "file": "ts.png", "x": "fraction",
-                 "series": {"can": "can[*"}, "metrics": ["subset_accuracy", "macro_f1"]},
+                 "series": {"can": "can[*"}, "metrics": ["subset_accuracy", "macro_f1"],
+                 "tables": "wide", "times": True},
                 {"kind": "bars", "parts": ["abl"], "file": "bars.png",
                  "series": {"k0": "k[k=0]", "k1": "k[k=1.0]"}},
                 {"kind": "table", "parts": ["main", "abl"], "metric": "subset_accuracy",
@@ -171,6 +172,9 @@ def test_parts_equal_a_straightforward_computation(tmp_path, datasets_dir, monke
     assert f"{em:.3f}".replace("0.", ".", 1) in text
     assert f"<sub>{chosen}</sub>" in text
     assert "(.270)" in text or "(**.270**)" in text
+    ts = [_f3(np.mean(got("ts", f"can[fraction={f}]"))) for f in (0.3, 1.0)]
+    assert ("| series | fraction=0.3 | fraction=1 | mean over fraction |\n|---|---|---|---|\n"
+            f"| can | **{ts[0]}** | **{ts[1]}** | **") in text  # one series: all best
 
 
 def test_training_subsample_rows_and_seed():
@@ -338,6 +342,17 @@ def test_compare_section_prefers_complete_parts_and_keeps_a_family_together(tmp_
     assert "avg. rank (1 data sets of main)" in text
 
 
+def _run_and_report(d: dict, tmp_path: Path) -> tuple[dict, str]:
+    """Run the experiment dict ``d`` serially into a fresh store; its cells per part and
+    the text of its report (no figures)."""
+    ep = parts_from_dict(d, source=d["name"])
+    with ResultStore(tmp_path / "p.db") as store:
+        res = run_parts(ep, store, n_jobs=1, progress=False, verbose=False)
+        frames = {p: store.to_frame(cell_ids=ids) for p, ids in res.cell_ids().items()}
+        write_parts_report(store, tmp_path / "r", ep, figures=False)
+    return frames, (tmp_path / "r" / "README.md").read_text()
+
+
 def test_parts_section_and_curve_ranks_equal_the_cells(tmp_path):
     """kind "parts": each (dataset, learner) stored in several parts, side by side, with
     the mean (± std over several splits) of its cells in each; curve `ranks`: the average
@@ -365,12 +380,7 @@ def test_parts_section_and_curve_ranks_equal_the_cells(tmp_path):
              "metrics": ["subset_accuracy", "hamming_loss"]},
         ]},
     }
-    ep = parts_from_dict(d, source="prt")
-    with ResultStore(tmp_path / "p.db") as store:
-        res = run_parts(ep, store, n_jobs=1, progress=False, verbose=False)
-        frames = {p: store.to_frame(cell_ids=ids) for p, ids in res.cell_ids().items()}
-        write_parts_report(store, tmp_path / "r", ep, figures=False)
-    text = (tmp_path / "r" / "README.md").read_text()
+    frames, text = _run_and_report(d, tmp_path)
     sec = text[text.index("## Protocols"):]
     held = next(ln for ln in sec.splitlines() if ln.startswith("| B |"))
     assert [c.strip() for c in held.split("|")[2:4]] == [
@@ -405,7 +415,7 @@ def test_curve_wide_tables_references_and_times_equal_the_cells(tmp_path):
     stored d and q), series × x means, a mean over the x values every series has, the
     best of each column in bold (a loss: the lowest); `reference`: learners of other parts
     (the first part of the default search order that stores them); `times`: the mean fit
-    time per split over each series' x values."""
+    time per split over each series' x values; a `table` of a time prints seconds."""
     gen = "skmlfs.datasets:make_multilabel_discrete"
 
     def ds(name, seed, d):
@@ -430,14 +440,11 @@ def test_curve_wide_tables_references_and_times_equal_the_cells(tmp_path):
              "x": "k", "series": {"plain": "knn[*", "s10": "knn_s[*"},
              "metrics": ["subset_accuracy", "hamming_loss"], "tables": "wide",
              "reference": {"naive": "NB", "one split": "knn3"}, "times": True},
+            {"kind": "table", "title": "Time", "parts": ["main"], "metric": "fit_time",
+             "learners": ["NB"], "rows": "datasets"},
         ]},
     }
-    ep = parts_from_dict(d, source="wide")
-    with ResultStore(tmp_path / "w.db") as store:
-        res = run_parts(ep, store, n_jobs=1, progress=False, verbose=False)
-        frames = {p: store.to_frame(cell_ids=ids) for p, ids in res.cell_ids().items()}
-        write_parts_report(store, tmp_path / "r", ep, figures=False)
-    text = (tmp_path / "r" / "README.md").read_text()
+    frames, text = _run_and_report(d, tmp_path)
     sec = text[text.index("## Wide"):]
     assert sec.index("**B** (d = 12, q = 3)") < sec.index("**A** (d = 10, q = 3)")
     grid = frames["grid"]
@@ -474,6 +481,9 @@ def test_curve_wide_tables_references_and_times_equal_the_cells(tmp_path):
     assert row == "| A | " + " | ".join(
         f"{a[a['learner'].str.startswith(fam + '[')]['fit_time'].mean():.2f}"
         for fam in ("knn", "knn_s")) + " |"
+    nb = frames["main"].query("dataset == 'A' and learner == 'NB'")["fit_time"]
+    tab = text[text.index("## Time"):]
+    assert f"| A | {nb.mean():.2f} |" in tab  # seconds, not a score's ".xyz"
     for bad, match in (({"tables": "tall"}, "tables"), ({"reference": {"x": 1}}, "reference"),
                        ({"times": "yes"}, "times")):
         d2 = dict(d, report={"section": [dict(d["report"]["section"][0], **bad)]})

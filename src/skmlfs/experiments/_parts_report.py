@@ -308,11 +308,14 @@ def _table(sec, data: _Data, labels, dec) -> list[str]:
     lrs = list(dict.fromkeys(lr for g in sec["learners"] for lr in _match(have, g)))
     std = bool(sec.get("std", False))
 
+    def fmt(v):  # seconds as seconds (e.g. 12.35), not as a score (".123")
+        return f"{v:.2f}" if metric.endswith("_time") and np.isfinite(v) else _fmt(v, dec)
+
     def cell(ds, lr):
         if (ds, lr) not in sm.index:
             return "—"
-        v = _fmt(sm.loc[(ds, lr), metric], dec)
-        return f"{v} ± {_fmt(sm.loc[(ds, lr), metric + '_std'], dec)}" if std else v
+        v = fmt(sm.loc[(ds, lr), metric])
+        return f"{v} ± {fmt(sm.loc[(ds, lr), metric + '_std'])}" if std else v
 
     L = [f"\n## {sec['title']}\n"] if sec.get("title") else []
     if sec.get("text"):
