@@ -485,7 +485,7 @@ def test_curve_wide_tables_references_and_times_equal_the_cells(tmp_path):
     tab = text[text.index("## Time"):]
     assert f"| A | {nb.mean():.2f} |" in tab  # seconds, not a score's ".xyz"
     for bad, match in (({"tables": "tall"}, "tables"), ({"reference": {"x": 1}}, "reference"),
-                       ({"times": "yes"}, "times")):
+                       ({"times": "yes"}, "times"), ({"tables": "long"}, "wide tables only")):
         d2 = dict(d, report={"section": [dict(d["report"]["section"][0], **bad)]})
         with pytest.raises(SpecError, match=match):
             parts_from_dict(d2, source="wide")

@@ -1,8 +1,8 @@
 """The report of a multi-part experiment: sections declared in ``[report]``.
 
 ``[[report.section]]`` tables, in order (every kind takes ``title``, ``text``, ``parts``
-= the parts whose cells it uses (default all), ``datasets`` (order and filter) and
-``metrics`` (default the experiment's)):
+= the parts whose cells it uses (default all), ``datasets`` (order and filter; default
+the order the file declares them in) and ``metrics`` (default the experiment's)):
 
 * ``kind = "compare"``: one table per metric, datasets × ``methods`` (display name →
   learner glob). A glob with ``*`` is a tuned family: the member with the best mean
@@ -89,6 +89,9 @@ def check_report(src: str, report: Mapping, parts: Sequence[str]) -> None:
             if not isinstance(ref, Mapping) or not all(
                     isinstance(g, str) for g in ref.values()):
                 raise _fail(src, f"{key}.reference", "a table label -> learner glob.")
+            if ref and s.get("tables", "long") != "wide":
+                raise _fail(src, f"{key}.reference", "printed under wide tables only: "
+                            "add tables = \"wide\".")
         for p in list(s.get("parts", [])) + list(s.get("prefer", [])) + [
             x for r in (s.get("ranks", []) if kind == "compare" else []) for x in r
         ]:
