@@ -64,7 +64,8 @@ def _experiment(n_folds: int = 2) -> dict:
                 {"kind": "curve", "parts": ["abl"], "file": "k.png", "x": "k",
                  "series": {"k": "k[*"}, "lines": "datasets", "errorbars": True},
                 {"kind": "curve", "parts": ["ts"], "file": "ts.png", "x": "fraction",
-                 "series": {"can": "can[*"}, "metrics": ["subset_accuracy", "macro_f1"]},
+                 "series": {"can": "can[*"}, "metrics": ["subset_accuracy", "macro_f1"],
+                 "tables": "wide", "times": True},
                 {"kind": "bars", "parts": ["abl"], "file": "bars.png",
                  "series": {"k0": "k[k=0]", "k1": "k[k=1.0]"}},
                 {"kind": "table", "parts": ["main", "abl"], "metric": "subset_accuracy",
@@ -171,6 +172,9 @@ def test_parts_equal_a_straightforward_computation(tmp_path, datasets_dir, monke
     assert f"{em:.3f}".replace("0.", ".", 1) in text
     assert f"<sub>{chosen}</sub>" in text
     assert "(.270)" in text or "(**.270**)" in text
+    ts = [_f3(np.mean(got("ts", f"can[fraction={f}]"))) for f in (0.3, 1.0)]
+    assert ("| series | fraction=0.3 | fraction=1 | mean over fraction |\n|---|---|---|---|\n"
+            f"| can | **{ts[0]}** | **{ts[1]}** | **") in text  # one series: all best
 
 
 def test_training_subsample_rows_and_seed():
@@ -338,6 +342,17 @@ def test_compare_section_prefers_complete_parts_and_keeps_a_family_together(tmp_
     assert "avg. rank (1 data sets of main)" in text
 
 
+def _run_and_report(d: dict, tmp_path: Path) -> tuple[dict, str]:
+    """Run the experiment dict ``d`` serially into a fresh store; its cells per part and
+    the text of its report (no figures)."""
+    ep = parts_from_dict(d, source=d["name"])
+    with ResultStore(tmp_path / "p.db") as store:
+        res = run_parts(ep, store, n_jobs=1, progress=False, verbose=False)
+        frames = {p: store.to_frame(cell_ids=ids) for p, ids in res.cell_ids().items()}
+        write_parts_report(store, tmp_path / "r", ep, figures=False)
+    return frames, (tmp_path / "r" / "README.md").read_text()
+
+
 def test_parts_section_and_curve_ranks_equal_the_cells(tmp_path):
     """kind "parts": each (dataset, learner) stored in several parts, side by side, with
     the mean (± std over several splits) of its cells in each; curve `ranks`: the average
@@ -365,12 +380,7 @@ def test_parts_section_and_curve_ranks_equal_the_cells(tmp_path):
              "metrics": ["subset_accuracy", "hamming_loss"]},
         ]},
     }
-    ep = parts_from_dict(d, source="prt")
-    with ResultStore(tmp_path / "p.db") as store:
-        res = run_parts(ep, store, n_jobs=1, progress=False, verbose=False)
-        frames = {p: store.to_frame(cell_ids=ids) for p, ids in res.cell_ids().items()}
-        write_parts_report(store, tmp_path / "r", ep, figures=False)
-    text = (tmp_path / "r" / "README.md").read_text()
+    frames, text = _run_and_report(d, tmp_path)
     sec = text[text.index("## Protocols"):]
     held = next(ln for ln in sec.splitlines() if ln.startswith("| B |"))
     assert [c.strip() for c in held.split("|")[2:4]] == [
@@ -398,3 +408,84 @@ def test_parts_section_and_curve_ranks_equal_the_cells(tmp_path):
         part = text[text.index(key):]
         row = next(ln for ln in part.splitlines() if ln.startswith("| B |"))
         assert [float(c) for c in row.split("|")[2:-1]] == pytest.approx(want, abs=5e-3)
+
+
+def test_curve_wide_tables_references_and_times_equal_the_cells(tmp_path):
+    """curve `tables = "wide"`: per metric and data set (declared order, heading with the
+    stored d and q), series × x means, a mean over the x values every series has, the
+    best of each column in bold (a loss: the lowest); `reference`: learners of other parts
+    (the first part of the default search order that stores them); `times`: the mean fit
+    time per split over each series' x values; a `table` of a time prints seconds."""
+    gen = "skmlfs.datasets:make_multilabel_discrete"
+
+    def ds(name, seed, d):
+        return {"name": name, "generator": gen, "params": {
+            "n_samples": 120, "n_features": d, "n_labels": 3, "random_state": seed}}
+
+    d = {
+        "name": "wide", "seed": 3, "n_features": "all", "selectors": ["all"],
+        "discretizer": "none", "metrics": ["subset_accuracy", "hamming_loss"],
+        "protocol": {"kind": "kfold", "k": 2},
+        "datasets": [ds("B", 1, 12), ds("A", 2, 10)],  # declared B first: B first
+        "learners": {"NB": {"method": "mlnb"}},
+        "part": [
+            {"name": "grid", "learners": {
+                "knn": {"method": "mlknn", "variants": {"k": [3, 5, 7]}},
+                "knn_s": {"method": "mlknn", "s": 10.0, "variants": {"k": [3, 5]}}}},
+            {"name": "one", "protocol": {"kind": "holdout", "repeats": 1},
+             "learners": {"knn3": {"method": "mlknn", "k": 3}}},
+        ],
+        "report": {"section": [
+            {"kind": "curve", "title": "Wide", "parts": ["grid"], "file": "k.png",
+             "x": "k", "series": {"plain": "knn[*", "s10": "knn_s[*"},
+             "metrics": ["subset_accuracy", "hamming_loss"], "tables": "wide",
+             "reference": {"naive": "NB", "one split": "knn3"}, "times": True},
+            {"kind": "table", "title": "Time", "parts": ["main"], "metric": "fit_time",
+             "learners": ["NB"], "rows": "datasets"},
+        ]},
+    }
+    frames, text = _run_and_report(d, tmp_path)
+    sec = text[text.index("## Wide"):]
+    assert sec.index("**B** (d = 12, q = 3)") < sec.index("**A** (d = 10, q = 3)")
+    grid = frames["grid"]
+    fams = {"plain": ("knn", (3, 5, 7)), "s10": ("knn_s", (3, 5))}
+    for metric, gib in (("subset_accuracy", True), ("hamming_loss", False)):
+        block = sec[sec.index(f"{metric}, mean over the splits"):]
+        for name in ("B", "A"):
+            tab = block[block.index(f"**{name}**"):].split("\n\n")[1].splitlines()
+            assert tab[0] == "| series | k=3 | k=5 | k=7 | mean over k |"
+            rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.split("|")[2:-1]]
+                    for ln in tab[2:]}
+            cells = grid[grid["dataset"] == name].groupby("learner")[metric]
+            want = {}
+            for lab, (fam, ks) in fams.items():
+                means = [cells.get_group(f"{fam}[k={k}]").mean() for k in ks]
+                want[lab] = [_f3(m) for m in means] + ["—"] * (3 - len(ks)) + [
+                    _f3(np.mean(means[:2]))]  # k = 3, 5: the values both series have
+            assert {lab: [c.strip("*") for c in r] for lab, r in rows.items()} == want
+            for j in range(4):  # the best rounded value of each column, and only it, bold
+                vals = {lab: float("0" + r[j].strip("*")) for lab, r in rows.items()
+                        if r[j] != "—"}
+                best = max(vals.values()) if gib else min(vals.values())
+                assert {lab for lab, r in rows.items() if r[j].startswith("**")} == {
+                    lab for lab, v in vals.items() if v == best}
+            ref = block[block.index(f"**{name}**"):].split("\n\n")[2]
+            nb = frames["main"].query("dataset == @name and learner == 'NB'")[metric]
+            k3 = frames["one"].query("dataset == @name and learner == 'knn3'")[metric]
+            assert ref == (f"Reference (mean over the splits): naive {_f3(nb.mean())} "
+                           f"(`NB`, part `main`), one split {_f3(k3.mean())} (`knn3`, "
+                           "part `one`).")
+    times = sec[sec.index("Mean fit time per split over the `k` values"):]
+    row = next(ln for ln in times.splitlines() if ln.startswith("| A |"))
+    a = grid[grid["dataset"] == "A"]
+    assert row == "| A | " + " | ".join(
+        f"{a[a['learner'].str.startswith(fam + '[')]['fit_time'].mean():.2f}"
+        for fam in ("knn", "knn_s")) + " |"
+    nb = frames["main"].query("dataset == 'A' and learner == 'NB'")["fit_time"]
+    tab = text[text.index("## Time"):]
+    assert f"| A | {nb.mean():.2f} |" in tab  # seconds, not a score's ".xyz"
+    for bad, match in (({"tables": "tall"}, "tables"), ({"reference": {"x": 1}}, "reference"),
+                       ({"times": "yes"}, "times"), ({"tables": "long"}, "wide tables only")):
+        d2 = dict(d, report={"section": [dict(d["report"]["section"][0], **bad)]})
+        with pytest.raises(SpecError, match=match):
+            parts_from_dict(d2, source="wide")

@@ -1,8 +1,8 @@
 """The report of a multi-part experiment: sections declared in ``[report]``.
 
 ``[[report.section]]`` tables, in order (every kind takes ``title``, ``text``, ``parts``
-= the parts whose cells it uses (default all), ``datasets`` (order and filter) and
-``metrics`` (default the experiment's)):
+= the parts whose cells it uses (default all), ``datasets`` (order and filter; default
+the order the file declares them in) and ``metrics`` (default the experiment's)):
 
 * ``kind = "compare"``: one table per metric, datasets × ``methods`` (display name →
   learner glob). A glob with ``*`` is a tuned family: the member with the best mean
@@ -19,9 +19,14 @@
   nested) of the learners in ``series`` (label → glob): one panel per dataset and metric
   (``lines = "series"``) or one panel per metric with a line per dataset
   (``lines = "datasets"``); ``errorbars``, ``normalize`` (each line over its maximum),
-  ``xlabel``; plus a table of the plotted means. ``ranks = true``: per metric, the
-  average rank of the series over the ``x`` values they all have, per dataset (1 = best,
-  ties shared, means rounded to the printed decimals first).
+  ``xlabel``; plus a table of the plotted means (``tables = "wide"``: per metric and
+  dataset, series × ``x`` values with a "mean over x" column and the best series of a
+  column in bold). ``reference`` (label → learner glob) prints those learners' means under
+  each wide table, from the first part of ``prefer`` (default: the section's parts, then the
+  others) that stores them. ``ranks = true``: per metric, the average rank of the series
+  over the ``x`` values they all have, per dataset (1 = best, ties shared, means rounded to
+  the printed decimals first). ``times = true``: the mean fit time per split of each series
+  over its ``x`` values.
 * ``kind = "parts"``: the same learners under the protocols of several ``parts`` (e.g.
   one 80/20 split against 5-fold CV): which learners each part holds per dataset, and
   ``metric`` (mean, ± std over several splits) of every (dataset, learner) stored in at
@@ -52,7 +57,7 @@ SECTION_KEYS = {
     "compare": _COMMON | {"methods", "tune_metric", "paper", "prefer", "ranks"},
     "table": _COMMON | {"learners", "metric", "rows", "std"},
     "curve": _COMMON | {"file", "x", "series", "lines", "errorbars", "normalize", "xlabel",
-                        "ranks"},
+                        "ranks", "tables", "reference", "prefer", "times"},
     "parts": _COMMON | {"learners", "metric"},
     "bars": _COMMON | {"file", "series"},
     "include": {"kind", "title", "file"},
@@ -74,8 +79,19 @@ def check_report(src: str, report: Mapping, parts: Sequence[str]) -> None:
             raise _fail(src, f"{key}.kind", f"must be one of {', '.join(SECTION_KEYS)}; "
                         f"got {kind!r}.")
         _unknown(src, key, s, SECTION_KEYS[kind])
-        if kind == "curve" and not isinstance(s.get("ranks", False), bool):
-            raise _fail(src, f"{key}.ranks", "true or false (a curve's average ranks).")
+        if kind == "curve":
+            for k in ("ranks", "times"):
+                if not isinstance(s.get(k, False), bool):
+                    raise _fail(src, f"{key}.{k}", "true or false.")
+            if s.get("tables", "long") not in ("long", "wide"):
+                raise _fail(src, f"{key}.tables", f"'long' or 'wide'; got {s['tables']!r}.")
+            ref = s.get("reference", {})
+            if not isinstance(ref, Mapping) or not all(
+                    isinstance(g, str) for g in ref.values()):
+                raise _fail(src, f"{key}.reference", "a table label -> learner glob.")
+            if ref and s.get("tables", "long") != "wide":
+                raise _fail(src, f"{key}.reference", "printed under wide tables only: "
+                            "add tables = \"wide\".")
         for p in list(s.get("parts", [])) + list(s.get("prefer", [])) + [
             x for r in (s.get("ranks", []) if kind == "compare" else []) for x in r
         ]:
@@ -134,10 +150,13 @@ def _param(spec: Any, path: str) -> Any:
 class _Data:
     """The cells of every part, with per-part and per-(dataset, learner) summaries."""
 
-    def __init__(self, frames: Mapping[str, Any], metrics: Sequence[str]):
+    def __init__(self, frames: Mapping[str, Any], metrics: Sequence[str],
+                 order: Sequence[str] = (), info: Mapping[str, Mapping] | None = None):
         import pandas as pd
 
         self.metrics = list(metrics)
+        self.order = {d: i for i, d in enumerate(dict.fromkeys(order))}  # as declared
+        self.info = dict(info or {})  # dataset -> its stored statistics (n_features, ...)
         parts = []
         for p, df in frames.items():
             df = df.copy()
@@ -155,7 +174,9 @@ class _Data:
         have = list(dict.fromkeys(self.rows(sec.get("parts"))["dataset"])) if len(
             self.df) else []
         want = sec.get("datasets")
-        return [d for d in want if d in have] if want else have
+        if want:
+            return [d for d in want if d in have]
+        return sorted(have, key=lambda d: self.order.get(d, len(self.order)))  # stable
 
     def summary(self, parts: Sequence[str] | None = None):
         """Mean, std (ddof 0), split count, fit time of each (dataset, learner): cells of
@@ -172,6 +193,7 @@ class _Data:
         out = g[cols].mean().join(g[cols].std(ddof=0).add_suffix("_std"))
         out["n_splits"] = g.size()
         out["learner_spec"] = g["learner_spec"].first()
+        out["part"] = g["part"].first()
         return out
 
 
@@ -289,11 +311,14 @@ def _table(sec, data: _Data, labels, dec) -> list[str]:
     lrs = list(dict.fromkeys(lr for g in sec["learners"] for lr in _match(have, g)))
     std = bool(sec.get("std", False))
 
+    def fmt(v):  # seconds as seconds (e.g. 12.35), not as a score (".123")
+        return f"{v:.2f}" if metric.endswith("_time") and np.isfinite(v) else _fmt(v, dec)
+
     def cell(ds, lr):
         if (ds, lr) not in sm.index:
             return "—"
-        v = _fmt(sm.loc[(ds, lr), metric], dec)
-        return f"{v} ± {_fmt(sm.loc[(ds, lr), metric + '_std'], dec)}" if std else v
+        v = fmt(sm.loc[(ds, lr), metric])
+        return f"{v} ± {fmt(sm.loc[(ds, lr), metric + '_std'])}" if std else v
 
     L = [f"\n## {sec['title']}\n"] if sec.get("title") else []
     if sec.get("text"):
@@ -380,19 +405,91 @@ def _curve(sec, data: _Data, labels, dec, out: Path, figures: bool) -> list[str]
         fig.savefig(out / sec["file"], dpi=110)
         plt.close(fig)
         L.append(f"![{sec['file']}]({sec['file']})\n")
+    ref = _curve_references(sec, data) if sec.get("reference") else None
     for metric in metrics:
-        L.append(f"\n{labels.get(metric, metric)}, mean over the splits, by "
-                 f"`{sec['x']}`:\n")
-        L.append("| dataset | series | values (x: mean) |\n|---|---|---|")
-        for ds in dss:
-            for lab, glob in series.items():
-                pts = _points(sec, sm, ds, glob)
-                if pts:
-                    vals = ", ".join(f"{x:g}: {_fmt(sm.loc[(ds, lr), metric], dec)}"
-                                     for x, lr in pts)
-                    L.append(f"| {ds} | {lab} | {vals} |")
+        if sec.get("tables", "long") == "wide":
+            L += _curve_wide(sec, data, sm, metric, dss, series, labels, dec, ref)
+        else:
+            L.append(f"\n{labels.get(metric, metric)}, mean over the splits, by "
+                     f"`{sec['x']}`:\n")
+            L.append("| dataset | series | values (x: mean) |\n|---|---|---|")
+            for ds in dss:
+                for lab, glob in series.items():
+                    pts = _points(sec, sm, ds, glob)
+                    if pts:
+                        vals = ", ".join(f"{x:g}: {_fmt(sm.loc[(ds, lr), metric], dec)}"
+                                         for x, lr in pts)
+                        L.append(f"| {ds} | {lab} | {vals} |")
         if sec.get("ranks"):
             L += _curve_ranks(sec, sm, metric, dss, series, labels, dec)
+    if sec.get("times"):
+        L += _curve_times(sec, sm, dss, series)
+    return L
+
+
+def _curve_references(sec, data: _Data):
+    """``(summary, {label: glob})`` of the reference learners: each (data set, learner)
+    from the first part of ``prefer`` (default: the section's parts, then the others)."""
+    prefer = list(dict.fromkeys(list(sec.get("prefer") or sec.get("parts") or [])
+                                + data.parts))
+    return data.summary(prefer), dict(sec["reference"])
+
+
+def _curve_wide(sec, data: _Data, sm, metric, dss, series, labels, dec, ref) -> list[str]:
+    """Per data set, series × ``x`` values, a mean over the ``x`` values every series has,
+    the best of each column in bold, then the reference learners' means."""
+    sign = 1.0 if _greater_is_better(metric) else -1.0
+    x = sec["x"]
+    L = [f"\n{labels.get(metric, metric)}, mean over the splits (best series of a column "
+         f"in bold; the mean is over the `{x}` values every series has):\n"]
+    for ds in dss:
+        pts = {lab: dict(_points(sec, sm, ds, glob)) for lab, glob in series.items()}
+        pts = {lab: p for lab, p in pts.items() if p}
+        if not pts:
+            continue
+        xs = sorted(set().union(*pts.values()))
+        common = sorted(set.intersection(*(set(p) for p in pts.values())))
+        vals = {lab: [sm.loc[(ds, p[v]), metric] if v in p else np.nan for v in xs]
+                + [np.mean([sm.loc[(ds, p[v]), metric] for v in common])
+                   if common else np.nan] for lab, p in pts.items()}
+        cols = np.array(list(vals.values()), dtype=float)  # series × (xs + mean)
+        with np.errstate(invalid="ignore"):
+            best = [np.nanmax(sign * np.round(c, dec)) if np.isfinite(c).any() else np.nan
+                    for c in cols.T]
+        info = data.info.get(ds, {})
+        stats = (f" (d = {info['n_features']}, q = {info['n_labels']})"
+                 if {"n_features", "n_labels"} <= set(info) else "")
+        L.append(f"**{ds}**{stats}\n")
+        L.append("| series | " + " | ".join(f"{x}={v:g}" for v in xs)
+                 + f" | mean over {x} |")
+        L.append("|" + "---|" * (len(xs) + 2))
+        for lab, row in vals.items():
+            cells = [("**{}**" if np.isfinite(v) and sign * round(v, dec) == b else "{}")
+                     .format(_fmt(v, dec)) for v, b in zip(row, best, strict=True)]
+            L.append(f"| {lab} | " + " | ".join(cells) + " |")
+        if ref is not None and ref[0] is not None:
+            rsm, globs = ref
+            have = [lr for d, lr in rsm.index if d == ds]
+            found = [(lab, lr) for lab, g in globs.items() for lr in _match(have, g)]
+            if found:
+                L.append("\nReference (mean over the splits): " + ", ".join(
+                    f"{lab} {_fmt(rsm.loc[(ds, lr), metric], dec)} (`{lr}`, part "
+                    f"`{rsm.loc[(ds, lr), 'part']}`)" for lab, lr in found) + ".")
+        L.append("")
+    return L
+
+
+def _curve_times(sec, sm, dss, series) -> list[str]:
+    """Mean fit time per split of each series over its ``x`` values, per data set."""
+    L = [f"\nMean fit time per split over the `{sec['x']}` values (s; one core, the "
+         "machine may have been shared):\n", "| dataset | " + " | ".join(series) + " |",
+         "|" + "---|" * (len(series) + 1)]
+    for ds in dss:
+        ts = [[sm.loc[(ds, lr), "fit_time"] for _, lr in _points(sec, sm, ds, g)]
+              for g in series.values()]
+        if any(ts):
+            L.append(f"| {ds} | " + " | ".join(f"{np.mean(t):.2f}" if t else "—"
+                                               for t in ts) + " |")
     return L
 
 
@@ -528,7 +625,13 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
     frames = {p: store.to_frame(cell_ids=ids[p]) for p, _ in ep.parts if ids.get(p)}
     rep = ep.report
     metrics = [m.name for m in ep.checked["main"].metrics]
-    data = _Data(frames, metrics)
+    order = [d.name for p, _ in ep.parts for d in ep.checked[p].datasets]
+    info = {}
+    for ds in dict.fromkeys(order):
+        v = store.get_meta(f"dataset:{ds}")
+        if v:
+            info[ds] = json.loads(v)
+    data = _Data(frames, metrics, order, info)
     labels = dict(rep.get("labels", {}))
     dec = int(rep.get("decimals", 3))
     L = [f"# {rep.get('title', ep.name)}\n"]
