@@ -76,6 +76,18 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def assert_exit_within(pids: set[int], seconds: float) -> None:
+    """Every process of ``pids`` ends within ``seconds`` (the survivors are killed, then
+    reported)."""
+    t0 = time.time()
+    while any(alive(k) for k in pids) and time.time() - t0 < seconds:
+        time.sleep(0.1)
+    left = [k for k in pids if alive(k)]
+    for k in left:
+        os.kill(k, signal.SIGKILL)
+    assert not left, f"worker processes outlived the killed client: {left}"
+
+
 def check_complete(db: Path):
     con = sqlite3.connect(db)
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -139,13 +151,7 @@ def test_sigkill_at_random_moments_then_resume(experiment, tmp_path, backend):
         assert proc.returncode == -signal.SIGKILL, "the run ended before it was killed"
         assert count(db) < N_CELLS, "the kill must land before the end"
         # workers notice that their client died and exit (loky and Dask both watch it)
-        t0 = time.time()
-        while any(alive(k) for k in kids) and time.time() - t0 < 30:
-            time.sleep(0.1)
-        left = [k for k in kids if alive(k)]
-        for k in left:
-            os.kill(k, signal.SIGKILL)
-        assert not left, f"worker processes outlived the killed client: {left}"
+        assert_exit_within(kids, 30)
     n = count(db)
     res = subprocess.run(mlfs("benchmark", spec, "--db", db, "--no-report",
                               *BACKENDS[backend]), cwd=tmp_path, env=child_env(),
@@ -194,13 +200,7 @@ params = {{ n_samples = 3000, n_features = 60, random_state = 1 }}
     assert len(_loky_workers(proc.pid)) == 2
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    t0 = time.time()
-    while any(alive(k) for k in kids) and time.time() - t0 < 30:
-        time.sleep(0.1)
-    left = [k for k in kids if alive(k)]
-    for k in left:
-        os.kill(k, signal.SIGKILL)
-    assert not left, f"worker processes outlived the killed client: {left}"
+    assert_exit_within(kids, 30)
 
 
 # --------------------------------------------------------------------------- one writer
