@@ -279,7 +279,14 @@ def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
                                                    "RALMFS", "RLEFS"]
     assert spec.selectors[7].name == "ALL" and spec.report["reference"] == ["ALL"]
     sens = [m for m in spec.selectors[8:] if m.options.get("sensitivity")]
-    assert len(sens) == len(spec.selectors) - 8 == 4 * 7
+    seeds = [m for m in spec.selectors[8:] if "seed_offset" in m.options]
+    assert len(sens) == 4 * 7 and len(seeds) == 2 * 5
+    assert len(sens) + len(seeds) == len(spec.selectors) - 8
+    # the former script's initialisation seeds 0-4 (experiment seed 0), one learner each
+    assert sorted(m.options["seed_offset"] for m in seeds) == sorted([0, 1, 2, 3, 4] * 2)
+    assert sorted(tuple(m.options["learners"]) for m in seeds) == (
+        [("BR-3NN",)] * 5 + [("BR-SVM",)] * 5)
+    assert set(spec.report["seeds"]["methods"]) == {"RLEFS-seeds-SVM", "RLEFS-seeds-3NN"}
     rlefs = spec.selectors[6]
     assert rlefs.tuning["tune_with"] == "learner" and rlefs.tuning["search"] == "coordinate"
     assert rlefs.options["by_dataset"]["flags"]["tuning"].get("search", "grid") == "grid"

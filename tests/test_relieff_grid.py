@@ -35,7 +35,9 @@ def _reduced(names, folds, grid, learners=None) -> dict:
     d["datasets"] = [x for x in d["datasets"] if x["name"] in names]
     d["protocol"] = {**d["protocol"], "k": folds}
     d["learners"] = {n: {**t, "variants": {p: grid for p in t["variants"]}}
-                     for n, t in d["learners"].items() if learners is None or n in learners}
+                     for n, t in d["learners"].items() if n in (learners or [])
+                     or (learners is None and "seed_offset" not in t["variants"])}
+    d["report"] = {k: v for k, v in d["report"].items() if k != "seeds"}  # no seed runs
     return d
 
 
@@ -52,7 +54,13 @@ def test_paper_file_is_an_engine_experiment():
     d = tomllib.loads(PAPER.read_text())
     spec = ExperimentSpec.from_dict(d, source=str(PAPER))
     assert "script" not in d.get("experiment", {})
-    assert len(spec.learners) == 18 and len(spec.datasets) == 10
+    assert len(spec.learners) == 18 + 15 and len(spec.datasets) == 10
+    # the sampling-seed runs: fold f of seed r samples with 2013 + 1000 r + f (r = 1..5),
+    # the former script's seeds
+    seeds = [m for m in spec.learners if "seed_offset" in m.options]
+    assert sorted({m.options["seed_offset"] for m in seeds}) == [1000, 2000, 3000, 4000, 5000]
+    assert all(m.build(random_state=2013 + 4).weighter.random_state
+               == 2013 + m.options["seed_offset"] + 4 for m in seeds)
     assert spec.report["choose"]["criterion"] == "hamming_loss"
     assert set(spec.report["paper"]["hamming_loss"]) == {x.name for x in spec.datasets}
 

@@ -687,14 +687,17 @@ def expand_variants(name: str, body: Mapping[str, Any], key: str) -> list[tuple[
              if k not in ("params", "method") and k not in _TUNING_KEYS
              and k not in OPTION_KEYS}
         merged = {**dict(body.get("params", {})), **b}  # params may be given either way
+        tuning = {k: v for k, v in body.items() if k in _TUNING_KEYS or k in OPTION_KEYS}
         for p, v in zip(keys, combo, strict=True):
             for path in p.split("+"):
-                _set_path(merged, path.strip(), v, f"{key}.variants.{p}")
+                if path.strip() in OPTION_KEYS:  # e.g. seed_offset: an option, not a param
+                    tuning[path.strip()] = v
+                else:
+                    _set_path(merged, path.strip(), v, f"{key}.variants.{p}")
         label = ",".join(
             f"{p.split('+')[-1].strip().rpartition('__')[2]}={_fmt(v)}"
             for p, v in zip(keys, combo, strict=True)
         )
-        tuning = {k: v for k, v in body.items() if k in _TUNING_KEYS or k in OPTION_KEYS}
         out.append((f"{name}[{label}]", {"method": body.get("method", name),
                                           "params": merged, **tuning}))
     return out

@@ -50,6 +50,15 @@ Generic mechanisms the paper reproductions need beyond the per-metric tables of
     ``low_labels`` curve at the given evaluations and at the last one, drawn as
     ``figures/low_labels_<dataset>.png``, and the mean ``success_ratio`` per dataset.
 
+``seeds = { methods = { <seeds> = <reference>, ... }, metric = ... }``
+    Seed sensitivity: ``<seeds>`` names a selector or learner whose variants differ in
+    the option ``seed_offset`` only (leaving the main tables); per dataset × seed group ×
+    the learner (or selector) it ran with × budget: the ``<reference>`` method's mean
+    over the splits, the mean ± std (ddof = 0) over the seeds of the per-seed means over
+    the splits, their min … max, how many seeds beat the reference and, for selectors,
+    the size of the intersection of two seeds' selected sets (mean, min–max over the
+    pairs and splits). ``metric``: a metric name or a list (default: every metric).
+
 Also written for every experiment with wrapper histories: ``tables/convergence.csv`` (the
 best fitness per evaluation), and, with ``choose``, ``results.json`` (per-split values and
 run times per dataset and method).
@@ -71,7 +80,7 @@ import numpy as np
 __all__ = ["REPORT_VIEW_KEYS", "check_report_views", "prepare", "sections"]
 
 REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation", "versus",
-                    "include", "records", "reference", "over_budgets"}
+                    "include", "records", "reference", "over_budgets", "seeds"}
 _VARIANT = re.compile(r"^(?P<base>.*)\[(?P<label>[^\[\]]*)\]$")
 
 
@@ -171,6 +180,16 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
             raise fail(key, "exactly the keys method, reference and metric.")
         if v["metric"] not in metric_names:
             raise fail(f"{key}.metric", f"{v['metric']!r} is not a metric column.")
+    se = table("seeds", ["methods"], {"methods", "metric"})
+    if se is not None:
+        ms = se["methods"]
+        if not isinstance(ms, Mapping) or not ms or not all(
+                isinstance(v, str) for v in ms.values()):
+            raise fail("seeds.methods", "a table seed method -> reference method.")
+        met = se.get("metric", [])
+        for m in [met] if isinstance(met, str) else met:
+            if m not in metric_names:
+                raise fail("seeds.metric", f"{m!r} is not a metric column.")
     rc = table("records", ["methods"], {"methods", "evaluations"})
     if rc is not None:
         if not _names(rc["methods"]):
@@ -305,9 +324,17 @@ def _metric_columns(df: Any) -> list[str]:
 
 # --------------------------------------------------------------------------- preparing
 def prepare(df: Any, report: Mapping[str, Any]) -> tuple[Any, dict]:
-    """Apply ``optimised`` and take the ablation cells out; returns ``(df, state)`` where
-    ``state`` keeps what :func:`sections` needs (the ablation cells, the full frame)."""
-    state: dict[str, Any] = {"full": df}
+    """Apply ``optimised`` and take the seed, reference, ablation and record cells out;
+    returns ``(df, state)`` where ``state`` keeps what :func:`sections` needs (those
+    cells, the full frame without the seed runs)."""
+    state: dict[str, Any] = {}
+    if report.get("seeds"):  # the seed runs appear in their view only, not even in "full"
+        groups = set(report["seeds"]["methods"])
+        seeds = (df["method"].map(lambda m: split_variant(m)[0]).isin(groups)
+                 | df["learner"].map(lambda m: split_variant(m)[0]).isin(groups))
+        state["seeds"] = df[seeds]
+        df = df[~seeds]
+    state["full"] = df
     if report.get("reference"):
         ref = df["method"].isin(list(report["reference"]))
         state["reference"] = df[ref]
@@ -422,6 +449,9 @@ def sections(df: Any, state: Mapping, report: Mapping[str, Any], meta: Mapping, 
     vs = report.get("versus")
     for v in [vs] if isinstance(vs, Mapping) else vs or []:
         md += _versus_section(df, v, datasets, meta, decimals, alpha)
+    if report.get("seeds") and len(state.get("seeds", [])):
+        md += _seeds_sections(state["seeds"], state["full"], report["seeds"], datasets,
+                              meta, decimals)
     if report.get("records") and len(state.get("records", [])):
         m, f = _records_sections(state["records"], report["records"], out, datasets,
                                  figures, decimals)
@@ -770,6 +800,63 @@ def _versus_section(df, v, datasets, meta, decimals, alpha) -> list[str]:
     md += ["", f"{a} has the {word} mean on {higher} of {n} data sets"
            + (f" (not on: {', '.join(not_higher)})" if not_higher else "")
            + f"; significant wins/ties/losses: {wtl[0]}/{wtl[1]}/{wtl[2]}.\n"]
+    return md
+
+
+def _seeds_sections(sdf, full, se, datasets, meta, decimals) -> list[str]:
+    """The ``seeds`` view: one table per metric (see the module doc)."""
+    groups = dict(se["methods"])
+    met = se.get("metric", _metric_columns(sdf))
+    metrics = [met] if isinstance(met, str) else list(met)
+    # a group is a selector (its cells' learner is the other coordinate) or a learner
+    sel_base = sdf["method"].map(lambda m: split_variant(m)[0])
+    is_sel = sel_base.isin(groups)
+    sdf = sdf.assign(
+        group=np.where(is_sel, sel_base, sdf["learner"].map(lambda m: split_variant(m)[0])),
+        seed=np.where(is_sel, sdf["method"], sdf["learner"]),
+        other=np.where(is_sel, sdf["learner"], sdf["method"]), by_selector=is_sel)
+    keys = ["dataset", "group", "other", "k"]
+    rows = list(sdf.groupby(keys, sort=False))
+    rows.sort(key=lambda r: (list(datasets).index(r[0][0]) if r[0][0] in datasets
+                             else len(datasets), list(groups).index(r[0][1])))
+    md = []
+    for metric in metrics:
+        gib = _direction(metric, meta)
+        md += [f"## Seed sensitivity: {metric.replace('_', ' ')}\n",
+               "Each seed's value is its mean over the splits; mean ± std (ddof = 0) and "
+               "min … max over the seeds; *reference*: the reference method's mean over the "
+               "splits with the same learner (or selector) and budget; *better*: seeds "
+               f"with a {'higher' if gib else 'lower'} value than the reference; *shared*: "
+               "features two seeds both select, mean (min–max) over the pairs of seeds "
+               "and the splits.\n",
+               "| dataset | seeds | with | k | reference | value | mean ± std over the "
+               "seeds | min … max | better | shared |",
+               "|---|---|---|---|---|---|---|---|---|---|"]
+        for (ds, grp, other, k), g in rows:
+            v = g.groupby("seed")[metric].mean().to_numpy(dtype=float)
+            ref_name = groups[grp]
+            col, other_col = (("method", "learner") if g["by_selector"].iloc[0]
+                              else ("learner", "method"))
+            ref = full[(full["dataset"] == ds) & (full[col] == ref_name)
+                       & (full[other_col] == other) & (full["k"] == k)][metric]
+            r = float(ref.mean()) if len(ref) else float("nan")
+            better = int(np.sum(v > r) if gib else np.sum(v < r))
+            shared = "–"
+            if g["by_selector"].iloc[0]:
+                sizes = []
+                for _, sp_ in g.drop_duplicates(["seed", "split"]).groupby("split"):
+                    sets = [set(f) for f in sp_["features"]]
+                    sizes += [len(a & b) for i, a in enumerate(sets) for b in sets[i + 1:]]
+                if sizes:
+                    shared = (f"{np.mean(sizes):.1f} ({min(sizes)}–{max(sizes)}) of "
+                              f"{int(k)}")
+            md.append(
+                f"| {ds} | {grp} | {other} | {int(k)} | {ref_name} | "
+                + ("–" if math.isnan(r) else f"{r:.{decimals}f}")
+                + f" | {v.mean():.{decimals}f} ± {v.std(ddof=0):.{decimals}f} | "
+                f"{v.min():.{decimals}f} … {v.max():.{decimals}f} | "
+                + ("–" if math.isnan(r) else f"{better} of {v.size}") + f" | {shared} |")
+        md.append("")
     return md
 
 

@@ -156,12 +156,17 @@ class MethodSpec:
 
     def build(self, **defaults: Any) -> Any:
         """A fresh estimator; ``defaults`` are set when the estimator has that parameter
-        (``n_features_to_select`` always, ``random_state`` only when left at ``None``)."""
+        (``n_features_to_select`` always, ``random_state`` only when left at ``None``).
+        The option ``seed_offset`` is added to the default ``random_state`` (nested
+        estimators and a tuned method's inner cross-validation included)."""
         from sklearn.base import clone
 
         from ._methods import build_method, tuned
 
         nominal = defaults.pop("nominal_columns", None)  # for categorical_features="nominal"
+        offset = (self.options or {}).get("seed_offset")
+        if offset is not None and defaults.get("random_state") is not None:
+            defaults["random_state"] = int(defaults["random_state"]) + int(offset)
         est = clone(self.prototype) if self.prototype is not None else build_method(
             self.method, self.params, self.kind, key=self.name,
             random_state=defaults.get("random_state"), validate=False, nominal=nominal,
@@ -410,7 +415,7 @@ _TOP_KEYS = {
 }
 _REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
 _REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation",  # see _report_views
-                 "versus", "include", "records", "reference", "over_budgets"}
+                 "versus", "include", "records", "reference", "over_budgets", "seeds"}
 _DATASET_KEYS = {
     "name",
     "load",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import numbers
 import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -45,7 +46,7 @@ __all__ = [
 
 #: method-table keys read by this module (stored in ``MethodSpec.options``)
 OPTION_KEYS = ("preprocess", "budgets", "feature_order", "by_dataset", "datasets",
-               "learners", "n_features", "sensitivity", "record", "selectors")
+               "learners", "n_features", "sensitivity", "record", "selectors", "seed_offset")
 
 
 # --------------------------------------------------------------------------- transformers
@@ -335,6 +336,10 @@ def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -
         parse_n_features(opts["n_features"], f"{key}.n_features")
     if "sensitivity" in opts and not isinstance(opts["sensitivity"], str):
         raise ValueError(f"{key}.sensitivity: the name of the parameter varied.")
+    off = opts.get("seed_offset")
+    if off is not None and (isinstance(off, bool) or not isinstance(off, numbers.Integral)):
+        raise ValueError(f"{key}.seed_offset: an integer added to the estimator seed; "
+                         f"got {off!r}.")
     if "record" in opts:
         from ._histories import check_record
 
