@@ -750,7 +750,7 @@ def run_experiment(
             bar = _progress(plan.n_pending, spec.name, progress)
             warns: set[str] = set()
             gen = results(batches, n_jobs=n_jobs, dask=dask, catch=True)
-            finished = False
+            backend_label, finished = _backend_label(dask_arg, dask, n_workers), False
             try:
                 with _sigint_noted() as interrupted:
                     for task, res in gen:
@@ -773,8 +773,7 @@ def run_experiment(
                 forget_data()
                 if summary.n_computed or summary.n_failed_tasks:
                     _log_run(store, summary, started, time.perf_counter() - t_start,
-                             _backend_label(dask_arg, dask, n_jobs, n_workers),
-                             not finished, __version__, verbose)
+                             backend_label, not finished, __version__, verbose)
         summary.seconds = time.perf_counter() - t_start
         summary.warnings = sorted(warns)
         for w in summary.warnings:
@@ -800,7 +799,7 @@ def run_experiment(
             store.close()
 
 
-def _backend_label(dask_arg: Any, client: Any, n_jobs: int | None, n_workers: int) -> str:
+def _backend_label(dask_arg: Any, client: Any, n_workers: int) -> str:
     """How a run computed, for the run log: "serial", "joblib x2" or "Dask <where> x<n>"."""
     if client is None:
         return f"joblib x{n_workers}" if n_workers > 1 else "serial"
@@ -808,7 +807,7 @@ def _backend_label(dask_arg: Any, client: Any, n_jobs: int | None, n_workers: in
         where = dask_arg
     else:
         where = getattr(getattr(client, "scheduler", None), "address", None) or "client"
-    try:  # the workers connected now (a real cluster may gain or lose some later)
+    try:  # the workers connected at the start (a real cluster may gain or lose some)
         n = len(client.scheduler_info().get("workers", {})) or n_workers
     except Exception:  # noqa: BLE001 — the label must never stop a run
         n = n_workers
