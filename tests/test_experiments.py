@@ -381,6 +381,11 @@ def test_serial_joblib_and_dask_cluster_agree(tmp_path, capsys):
         df = _frame(tmp_path / other)
         pd.testing.assert_frame_equal(ref[cols], df[cols])
         assert ref.features.tolist() == df.features.tolist()
+    address = cluster.scheduler_address  # the run log names each backend (#14)
+    for db, backend in (("s.db", "serial"), ("j.db", "joblib x2"),
+                        ("d.db", f"Dask {address} x2"), ("l.db", "Dask local x2")):
+        with ResultStore(tmp_path / db, readonly=True) as st:
+            assert st.runs()[["backend", "n_computed"]].values.tolist() == [[backend, 30]]
 
 
 def test_runner_records_failures_and_continues(tmp_path):
@@ -389,4 +394,6 @@ def test_runner_records_failures_and_continues(tmp_path):
     assert s.n_failed_tasks == 6 and s.n_computed == 12
     with ResultStore(tmp_path / "f.db", readonly=True) as st:
         f = st.failures()
+        log = st.runs()
     assert len(f) == 6 and f.error.str.contains("variant").all()
+    assert log[["n_computed", "n_failed", "interrupted"]].values.tolist() == [[12, 6, False]]

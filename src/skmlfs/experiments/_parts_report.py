@@ -618,6 +618,7 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
     command : the command line shown in the header
     """
     from ._parts import part_cells
+    from ._report import runs_section
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -670,6 +671,9 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
             r = data.rows([p])
             L.append(f"| {p} | {len(r)} | {r['fit_time'].sum():.0f} | "
                      f"{r['predict_time'].sum():.0f} |")
+        names = json.loads(store.get_meta(f"parts:{ep.name}") or "{}")
+        L.append("\n" + runs_section(store.runs(), {p: names.get(p, []) for p in frames},
+                                     "### Runs", "part"))
         cols = ["part", "dataset", "learner", "split", *[m for m in metrics if m in data.df],
                 "fit_time", "predict_time", "n_train", "n_test", "protocol"]
         csv = out / "results_folds.csv"

@@ -16,7 +16,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -433,13 +433,14 @@ def _read_store(db: Any, cell_ids=None, experiment=None, all_cells=False):
         df = store.to_frame(cell_ids=cell_ids)
         fails = store.failures()
         stats = store.task_stats()
+        runs = store.runs()
     finally:
         if store is not db:
             store.close()
     if len(df) and len(stats) and "ranking_id" in df:  # the reported tasks' resources
         peak = stats.set_index("task_id")["peak_rss_mb"]
         df = df.assign(peak_rss_mb=df["ranking_id"].map(peak).astype(float))
-    return df, meta, fails
+    return df, meta, fails, runs
 
 
 
@@ -512,9 +513,9 @@ def write_report(
     if hasattr(db, "columns"):
         import pandas as pd
 
-        df, meta, fails = db, {}, pd.DataFrame()
+        df, meta, fails, runs = db, {}, pd.DataFrame(), pd.DataFrame()
     else:
-        df, meta, fails = _read_store(db, cell_ids, experiment, all_cells)
+        df, meta, fails, runs = _read_store(db, cell_ids, experiment, all_cells)
     if df.empty:
         raise ValueError("the results store holds no cell to report.")
     from ._sensitivity import split_sensitivity  # sensitivity studies: a figure, no table
@@ -675,6 +676,7 @@ def write_report(
     md.append(_runtime_section(df, ds_pref, m_pref))
     md.append(_time_breakdown(df, ds_pref, m_pref))
     md.append(_memory_section(df, ds_pref, m_pref))
+    md.append(runs_section(runs, {n: [n] for n in names_}, "## Runs"))
     if figures:
         p = _runtime_figure(df, out, ds_pref, m_pref)
         if p is not None:
@@ -858,6 +860,38 @@ def _memory_section(df, ds_pref, m_pref) -> str:
         lines.append(f"| {ds} | " + " | ".join(
             "–" if np.isnan(v) else f"{v:.0f}" for v in row.to_numpy(float)) + " |")
     return "\n".join(lines) + "\n"
+
+
+def runs_section(runs, groups: Mapping[str, Sequence[str]], heading: str,
+                 what: str = "experiment") -> str:
+    """The run log summed per experiment (or part: ``groups`` maps a row label to the
+    experiment names it covers; empty: every experiment in the log); '' when the store
+    recorded no run (older stores)."""
+    if runs is None or not len(runs):
+        return ""
+    groups = groups or {n: [n] for n in dict.fromkeys(runs["experiment"])}
+    lines = [f"{heading}\n", "The runs that computed cells (a resumed experiment has "
+             "several), wall time summed over them; interrupted: stopped by Ctrl-C or an "
+             "error (a killed run is not logged).\n",
+             f"| {what} | runs | wall time | cells computed | backend | first start (UTC) "
+             "| interrupted |", "|---|---|---|---|---|---|---|"]
+    for label, names in groups.items():
+        r = runs[runs["experiment"].isin(list(names))]
+        if not len(r):
+            continue
+        stopped = int(r["interrupted"].sum())
+        lines.append(
+            f"| {label} | {len(r)} | {_fmt_wall(r['seconds'].sum())} | "
+            f"{int(r['n_computed'].sum())} | {', '.join(dict.fromkeys(r['backend']))} | "
+            f"{r['started'].min().replace('T', ' ').rstrip('Z')} | "
+            f"{f'yes ({stopped} of {len(r)})' if stopped else 'no'} |")
+    return "\n".join(lines) + "\n" if len(lines) > 4 else ""
+
+
+def _fmt_wall(s: float) -> str:
+    if s < 120:
+        return f"{s:.3g} s"
+    return f"{s / 60:.1f} min" if s < 7200 else f"{s / 3600:.1f} h"
 
 
 def _fmt_time(x: float) -> str:

@@ -710,7 +710,8 @@ def run_experiment(
     from ._cells import clear_cache
     from ._spec import load_experiment
 
-    t_start = time.perf_counter()
+    t_start, started = time.perf_counter(), time.time()
+    dask_arg = dask
     if not isinstance(spec, ExperimentSpec):
         spec = load_experiment(spec)
     if dask is not None:
@@ -749,6 +750,7 @@ def run_experiment(
             bar = _progress(plan.n_pending, spec.name, progress)
             warns: set[str] = set()
             gen = results(batches, n_jobs=n_jobs, dask=dask, catch=True)
+            backend_label, finished = _backend_label(dask_arg, dask, n_workers), False
             try:
                 with _sigint_noted() as interrupted:
                     for task, res in gen:
@@ -759,6 +761,7 @@ def run_experiment(
                         if interrupted():
                             raise KeyboardInterrupt
                     summary.interrupted = interrupted()
+                finished = not summary.interrupted
             except KeyboardInterrupt:
                 summary.interrupted = True
             finally:
@@ -768,6 +771,9 @@ def run_experiment(
                 bar.close()
                 clear_cache()
                 forget_data()
+                if summary.n_computed or summary.n_failed_tasks:
+                    _log_run(store, summary, started, time.perf_counter() - t_start,
+                             backend_label, not finished, __version__, verbose)
         summary.seconds = time.perf_counter() - t_start
         summary.warnings = sorted(warns)
         for w in summary.warnings:
@@ -791,6 +797,39 @@ def run_experiment(
     finally:
         if own_store:
             store.close()
+
+
+def _backend_label(dask_arg: Any, client: Any, n_workers: int) -> str:
+    """How a run computed, for the run log: "serial", "joblib x2" or "Dask <where> x<n>"."""
+    if client is None:
+        return f"joblib x{n_workers}" if n_workers > 1 else "serial"
+    if isinstance(dask_arg, str):
+        where = dask_arg
+    else:
+        where = getattr(getattr(client, "scheduler", None), "address", None) or "client"
+    try:  # the workers connected at the start (a real cluster may gain or lose some)
+        n = len(client.scheduler_info().get("workers", {})) or n_workers
+    except Exception:  # noqa: BLE001 — the label must never stop a run
+        n = n_workers
+    return f"Dask {where} x{n}"
+
+
+def _log_run(store: ResultStore, summary: RunSummary, started: float, seconds: float,
+             backend: str, interrupted: bool, version: str, verbose: bool) -> None:
+    """Add the run's row to the store's run log. Also reached while an exception (Ctrl-C,
+    an error) leaves the run: a store error here is then only reported, so that it does
+    not hide the exception that stopped the run."""
+    import sqlite3
+
+    try:
+        store.add_run(summary.experiment, started=started, seconds=seconds,
+                      n_computed=summary.n_computed, n_cached=summary.n_cached,
+                      n_failed=summary.n_failed_tasks, backend=backend,
+                      interrupted=interrupted, version=version)
+    except sqlite3.Error as exc:
+        if not interrupted:
+            raise
+        _log(verbose, f"the run could not be logged in {store.path}: {exc}")
 
 
 @contextlib.contextmanager

@@ -36,6 +36,10 @@ Guarantees
 * **Extensible cells.** The optional ``info`` column holds a JSON object of per-cell data
   beyond the fixed columns (e.g. chosen hyper-parameters, a search history); stores written
   before it existed gain the column when opened for writing.
+* **Run log.** The ``runs`` table has one row per :func:`~skmlfs.experiments.run_experiment`
+  call that computed a cell or met a failed task (wall time, counts, backend, whether it
+  was interrupted); it is never part of a cell. Older stores gain the table when opened
+  for writing; a run killed by ``SIGKILL`` cannot write its row.
 """
 
 from __future__ import annotations
@@ -106,6 +110,18 @@ CREATE TABLE IF NOT EXISTS tasks (
     method       TEXT NOT NULL,
     peak_rss_mb  REAL,
     created      REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    experiment   TEXT NOT NULL,
+    started      TEXT NOT NULL,
+    seconds      REAL NOT NULL,
+    n_computed   INTEGER NOT NULL,
+    n_cached     INTEGER NOT NULL,
+    n_failed     INTEGER NOT NULL,
+    backend      TEXT NOT NULL,
+    interrupted  INTEGER NOT NULL,
+    version      TEXT
 );
 CREATE TABLE IF NOT EXISTS failures (
     id       INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -506,6 +522,33 @@ class ResultStore:
         except (sqlite3.Error, pd.errors.DatabaseError):  # a store from before the table
             return pd.DataFrame(columns=["task_id", "dataset", "split", "method",
                                          "peak_rss_mb", "created"])
+
+    # ------------------------------------------------------------------ run log
+    def add_run(self, experiment: str, *, started: float, seconds: float, n_computed: int,
+                n_cached: int, n_failed: int, backend: str, interrupted: bool,
+                version: str | None = None) -> None:
+        """Record one run of an experiment (``started``: epoch seconds, stored as UTC
+        ISO 8601; ``seconds``: its wall time; ``n_failed``: failed tasks). Not part of any
+        cell."""
+        start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
+        self._tx(
+            "INSERT INTO runs (experiment, started, seconds, n_computed, n_cached, n_failed, "
+            "backend, interrupted, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (experiment, start, float(seconds), int(n_computed), int(n_cached), int(n_failed),
+             backend, int(bool(interrupted)), version),
+        )
+
+    def runs(self):
+        """The run log as a DataFrame in the order of the runs (empty for older stores)."""
+        import pandas as pd
+
+        try:
+            df = pd.read_sql_query("SELECT * FROM runs ORDER BY id", self._conn)
+        except (sqlite3.Error, pd.errors.DatabaseError):  # a store from before the table
+            df = pd.DataFrame(columns=["id", "experiment", "started", "seconds", "n_computed",
+                                       "n_cached", "n_failed", "backend", "interrupted",
+                                       "version"])
+        return df.assign(interrupted=df["interrupted"].astype(bool))
 
     # ------------------------------------------------------------------ failures
     def add_failure(self, task_id: str, dataset: str, split: int, method: str, error: str):
