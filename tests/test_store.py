@@ -213,3 +213,16 @@ def test_export_csv_and_parquet(tmp_path):
 def test_readonly_store_requires_existing_file(tmp_path):
     with pytest.raises(FileNotFoundError):
         ResultStore(tmp_path / "none.db", readonly=True)
+
+
+def test_a_resumed_task_keeps_the_largest_peak_of_its_runs(tmp_path):
+    """A task finished over two runs used as much memory as the larger of the two."""
+    with ResultStore(tmp_path / "t.db") as st:
+        st.add_task_stats("t1", "d", 0, "scls", 300.0)
+        st.add_task_stats("t1", "d", 0, "scls", 120.0)  # the resumed run needed less
+        st.add_task_stats("t2", "d", 1, "scls", 50.0)
+        st.add_task_stats("t2", "d", 1, "scls", 80.0)
+        st.add_task_stats("t3", "d", 2, "scls", None)  # not measurable on this platform
+        st.add_task_stats("t3", "d", 2, "scls", 40.0)
+        got = st.task_stats().set_index("task_id")["peak_rss_mb"].to_dict()
+    assert got == {"t1": 300.0, "t2": 80.0, "t3": 40.0}

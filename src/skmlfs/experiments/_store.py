@@ -506,22 +506,20 @@ class ResultStore:
     def add_task_stats(self, task_id: str, dataset: str, split: int, method: str,
                        peak_rss_mb: float | None) -> None:
         """Record what a task used (peak resident memory of its process during the task,
-        MB); not part of any cell, so a store without it reports "not recorded"."""
+        MB); not part of any cell, so a store without it reports "not recorded". A task
+        finished over several runs (resumed) keeps the largest of their peaks."""
         self._tx(
-            "INSERT OR REPLACE INTO tasks (task_id, dataset, split, method, peak_rss_mb, "
-            "created) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tasks (task_id, dataset, split, method, peak_rss_mb, created) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (task_id) DO UPDATE SET "
+            "peak_rss_mb = max(coalesce(peak_rss_mb, excluded.peak_rss_mb), "
+            "coalesce(excluded.peak_rss_mb, peak_rss_mb)), created = excluded.created",
             (task_id, dataset, int(split), method, peak_rss_mb, time.time()),
         )
 
     def task_stats(self):
         """The recorded task resources as a DataFrame (empty for older stores)."""
-        import pandas as pd
-
-        try:
-            return pd.read_sql_query("SELECT * FROM tasks", self._conn)
-        except (sqlite3.Error, pd.errors.DatabaseError):  # a store from before the table
-            return pd.DataFrame(columns=["task_id", "dataset", "split", "method",
-                                         "peak_rss_mb", "created"])
+        return self._table("SELECT * FROM tasks", ["task_id", "dataset", "split", "method",
+                                                   "peak_rss_mb", "created"])
 
     # ------------------------------------------------------------------ run log
     def add_run(self, experiment: str, *, started: float, seconds: float, n_computed: int,
@@ -540,15 +538,20 @@ class ResultStore:
 
     def runs(self):
         """The run log as a DataFrame in the order of the runs (empty for older stores)."""
+        df = self._table("SELECT * FROM runs ORDER BY id",
+                         ["id", "experiment", "started", "seconds", "n_computed", "n_cached",
+                          "n_failed", "backend", "interrupted", "version"])
+        return df.assign(interrupted=df["interrupted"].astype(bool))
+
+    def _table(self, sql: str, columns: list[str]):
+        """``sql`` read as a DataFrame; an empty one with ``columns`` from a store older
+        than the table (opened read-only, so it never gained it)."""
         import pandas as pd
 
         try:
-            df = pd.read_sql_query("SELECT * FROM runs ORDER BY id", self._conn)
-        except (sqlite3.Error, pd.errors.DatabaseError):  # a store from before the table
-            df = pd.DataFrame(columns=["id", "experiment", "started", "seconds", "n_computed",
-                                       "n_cached", "n_failed", "backend", "interrupted",
-                                       "version"])
-        return df.assign(interrupted=df["interrupted"].astype(bool))
+            return pd.read_sql_query(sql, self._conn)
+        except (sqlite3.Error, pd.errors.DatabaseError):
+            return pd.DataFrame(columns=columns)
 
     # ------------------------------------------------------------------ failures
     def add_failure(self, task_id: str, dataset: str, split: int, method: str, error: str):
