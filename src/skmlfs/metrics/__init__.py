@@ -30,21 +30,31 @@ from ._ranking import (
     one_error,
     ranking_loss,
 )
+from ._stability import (
+    StabilityEstimate,
+    kuncheva_index,
+    nogueira_stability,
+    selection_matrix,
+)
 
 __all__ = [
     "METRICS",
     "MetricSpec",
+    "StabilityEstimate",
     "average_precision",
     "coverage",
     "get_metric",
     "hamming_loss",
     "hamming_score",
+    "kuncheva_index",
     "macro_f1",
     "micro_f1",
     "multilabel_accuracy",
+    "nogueira_stability",
     "normalized_coverage",
     "one_error",
     "ranking_loss",
+    "selection_matrix",
     "subset_accuracy",
 ]
 
