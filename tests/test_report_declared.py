@@ -251,3 +251,48 @@ def test_over_budgets_summarises_each_method_curve(datasets_dir, tmp_path):
         assert (f"| {ds} | {np.mean(per_k):.3f} ± {np.std(per_k):.3f} [{per_k[-1]:.3f}] |"
                 in rows)
     assert f"| mean | {np.mean(ds_means):.3f} |" in rows
+
+
+STABILITY_TOML = """
+name = "stab"
+selectors = ["scls", "mi_rank"]
+n_features = [3, 6]
+""" + EMOTIONS_2FOLD.replace("k = 2\n", "k = 3\n") + """
+[report]
+stability = { alpha = 0.1 }
+"""
+
+
+def test_stability_view_matches_the_library_measures(datasets_dir, tmp_path):
+    import pandas as pd
+
+    from skmlfs.metrics import kuncheva_index, nogueira_stability, selection_matrix
+
+    text, cells, _ = _run_and_report(tmp_path, STABILITY_TOML, "stab")
+    assert "## Selection stability" in text
+    csv = pd.read_csv(tmp_path / "rep" / "tables" / "stability.csv")
+    assert len(csv) == 4  # 2 selectors x 2 budgets on emotions (72 features)
+    for _, r in csv.iterrows():
+        g = cells[(cells["method"] == r["method"]) & (cells["k"] == r["k"])]
+        g = g.drop_duplicates("split")
+        assert len(g) == r["splits"] == 3
+        Z = selection_matrix([np.asarray(f) for f in g["features"]], 72)
+        est = nogueira_stability(Z, alpha=0.1)
+        assert r["stability"] == pytest.approx(est.stability, abs=1e-5)
+        assert r["lower"] == pytest.approx(est.lower, abs=1e-5)
+        assert r["kuncheva"] == pytest.approx(kuncheva_index(Z), abs=1e-5)
+    # the table: each selector's mean of Φ̂ over the two budgets
+    section = text[text.index("## Selection stability"):].splitlines()
+    row = next(line for line in section if line.startswith("| emotions |"))
+    header = next(line for line in section if line.startswith("| dataset |"))
+    cols = [c.strip() for c in header.strip("|").split("|")]
+    vals = [c.strip() for c in row.strip("|").split("|")]
+    for m in ("scls", "mi_rank"):
+        want = csv[csv["method"] == m]["stability"].mean()
+        assert float(vals[cols.index(m)]) == pytest.approx(want, abs=6e-4)  # 3 decimals
+
+
+def test_stability_view_rejects_a_bad_alpha(tmp_path):
+    (tmp_path / "exp.toml").write_text(STABILITY_TOML.replace("alpha = 0.1", "alpha = 2"))
+    with pytest.raises((SpecError, ValueError), match="stability.alpha"):
+        load_experiment(tmp_path / "exp.toml")

@@ -59,6 +59,15 @@ Generic mechanisms the paper reproductions need beyond the per-metric tables of
     the size of the intersection of two seeds' selected sets (mean, min–max over the
     pairs and splits). ``metric``: a metric name or a list (default: every metric).
 
+``stability = true`` (or ``{ alpha = 0.05 }``)
+    Selection stability over the splits, per dataset × selector × budget, from the
+    features each split's selection kept (``skmlfs.metrics``): Nogueira, Sechidis and
+    Brown's Φ̂ with its ``1 − alpha`` confidence interval and Kuncheva's index (undefined,
+    "–", where the splits' subsets differ in size). One table, datasets × selectors, of Φ̂
+    averaged over the budgets, with the mean over the datasets and the average rank (1 =
+    most stable); every (dataset, selector, budget) value with its interval in
+    ``tables/stability.csv``.
+
 Also written for every experiment with wrapper histories: ``tables/convergence.csv`` (the
 best fitness per evaluation), and, with ``choose``, ``results.json`` (per-split values and
 run times per dataset and method).
@@ -77,10 +86,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["REPORT_VIEW_KEYS", "check_report_views", "prepare", "sections"]
+__all__ = ["REPORT_VIEW_KEYS", "check_report_views", "prepare", "sections", "stability_frame"]
 
 REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation", "versus",
-                    "include", "records", "reference", "over_budgets", "seeds"}
+                    "include", "records", "reference", "over_budgets", "seeds",
+                    "stability"}
 _VARIANT = re.compile(r"^(?P<base>.*)\[(?P<label>[^\[\]]*)\]$")
 
 
@@ -190,6 +200,12 @@ def check_report_views(source: str, report: Mapping[str, Any], metric_names: set
         for m in [met] if isinstance(met, str) else met:
             if m not in metric_names:
                 raise fail("seeds.metric", f"{m!r} is not a metric column.")
+    st = report.get("stability")
+    if st is not None and not isinstance(st, bool):
+        st = table("stability", [], {"alpha"})
+        a = st.get("alpha", 0.05)
+        if isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0 < a < 1:
+            raise fail("stability.alpha", f"a number in (0, 1); got {a!r}.")
     rc = table("records", ["methods"], {"methods", "evaluations"})
     if rc is not None:
         if not _names(rc["methods"]):
@@ -452,6 +468,12 @@ def sections(df: Any, state: Mapping, report: Mapping[str, Any], meta: Mapping, 
     if report.get("seeds") and len(state.get("seeds", [])):
         md += _seeds_sections(state["seeds"], state["full"], report["seeds"], datasets,
                               meta, decimals)
+    if report.get("stability"):
+        st = report["stability"]
+        alpha_st = st.get("alpha", 0.05) if isinstance(st, Mapping) else 0.05
+        m, f = _stability_sections(df, meta, out, datasets, m_order, decimals, alpha_st)
+        md += m
+        files += f
     if report.get("records") and len(state.get("records", [])):
         m, f = _records_sections(state["records"], report["records"], out, datasets,
                                  figures, decimals)
@@ -858,6 +880,72 @@ def _seeds_sections(sdf, full, se, datasets, meta, decimals) -> list[str]:
                 + ("–" if math.isnan(r) else f"{better} of {v.size}") + f" | {shared} |")
         md.append("")
     return md
+
+
+def stability_frame(df: Any, meta: Mapping, alpha: float = 0.05) -> Any:
+    """Φ̂ (with its interval) and Kuncheva's index per dataset × selector × budget.
+
+    The selections are the ``features`` of each split's cells (one per split: the
+    learners of a split share it). A group with fewer than two splits is left out.
+    """
+    import pandas as pd
+
+    from ..metrics import kuncheva_index, nogueira_stability, selection_matrix
+
+    sel = df.drop_duplicates(["dataset", "method", "k", "split"])
+    rows = []
+    for (ds, method, k), g in sel.groupby(["dataset", "method", "k"], sort=False):
+        if len(g) < 2:
+            continue
+        info = meta.get(f"dataset:{ds}")
+        d = (json.loads(info) if isinstance(info, str) else info or {}).get("n_features")
+        if not d:
+            d = 1 + max((max(f) for f in g["features"] if len(f)), default=0)
+        Z = selection_matrix([np.asarray(f, dtype=np.intp) for f in g["features"]], int(d))
+        est = nogueira_stability(Z, alpha=alpha)
+        try:
+            kun = kuncheva_index(Z)
+        except ValueError:  # subsets of different sizes: Kuncheva's index is undefined
+            kun = float("nan")
+        rows.append({"dataset": ds, "method": method, "k": int(k), "splits": len(g),
+                     "stability": est.stability, "lower": est.lower, "upper": est.upper,
+                     "variance": est.variance, "kuncheva": kun})
+    return pd.DataFrame(rows, columns=["dataset", "method", "k", "splits", "stability",
+                                       "lower", "upper", "variance", "kuncheva"])
+
+
+def _stability_sections(df, meta, out, datasets, m_order, decimals, alpha):
+    """The ``stability`` view: Φ̂ over the budgets per dataset × selector, and its CSV."""
+    from ._report import _order
+
+    sf = stability_frame(df, meta, alpha)
+    if sf.empty:
+        return [], []
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    path = out / "tables" / "stability.csv"
+    sf.to_csv(path, index=False, float_format="%.6g")
+    methods = _order(sf["method"].unique(), m_order)
+    wide = sf.groupby(["dataset", "method"])["stability"].mean().unstack("method")
+    wide = wide.reindex(index=[d for d in datasets if d in wide.index], columns=methods)
+    ranks = wide.rank(axis=1, ascending=False, method="average").mean(axis=0)
+
+    def f(v: float) -> str:
+        return "–" if not np.isfinite(v) else f"{v:.{decimals}f}"
+
+    md = ["## Selection stability\n",
+          "Nogueira, Sechidis and Brown's Φ̂ of the subsets the splits selected (1 = the same "
+          "subset on every split, about 0 = no more overlap than random subsets of the same "
+          "sizes), averaged over the budgets; per budget, with its "
+          f"{100 * (1 - alpha):g} % confidence interval and Kuncheva's index, in "
+          "`tables/stability.csv`. Average rank: 1 = most stable.\n",
+          "| dataset | " + " | ".join(methods) + " |",
+          "|---|" + "---|" * len(methods)]
+    for ds, r in wide.iterrows():
+        md.append(f"| {ds} | " + " | ".join(f(r[m]) for m in methods) + " |")
+    md.append("| **mean** | " + " | ".join(f(wide[m].mean()) for m in methods) + " |")
+    md.append("| **average rank** | " + " | ".join(f(ranks[m]) for m in methods) + " |")
+    md.append("")
+    return md, [path]
 
 
 def _record(info: Any, key: str) -> Any:

@@ -415,7 +415,8 @@ _TOP_KEYS = {
 }
 _REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
 _REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation",  # see _report_views
-                 "versus", "include", "records", "reference", "over_budgets", "seeds"}
+                 "versus", "include", "records", "reference", "over_budgets", "seeds",
+                 "stability"}
 _DATASET_KEYS = {
     "name",
     "load",
