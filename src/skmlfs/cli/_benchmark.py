@@ -46,6 +46,13 @@ def register(p: argparse.ArgumentParser) -> None:
         help="run only these selectors of the file (comma-separated names)",
     )
     p.add_argument(
+        "--add-selector", metavar="NAME=MODULE:CLASS", action="append", default=[],
+        help="add your own selector to the file's grid under NAME, e.g. "
+        "mine=mypkg.selectors:MySelector (any scikit-learn selector with "
+        "n_features_to_select; importable by the workers, e.g. installed or on "
+        "PYTHONPATH); repeatable. It is run and reported beside every selector of the file",
+    )
+    p.add_argument(
         "--parts", metavar="NAMES",
         help="multi-part files ([[part]] tables): comma-separated parts to run (default "
         "all); the report uses every part stored",
@@ -80,10 +87,12 @@ def run(args: argparse.Namespace) -> int:
     from ..experiments._parts import is_multipart
 
     if is_multipart(args.experiment):
-        if args.selectors:
-            print("mlfs benchmark: error: --selectors: not available for a file with "
-                  "[[part]] tables; use --parts and --datasets.", file=sys.stderr)
-            return 2
+        for flag, val in (("--selectors", args.selectors),
+                          ("--add-selector", args.add_selector)):
+            if val:
+                print(f"mlfs benchmark: error: {flag}: not available for a file with "
+                      "[[part]] tables; use --parts and --datasets.", file=sys.stderr)
+                return 2
         return _run_multipart(args)
     if args.parts:
         print(f"mlfs benchmark: error: --parts: {args.experiment} has no [[part]] tables.",
@@ -97,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
     for what in ("datasets", "selectors"):
         if getattr(args, what, None):
             spec = _only(spec, what, getattr(args, what))
+    if args.add_selector:
+        spec = _add_selectors(spec, args.add_selector)
     db = Path(args.db) if args.db else Path("runs") / f"{spec.name}.db"
     try:
         return _run(args, spec, db)
@@ -125,6 +136,34 @@ def _only(spec, what: str, names: str):
                         f"{', '.join(m.name for m in items)}.")
     keep = tuple(m for m in items if m.name in want or base(m.name) in want)
     return dataclasses.replace(spec, **{what: keep})
+
+
+def _add_selectors(spec, entries: list[str]):
+    """``spec`` with the selectors of ``--add-selector NAME=MODULE:CLASS`` appended; they
+    are parsed as an experiment file's ``[selectors.NAME] method = "MODULE:CLASS"``."""
+    import dataclasses
+
+    from ..experiments import SpecError
+    from ..experiments._spec import _parse_methods
+
+    table: dict[str, dict[str, str]] = {}
+    for e in entries:
+        name, sep, target = (x.strip() for x in e.partition("="))
+        if not sep or not name or ":" not in target:
+            raise SpecError(f"--add-selector: expected NAME=MODULE:CLASS "
+                            f"(e.g. mine=mypkg.selectors:MySelector); got {e!r}.")
+        if name in table or any(m.name == name for m in spec.selectors):
+            raise SpecError(f"--add-selector: the name {name!r} is already taken; "
+                            f"the experiment has: {', '.join(m.name for m in spec.selectors)}.")
+        table[name] = {"method": target}
+    added = _parse_methods("--add-selector", "selectors", table, "selector")
+    for m in added:  # fail now, before any cell runs, if the class cannot be imported
+        try:
+            m.estimator_class()
+        except Exception as exc:
+            raise SpecError(f"--add-selector {m.name}: cannot import {table[m.name]['method']}:"
+                            f" {exc}") from None
+    return dataclasses.replace(spec, selectors=tuple(spec.selectors) + tuple(added))
 
 
 def _run(args: argparse.Namespace, spec, db: Path) -> int:
