@@ -47,6 +47,7 @@ TRANSFORMERS_2D = frozenset({
     "GeneticSelector", "LAIMDiscretizer", "LLSF", "MDDM", "MIFS", "MLCFS", "MemeticSelector",
     "PPTCHI", "PPTMI", "PPTReliefF", "RALMFS", "RLEFS", "ReliefFML",
 })
+TRANSFORMERS_2D |= {"RandomSelection"}
 LAZY = frozenset({"DMLkNN", "MLCWkNN", "MLkNN"})
 #: scikit-learn skips its determinism checks for these (tag non_deterministic)
 RANDOM_SEARCH = frozenset({"GeneticSelector", "MemeticSelector"})

@@ -57,6 +57,8 @@ SELECTORS: dict[str, str] = {
     # relevance-only ranking (the SCLS paper's AMI column hypothesis, issue #14)
     "mi_rank": "skmlfs.selection:MIRank",
     "ami_relevance": "skmlfs.selection:MIRank",
+    # reference: a seeded random subset (benchmarks report it beside "all")
+    "random": "skmlfs.selection:RandomSelection",
 }
 
 LEARNERS: dict[str, str] = {
@@ -94,6 +96,7 @@ _KINDS = {"selector": SELECTORS, "learner": LEARNERS, "discretizer": DISCRETIZER
 ABOUT: dict[str, dict[str, tuple[str, str]]] = {
     "selector": {
         "all": ("no selection: every feature (baseline)", "-"),
+        "random": ("a seeded random subset of the features (reference)", "-"),
         "scls": ("scalable relevance, redundancy scaled by label relevance",
                  "Lee & Kim 2017"),
         "ami": ("approximated mutual information (relevance - redundancy)",
