@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from ._common import new_figure, save
@@ -14,6 +15,11 @@ from ._common import new_figure, save
 __all__ = ["metric_curves", "runtime_bars"]
 
 _MARKERS = "osD^v<>ph*X"
+# A crowded figure (more lines than the default colour cycle tells apart): see metric_curves.
+_CROWDED = 10
+_LEGEND_ROWS = 16
+_CMAP = colormaps["tab20"]
+_STYLES = ("-", "--", ":", "-.")
 
 
 def _curves_from_frame(
@@ -114,12 +120,22 @@ def metric_curves(
             if arr is not None and not np.all(np.isfinite(arr)):
                 raise ValueError(f"curve {method!r} has NaN/infinite {what} values.")
 
-    fig = new_figure(*figsize, dpi)
+    # Beyond _CROWDED lines (a benchmark of every selector) the legend moves outside the
+    # axes, in columns of at most _LEGEND_ROWS, the figure widens to hold it, colours come
+    # from a 20-colour map with a line style per round of it, and the std bands are left
+    # out: twenty overlapping bands hide the lines they belong to.
+    crowded = len(curves) > _CROWDED
+    ncol = -(-len(curves) // _LEGEND_ROWS)
+    width = figsize[0] + (1.6 * ncol if crowded else 0.0)
+    fig = new_figure(width, figsize[1] + (0.6 if crowded else 0.0), dpi)
     ax = fig.add_subplot()
     for j, (method, (xs, mean, std)) in enumerate(curves.items()):
+        style: dict[str, Any] = {}
+        if crowded:
+            style = {"color": _CMAP(j % 20), "linestyle": _STYLES[(j // 20) % len(_STYLES)]}
         (ln,) = ax.plot(xs, mean, marker=_MARKERS[j % len(_MARKERS)], markersize=4,
-                        linewidth=1.3, label=method)  # fmt: skip
-        if std_band and std is not None:
+                        linewidth=1.3, label=method, **style)  # fmt: skip
+        if std_band and std is not None and not crowded:
             ax.fill_between(xs, mean - std, mean + std, color=ln.get_color(), alpha=0.15,
                             linewidth=0)  # fmt: skip
     ax.set_xlabel(xlabel)
@@ -127,7 +143,11 @@ def metric_curves(
     if title:
         ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small", frameon=False)
+    if crowded:
+        ax.legend(fontsize="small", frameon=False, loc="upper left", ncol=ncol,
+                  bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    else:
+        ax.legend(fontsize="small", frameon=False)
     fig.tight_layout()
     save(fig, path)
     return fig
@@ -175,9 +195,16 @@ def runtime_bars(
     if log and np.any(values <= 0):
         raise ValueError("a logarithmic axis needs positive times; pass log=False.")
 
-    fig = new_figure(*figsize, dpi)
-    ax = fig.add_subplot()
     n_d, n_m = values.shape
+    # grouped bars of many methods: the legend outside, one colour per method (as in
+    # metric_curves), the figure widened for the legend and for many groups
+    crowded = datasets is not None and n_m > _CROWDED
+    ncol = -(-n_m // _LEGEND_ROWS)
+    width = figsize[0]
+    if crowded:
+        width = min(max(figsize[0], 0.12 * n_m * n_d + 1.5), 16.0) + 1.6 * ncol
+    fig = new_figure(width, figsize[1] + (0.6 if crowded else 0.0), dpi)
+    ax = fig.add_subplot()
     if datasets is None:
         bars = ax.bar(np.arange(n_m), values[0], color=[f"C{j % 10}" for j in range(n_m)])
         ax.set_xticks(np.arange(n_m), methods, rotation=30 if n_m > 4 else 0,
@@ -187,10 +214,15 @@ def runtime_bars(
         w = 0.8 / n_m
         centers = np.arange(n_d)
         for j, m in enumerate(methods):
-            ax.bar(centers - 0.4 + (j + 0.5) * w, values[:, j], width=w, label=m)
+            ax.bar(centers - 0.4 + (j + 0.5) * w, values[:, j], width=w, label=m,
+                   **({"color": _CMAP(j % 20)} if crowded else {}))  # fmt: skip
         ax.set_xticks(centers, datasets, rotation=30 if n_d > 4 else 0,
                       ha="right" if n_d > 4 else "center")  # fmt: skip
-        ax.legend(fontsize="small", frameon=False)
+        if crowded:
+            ax.legend(fontsize="small", frameon=False, loc="upper left", ncol=ncol,
+                      bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        else:
+            ax.legend(fontsize="small", frameon=False)
     if log:
         ax.set_yscale("log")
     ax.set_ylabel(ylabel)
