@@ -170,3 +170,22 @@ def test_runtime_bars_errors():
         runtime_bars({})
     with pytest.raises(ValueError, match="non-negative"):
         runtime_bars({"A": -1.0}, log=False)
+
+
+def test_many_curves_keep_the_legend_off_the_axes_and_colours_distinct():
+    from skmlfs.plots import metric_curves, runtime_bars
+
+    rng = np.random.default_rng(0)
+    data = {f"m{i}": (np.array([1, 2, 3]), rng.random(3), rng.random(3) / 10) for i in range(21)}
+    fig = metric_curves(data, "features", "loss")
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    r = fig.canvas.get_renderer()
+    assert ax.get_legend().get_window_extent(r).x0 >= ax.get_window_extent(r).x1
+    colours = {tuple(ln.get_color()) + (ln.get_linestyle(),) for ln in ax.get_lines()}
+    assert len(colours) == 21
+    assert not ax.collections  # no std bands among 21 lines
+    fig = runtime_bars({m: {"a": 1.0, "b": 2.0} for m in data})
+    fig.canvas.draw()
+    ax, r = fig.axes[0], fig.canvas.get_renderer()
+    assert ax.get_legend().get_window_extent(r).x0 >= ax.get_window_extent(r).x1
