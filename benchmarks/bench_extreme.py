@@ -27,10 +27,11 @@ Problems (each in its own process, so the peak RSS printed is that problem's):
 
 ``--scale-factor`` shrinks the rows of every problem (for a quick try).
 
-``--compare-src`` times the engine side of the README speed table (SCLS on medical, enron,
-bibtex; the delicious MI matrix; the sparse 200,000 × 20,000 × 1,000 relevance; SCLS on
-the dense 50,000 × 5,000 × 1,000 problem) with this tree and another checkout of the
-package, alternating in one run, and prints the ratios (no regression: ≤ 1.10).
+``--compare-src`` times the engine side of the speed table of docs/performance.md (SCLS on
+medical, enron, bibtex; the delicious MI matrix; the sparse 200,000 × 20,000 × 1,000
+relevance; SCLS on the dense 50,000 × 5,000 × 1,000 problem) with this tree and another
+checkout of the package, alternating in one run, and prints the ratios (no regression:
+≤ 1.10).
 """
 
 from __future__ import annotations
@@ -348,7 +349,7 @@ def _plot_scaling(out, base):
 
 # ---------------------------------------------------------------------- regression
 def _speed_item(name: str) -> float:
-    """Best-of-3 seconds of one figure of the README speed table (engine side)."""
+    """Best-of-3 seconds of one figure of the speed table of docs/performance.md (engine side)."""
     import scipy.io as sio
 
     from skmlfs.datasets import load
@@ -403,7 +404,7 @@ SPEED_ITEMS = ["scls_medical", "scls_enron", "scls_bibtex", "mi_delicious",
 
 
 def run_regression(other_src: str) -> None:
-    """README speed-table figures: this tree vs ``other_src`` alternately, in one run."""
+    """Speed-table figures (docs/performance.md): this tree vs ``other_src``, alternately."""
     here = str(Path(__file__).resolve().parent.parent / "src")
     print(f"{'item':24s} {'this tree s':>12s} {'other s':>10s} {'this/other':>10s}")
     for item in SPEED_ITEMS:
@@ -436,8 +437,8 @@ def main() -> None:
     ap.add_argument("--scale-factor", type=float, default=1.0)
     ap.add_argument("--append", action="store_true", help="also append the output, with "
                     "date and load average, to docs/results/benchmarks/bench_extreme.txt")
-    ap.add_argument("--compare-src", help="README speed table: this tree vs another "
-                    "source tree (its src/ folder), alternating, ratios printed")
+    ap.add_argument("--compare-src", help="speed table of docs/performance.md: this tree vs "
+                    "another source tree (its src/ folder), alternating, ratios printed")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--speed-item", help=argparse.SUPPRESS)
     args = ap.parse_args()
