@@ -33,6 +33,24 @@ def _table(tmp_path: Path, n: int = 60, d: int = 6, seed: int = 0) -> Path:
     return p
 
 
+def _no_work(monkeypatch) -> list:
+    """Record (and skip) every fit and evaluation the commands would start."""
+    import skmlfs.cli._select as select_cmd
+    import skmlfs.cli._transform as transform_cmd
+    import skmlfs.experiments as experiments
+
+    calls: list = []
+
+    def work(*a, **k):
+        calls.append(1)
+        raise AssertionError("the work started before the output was checked")
+
+    for mod, name in ((select_cmd, "fit_selector"), (transform_cmd, "fit_selector"),
+                      (experiments, "evaluate")):
+        monkeypatch.setattr(mod, name, work)
+    return calls
+
+
 # --------------------------------------------------------------------------- §2 one rule
 
 
@@ -219,10 +237,7 @@ def test_parquet_outputs_without_pyarrow_fail_before_any_work(capsys, tmp_path, 
     out = tmp_path / "reduced.parquet"
     model = tmp_path / "never-read.joblib"  # not even loaded: the output is checked first
     _no_pyarrow(monkeypatch)
-    fit = []
-    import skmlfs.cli._common as common
-
-    monkeypatch.setattr(common, "fit_selector", lambda *a, **k: fit.append(1))
+    fit = _no_work(monkeypatch)
     argv = [a.format(data=data, out=out, model=model) for a in argv]
     code, stdout, err = run(capsys, *argv)
     assert code == 2 and not out.exists() and not fit and stdout == ""
@@ -405,3 +420,22 @@ def test_info_headers_are_words(capsys, tmp_path):
 
     ds = load(_table(tmp_path), label_prefix="y_")
     assert format_stats(ds).splitlines()[0].split()[1] == "|W|"  # the paper's, in Python
+
+
+@pytest.mark.parametrize("argv", [
+    ["select", "{data}", "--label-prefix", "y_", "--out", "{missing}/r.csv"],
+    ["select", "{data}", "--label-prefix", "y_", "--save", "{missing}/m.joblib"],
+    ["select", "{data}", "--label-prefix", "y_", "--write", "{missing}/r.arff"],
+    ["transform", "{data}", "--label-prefix", "y_", "--write", "{missing}/r.csv"],
+    ["transform", "{data}", "--label-prefix", "y_", "--write", "r.csv", "--save",
+     "{missing}/m.joblib"],
+    ["evaluate", "{data}", "--label-prefix", "y_", "--out", "{missing}/r.csv"],
+])
+def test_outputs_in_a_missing_folder_fail_before_any_work(capsys, tmp_path, monkeypatch,
+                                                          argv):
+    fit = _no_work(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    argv = [a.format(data=_table(tmp_path), missing=tmp_path / "nope") for a in argv]
+    code, stdout, err = run(capsys, *argv)
+    assert code == 2 and not fit and stdout == ""
+    assert "does not exist" in err and len(err.strip().splitlines()) == 1

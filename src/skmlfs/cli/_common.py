@@ -135,6 +135,7 @@ def check_output_path(path: str | None) -> None:
     """Refuse, before any work, an output file whose extension names no format we write."""
     if path is None:
         return
+    check_folder(path)
     ext = Path(path).suffix.lower()
     fmt = TABLE_FORMATS.get(ext)
     if fmt is None:
@@ -144,6 +145,16 @@ def check_output_path(path: str | None) -> None:
         )
     if fmt == "parquet":
         require_parquet(path, ".csv, .tsv or .json")
+
+
+def check_folder(path: Any) -> None:
+    """Refuse, before any work, an output file whose folder does not exist (the write
+    would fail after the work)."""
+    if path is None:
+        return
+    folder = Path(path).expanduser().resolve().parent
+    if not folder.is_dir():
+        raise ValueError(f"cannot write {path}: the folder {folder} does not exist")
 
 
 def require_parquet(path: Any, instead: str) -> None:

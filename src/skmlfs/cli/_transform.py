@@ -16,6 +16,7 @@ from ._common import (
     add_budget_options,
     add_data_options,
     add_dataset_argument,
+    check_folder,
     data_options,
     fit_selector,
     load_dataset,
@@ -165,6 +166,7 @@ def _check_out(out: str | None) -> None:
         return
     from ..datasets._tabular import TABULAR_SUFFIXES
 
+    check_folder(out)
     suffix = Path(out).suffix.lower()
     if suffix != ".arff" and suffix not in TABULAR_SUFFIXES:
         raise ValueError(
@@ -176,8 +178,9 @@ def _check_out(out: str | None) -> None:
 
 
 def check_output_options(args) -> None:
-    """Validate ``--write`` before ``mlfs select`` fits anything."""
+    """Validate ``--write`` and ``--save`` before ``mlfs select`` fits anything."""
     _check_out(getattr(args, "write", None))
+    check_folder(getattr(args, "save", None))
 
 
 def write_outputs(args, selector: Any, ds: Any, method: str) -> None:
@@ -263,6 +266,7 @@ def load_new_data(args, model: dict[str, Any]) -> Any:
 def run(args) -> int:
     out = _output(args)
     _check_out(out)
+    check_folder(args.save)
     if args.model and (args.method or args.k or args.save):
         raise ValueError("--model applies a saved selector; do not combine it with "
                          "--method, -k or --save")
