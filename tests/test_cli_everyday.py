@@ -165,7 +165,8 @@ def _selected(model: Path) -> list[str]:
     return [n for n, s in zip(bundle["feature_names"], bundle["support"], strict=True) if s]
 
 
-@pytest.mark.parametrize("labels", [[], ["--label-prefix", "y_"], ["--labels", ""]])
+@pytest.mark.parametrize("labels", [[], ["--label-prefix", "y_"], ["--labels", ""],
+                                    ["--labels", "y_a,y_b"]])
 def test_transform_reduces_new_data_without_labels(capsys, tmp_path, model_and_new, labels):
     """The three ways of saying "no labels" that failed before."""
     _, model, new = model_and_new

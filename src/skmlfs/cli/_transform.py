@@ -236,10 +236,11 @@ def table_header(path: Path) -> list[str] | None:
 def load_new_data(args, model: dict[str, Any]) -> Any:
     """New data for a saved selector: labels are optional.
 
-    For a table, the label columns are those named by ``--labels`` / ``--label-prefix``
+    For a table, the label columns are those named by ``--labels a,b`` / ``--label-prefix``
     or, without either, the model's label columns; any of them may be absent (an empty
     ``--labels ""`` or a prefix no column has: no labels). Other files (ARFF with its XML
-    label file, .mat) are read as everywhere else.
+    label file, .mat) and other ``--labels`` forms (a count, an XML file) are read as
+    everywhere else.
     """
     from ..datasets import load
     from ._common import LabelPrefix
@@ -255,8 +256,12 @@ def load_new_data(args, model: dict[str, Any]) -> Any:
         names = [c for c in header if c in known]
     elif not labels.strip():
         names = []
-    else:
+    elif labels.lstrip("-").isdigit() or labels.lower().endswith(".xml"):
         return load_dataset(args.dataset, labels, **data_options(args))
+    else:  # names: those present are labels (a misspelt one stays a feature, and the
+        # feature check below names it)
+        wanted = {s.strip() for s in labels.split(",") if s.strip()}
+        names = [c for c in header if c in wanted]
     try:
         return load(Path(args.dataset), labels=names, missing=args.missing)
     except ImportError as exc:  # Parquet without pyarrow
