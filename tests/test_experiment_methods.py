@@ -158,7 +158,7 @@ def test_errors_name_the_key():
     with pytest.raises(SpecError, match=r"inner_cv: only meaningful with a 'tune' grid"):
         _spec({"t": {"method": "mlknn", "inner_cv": 3}})
     with pytest.raises(SpecError, match=r"scoring"):
-        _spec({"t": {"method": "mlknn", "tune": {"k": [1]}, "scoring": "accuracy"}})
+        _spec({"t": {"method": "mlknn", "tune": {"k": [1]}, "scoring": "acuracy"}})
 
 
 def test_metric_scorer_signs():

@@ -528,5 +528,7 @@ def test_registry():
         # a perfect prediction / ranking is at least as good as the random one
         perfect = func(Y, Y if needs == "pred" else Y + 0.0)
         assert (perfect >= value) if greater else (perfect <= value)
+    # scikit-learn's "accuracy" of multi-label targets is the exact-match ratio (issue #24)
+    assert get_metric("accuracy") is METRICS["subset_accuracy"]
     with pytest.raises(KeyError, match="available"):
-        get_metric("accuracy")
+        get_metric("acuracy_ml")

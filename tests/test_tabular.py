@@ -180,7 +180,7 @@ def test_every_command_reads_csv(tmp_path, capsys):
                  "--repeats", "2", "-k", "2", "--quiet"]) == 0
     assert "scls" in capsys.readouterr().out.lower()
     assert main(["transform", str(p), "--label-prefix", "lab_", "-k", "2",
-                 "-o", str(tmp_path / "r.csv")]) == 0
+                 "--write", str(tmp_path / "r.csv")]) == 0
     assert load(tmp_path / "r.csv", label_prefix="lab_").n_features == 2
     # the two options exclude each other; a missing label name is one clean line
     with pytest.raises(SystemExit):

@@ -159,7 +159,7 @@ def test_select_save_then_transform_new_data(dataset_path, tmp_path, capsys):
     # Apply to the test part: only the selected columns, ARFF + XML and CSV.
     te = load(test)
     for out in (tmp_path / "test_red.arff", tmp_path / "test_red.csv"):
-        assert main(["transform", str(test), "--model", str(model), "-o", str(out)]) == 0
+        assert main(["transform", str(test), "--model", str(model), "--write", str(out)]) == 0
         back = load(out, labels=None if out.suffix == ".arff" else te.label_names)
         np.testing.assert_array_equal(back.X, te.X[:, support])
         np.testing.assert_array_equal(back.Y, te.Y)
@@ -174,7 +174,7 @@ def test_transform_refuses_data_that_do_not_match_the_model(dataset_path, tmp_pa
     out = tmp_path / "o.arff"
     # another dataset: different feature count
     assert main(["transform", str(dataset_path("mulan/yeast/yeast.arff")), "--model",
-                 str(model), "-o", str(out)]) == 2
+                 str(model), "--write", str(out)]) == 2
     err = capsys.readouterr().err
     assert "has 103 features but the selector" in err and "fitted on 72" in err
     # same count, one renamed column
@@ -186,17 +186,17 @@ def test_transform_refuses_data_that_do_not_match_the_model(dataset_path, tmp_pa
     csv = tmp_path / "renamed.csv"
     df.to_csv(csv, index=False)
     assert main(["transform", str(csv), "--labels", ",".join(te.label_names), "--model",
-                 str(model), "-o", str(out)]) == 2
+                 str(model), "--write", str(out)]) == 2
     err = capsys.readouterr().err
     assert "1 name(s) differ, the first at column 4: 'renamed' here" in err
     # not a model file; --model with --method; unknown output format (refused up front)
     junk = tmp_path / "junk.joblib"
     junk.write_bytes(b"not a pickle")
     assert main(["transform", str(csv), "--labels", "x", "--model", str(junk),
-                 "-o", str(out)]) == 2
+                 "--write", str(out)]) == 2
     assert "not a joblib model file" in capsys.readouterr().err
     assert main(["transform", str(train), "--model", str(model), "--method", "ami",
-                 "-o", str(out)]) == 2
+                 "--write", str(out)]) == 2
     assert "do not combine" in capsys.readouterr().err
     assert main(["select", str(train), "-k", "5", "--write", str(tmp_path / "r.json")]) == 2
     assert "unknown output format '.json'" in capsys.readouterr().err
@@ -214,6 +214,6 @@ def test_transform_accepts_a_selector_dumped_from_python(tmp_path, capsys):
                            label_names=["a", "b"], feature_types=["numeric"] * 6)
     data = save(ds, tmp_path / "d.arff")
     out = tmp_path / "o.csv"
-    assert main(["transform", str(data), "--model", str(model), "-o", str(out)]) == 0
+    assert main(["transform", str(data), "--model", str(model), "--write", str(out)]) == 0
     back = load(out, labels=["a", "b"])
     np.testing.assert_array_equal(back.X, X[:, sel.get_support()])

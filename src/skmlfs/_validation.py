@@ -56,6 +56,26 @@ def _quiet_empty_labels() -> Iterator[None]:
         yield
 
 
+def _is_label_sets(Y: Any) -> bool:
+    """True for labels given as one collection of label names per sample (what
+    ``MultiLabelBinarizer`` takes) instead of an indicator matrix: rows that are sets, or
+    hold strings, or differ in length. A list of equal-length 0/1 rows is a matrix."""
+    if isinstance(Y, np.ndarray):
+        if Y.dtype != object or Y.ndim != 1:
+            return False
+    elif not isinstance(Y, list | tuple):
+        return False
+    rows = list(Y)
+    if not rows or not all(isinstance(r, list | tuple | set | frozenset | np.ndarray)
+                           for r in rows):
+        return False
+    if any(isinstance(r, set | frozenset) for r in rows):
+        return True
+    if len({len(r) for r in rows}) > 1:
+        return True
+    return any(isinstance(v, str) for r in rows for v in r)
+
+
 def check_labels(
     Y: Any,
     n_samples: int | None = None,
@@ -109,6 +129,14 @@ def check_labels(
             return Y
         Yd = Y.toarray()
     else:
+        if _is_label_sets(Y):
+            raise ValueError(
+                f"{name} looks like a list of label lists (e.g. [['a', 'b'], ['c']]); "
+                "multi-label estimators take the (n_samples, n_labels) 0/1 indicator "
+                f"matrix: binarize it first with {name} = sklearn.preprocessing."
+                f"MultiLabelBinarizer().fit_transform({name}) (its classes_ are the label "
+                "names, in column order)."
+            )
         Yd = check_array(
             Y, ensure_2d=False, dtype=None, ensure_all_finite=True, input_name=name
         )
@@ -152,7 +180,7 @@ def check_target(
     ``I(f; y)`` with the multi-valued ``y`` — the single-label special case of the same
     criteria.
     """
-    if Y is not None and not sp.issparse(Y):
+    if Y is not None and not sp.issparse(Y) and not _is_label_sets(Y):
         arr = np.asarray(Y)
         if arr.ndim == 1:
             arr = check_array(

@@ -37,7 +37,7 @@ Typical use:
   mlfs report runs/scls_paper.db              # tables + CD diagrams from the results
   mlfs fetch emotions                         # download a standard dataset, then use its name
   mlfs select my.csv --label-prefix y_ -k 20 --save model.joblib
-  mlfs transform new.csv --label-prefix y_ --model model.joblib -o new_reduced.arff
+  mlfs transform new.csv --model model.joblib --write new_reduced.arff  # no labels needed
   mlfs methods                                # every method name, with its paper
 
 Datasets: Mulan ARFF (+ XML label file beside it), MEKA ARFF, sparse ARFF, MATLAB .mat.

@@ -75,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
     import sqlite3
 
     from ..experiments import load_experiment
+    from ._common import check_export_paths
 
+    check_export_paths(args.export)  # before the run, not after it
     if args.dask:
         from ..experiments._backends import import_distributed
 
@@ -132,7 +134,11 @@ def _only(spec, what: str, names: str):
 
     bad = [n for n in want if not any(n in (m.name, base(m.name)) for m in items)]
     if bad or not want:
-        raise SpecError(f"--{what}: unknown name(s) {bad}; the experiment has: "
+        import difflib
+
+        close = difflib.get_close_matches(bad[0], [m.name for m in items], n=1) if bad else []
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise SpecError(f"--{what}: unknown name(s) {bad}{hint}; the experiment has: "
                         f"{', '.join(m.name for m in items)}.")
     keep = tuple(m for m in items if m.name in want or base(m.name) in want)
     return dataclasses.replace(spec, **{what: keep})

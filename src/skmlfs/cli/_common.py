@@ -25,6 +25,14 @@ def load_dataset(
 
     label_spec: Any = labels
     prefix = None
+    if isinstance(labels, str) and not isinstance(labels, LabelPrefix) and not labels.strip():
+        # only new data reduced by a saved selector may come without labels (mlfs transform
+        # --model), and that command reads its data with load_new_data
+        raise ValueError(
+            "--labels is empty: name the label columns (--labels a,b or --label-prefix y_); "
+            "data without labels can only be reduced by a saved selector (mlfs transform "
+            "DATA --model MODEL --write OUT)"
+        )
     if isinstance(labels, LabelPrefix):
         prefix, label_spec = str(labels), None
     elif labels is not None:
@@ -127,6 +135,7 @@ def check_output_path(path: str | None) -> None:
     """Refuse, before any work, an output file whose extension names no format we write."""
     if path is None:
         return
+    check_folder(path)
     ext = Path(path).suffix.lower()
     fmt = TABLE_FORMATS.get(ext)
     if fmt is None:
@@ -135,12 +144,42 @@ def check_output_path(path: str | None) -> None:
             ".csv, .tsv, .json or .parquet"
         )
     if fmt == "parquet":
-        import importlib.util
+        require_parquet(path, ".csv, .tsv or .json")
 
-        if importlib.util.find_spec("pyarrow") is None:
+
+def check_folder(path: Any) -> None:
+    """Refuse, before any work, an output file whose folder does not exist (the write
+    would fail after the work)."""
+    if path is None:
+        return
+    folder = Path(path).expanduser().resolve().parent
+    if not folder.is_dir():
+        raise ValueError(f"cannot write {path}: the folder {folder} does not exist")
+
+
+def require_parquet(path: Any, instead: str) -> None:
+    """Refuse, before any work, a Parquet output file when pyarrow is not installed: one
+    line naming the extra to install (``instead``: the other extensions the option takes)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
+        raise ValueError(
+            f"cannot write {path}: Parquet needs pyarrow (pip install "
+            f"'scikit-mlfs[parquet]'), or name the file {instead}"
+        )
+
+
+def check_export_paths(paths: Any) -> None:
+    """``--export FILE`` of ``mlfs benchmark`` / ``mlfs report`` (the store's cells as .csv
+    or .parquet), checked before the run: extension, and pyarrow for Parquet."""
+    for path in paths or ():
+        ext = Path(path).suffix.lower()
+        if ext in (".parquet", ".pq"):
+            require_parquet(path, ".csv")
+        elif ext != ".csv":
             raise ValueError(
-                f"cannot write {path}: Parquet needs pyarrow (pip install "
-                "'scikit-mlfs[parquet]'), or name the file .csv, .tsv or .json"
+                f"cannot export to {path}: unknown extension {ext or '(none)'!r}; name the "
+                "file .csv or .parquet"
             )
 
 

@@ -41,7 +41,16 @@ def register(parser) -> None:
     )
     parser.add_argument(
         "--metrics", default="hamming_loss,ranking_loss,normalized_coverage",
-        help="comma-separated metrics (default: the SCLS paper's three)",
+        help="comma-separated metrics (default: the SCLS paper's three); scikit-learn's "
+        "names (f1_micro, f1_macro, accuracy, ...) are accepted too",
+    )
+    parser.add_argument(
+        "--discretizer", default="none", metavar="NAME",
+        help="none (default): the learner receives the selected columns as they are in FILE, "
+        "as in make_pipeline(selector, learner); auto, laim, equal_width, equal_frequency, "
+        "mean_std: discretize each training part first, so that selector and learner both "
+        "see the discretized data (make_pipeline(discretizer, selector, learner); the SCLS "
+        "paper's setting is auto)",
     )
     parser.add_argument(
         "--seed", type=int, default=0,
@@ -62,6 +71,7 @@ def run(args) -> int:
     from ..experiments import ProtocolSpec, evaluate, summarize
 
     check_output_path(args.out)  # before the work, not after it
+    discretizer = check_discretizer(args.discretizer)
     ds = load_dataset(args.dataset, args.labels, **data_options(args))
     require_complete(ds, "evaluate")
     n = ds.X.shape[0]
@@ -74,11 +84,25 @@ def run(args) -> int:
     results = evaluate(
         ds, methods, args.learner, splits,
         n_features="ceil_sqrt" if args.k is None else args.k,
-        metrics=metrics, random_state=args.seed, n_jobs=args.jobs, progress=not args.quiet,
+        metrics=metrics, discretizer=discretizer, random_state=args.seed, n_jobs=args.jobs,
+        progress=not args.quiet,
     )
     if args.out:
         write_table(results, args.out)
     print(f"{ds.name}: {n} patterns, {ds.X.shape[1]} features, {ds.Y.shape[1]} labels; "
-          f"{len(splits)} {protocol} splits; learner {args.learner}")
+          f"{len(splits)} {protocol} splits; learner {args.learner}"
+          + ("" if discretizer == "none" else f"; discretizer {discretizer}"))
     print(summarize(results).to_string())
     return 0
+
+
+def check_discretizer(name: str) -> str:
+    """The ``--discretizer`` value, checked before any work: ``none``, ``auto`` or a
+    registered discretizer (an unknown name gets the registry's "did you mean")."""
+    from ..experiments._registry import canonical_name, resolve
+
+    key = name.strip().lower()
+    if key in ("none", "auto"):
+        return key
+    resolve("discretizer", name)  # raises with the registered names
+    return canonical_name("discretizer", name) or name

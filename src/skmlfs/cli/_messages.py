@@ -22,6 +22,7 @@ from collections.abc import Iterator
 #: (see :func:`skmlfs.cli._common.add_data_options`).
 PYTHON_TO_CLI: dict[str, str] = {
     "labels": "--labels",
+    "label_prefix": "--label-prefix",
     "label_copies": "--label-copies",
     "missing": "--missing",
 }

@@ -35,14 +35,35 @@ def method_rows(kind: str) -> list[dict]:
     for name in REGISTRIES[kind]:
         cls = resolve(kind, name)
         description, paper = ABOUT[kind][name]
-        rows.append({
+        row = {
             "name": name,
             "class": cls.__name__,
             "seeded": takes_seed(cls),
             "description": description,
             "paper": paper,
-        })
+        }
+        if kind == "selector":  # what scores_ holds: mlfs select's score column
+            from ..selection import scores_meaning
+
+            row["score_column"], row["score_meaning"] = scores_meaning(cls)
+        rows.append(row)
     return rows
+
+
+def _score_lines(rows: list[dict], markdown: bool) -> list[str]:
+    """What each selector's ``scores_`` holds, under the name of the column ``mlfs select``
+    gives it (the class attribute ``_scores_meaning``; skmlfs.selection.scores_meaning)."""
+    if markdown:
+        lines = ["", "### Score column of `mlfs select` (`scores_`)", "",
+                 "| name | column | what it holds |", "|---|---|---|"]
+        return lines + [f"| `{r['name']}` | `{r['score_column']}` | {r['score_meaning']} |"
+                        for r in rows]
+    w_name = max(len(r["name"]) for r in rows)
+    w_col = max(len(r["score_column"]) for r in rows)
+    return ["", "Score column of mlfs select (scores_), per selector:"] + [
+        f"  {r['name']:<{w_name}}  {r['score_column']:<{w_col}}  {r['score_meaning']}"
+        for r in rows
+    ]
 
 
 def _text_table(rows: list[dict]) -> list[str]:
@@ -76,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
             out += [f"## {_KINDS[kind]}", ""] + _markdown_table(rows)
         else:
             out += [f"{_KINDS[kind]}:"] + _text_table(rows)
+        if kind == "selector":
+            out += _score_lines(rows, args.markdown)
     if not args.markdown:
         out += [
             "",

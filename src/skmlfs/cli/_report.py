@@ -40,7 +40,13 @@ def run(args: argparse.Namespace) -> int:
     import sqlite3
 
     from ..experiments._store import StoreError
+    from ._common import check_export_paths
 
+    check_export_paths(args.export)  # before the work, not after it
+    if not 0 < args.alpha < 1:
+        raise ValueError(f"--alpha {args.alpha}: a significance level between 0 and 1")
+    if args.decimals < 0:
+        raise ValueError(f"--decimals {args.decimals}: a count of decimals (0 or more)")
     db = Path(args.db)
     if not db.exists():
         raise FileNotFoundError(f"results database {db} does not exist")

@@ -25,7 +25,13 @@ def register(parser) -> None:
     add_budget_options(parser)
     parser.add_argument(
         "--out", "-o", metavar="FILE",
-        help="write the ranking to FILE: .csv, .tsv, .json or .parquet (by its extension)",
+        help="write the ranking table (every ranked feature) to FILE: .csv, .tsv, .json or "
+        ".parquet (by its extension)",
+    )
+    parser.add_argument(
+        "--full-ranking", action="store_true",
+        help="print every ranked feature (default: the selected ones; methods that weight "
+        "every feature rank them all)",
     )
     add_data_options(parser)
     add_output_options(parser)
@@ -36,6 +42,7 @@ def run(args) -> int:
     import pandas as pd
 
     from ..experiments._registry import canonical_name
+    from ..selection import scores_meaning
 
     check_output_options(args)
     check_output_path(args.out)  # before the work, not after it
@@ -56,18 +63,25 @@ def run(args) -> int:
         }
     )
     scores = getattr(selector, "scores_", None)
+    column, meaning = scores_meaning(selector)
     if scores is not None and len(scores) == d:  # indexed by feature (NaN: never ranked)
-        table["score"] = np.asarray(scores, dtype=float)[order]
+        table[column] = np.asarray(scores, dtype=float)[order]
     n_sel = int(support.sum())
-    ranked = f"; the table ranks {len(order)}, column 'selected'" if len(order) > n_sel else ""
     print(
         f"{name.upper()} selected {n_sel} of {d} features of {ds.name} ({n} patterns, "
-        f"{ds.Y.shape[1]} labels) in {elapsed:.3f} s{ranked}",
+        f"{ds.Y.shape[1]} labels) in {elapsed:.3f} s",
         file=sys.stderr,
     )
+    if column in table:
+        print(f"{column}: {meaning}", file=sys.stderr)
     if args.out:
         write_table(table, args.out)
-        print(f"ranking written to {args.out}", file=sys.stderr)
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+        print(f"ranking written to {args.out} ({len(order)} features)", file=sys.stderr)
+    shown = table if args.full_ranking else table[table["selected"]]
+    if len(shown) < len(table):
+        print(f"{len(table) - len(shown)} more ranked feature(s) not selected: "
+              "--full-ranking prints them" + (", --out writes them" if not args.out else ""),
+              file=sys.stderr)
+    print(shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     write_outputs(args, selector, ds, args.method)
     return 0

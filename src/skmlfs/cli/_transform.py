@@ -16,9 +16,11 @@ from ._common import (
     add_budget_options,
     add_data_options,
     add_dataset_argument,
+    check_folder,
     data_options,
     fit_selector,
     load_dataset,
+    require_parquet,
 )
 
 _FORMAT = "skmlfs-selector"
@@ -30,11 +32,18 @@ _OUT_HELP = (
 
 def register(parser) -> None:
     add_dataset_argument(parser)
-    parser.add_argument("--out", "-o", required=True, metavar="FILE", help=_OUT_HELP)
+    parser.add_argument("--write", "-w", metavar="FILE", help=_OUT_HELP + " (required)")
+    parser.add_argument(
+        "--out", "-o", dest="out_deprecated", metavar="FILE",
+        help="deprecated spelling of --write (-o/--out names a command's result table, e.g. "
+        "the ranking of mlfs select)",
+    )
     parser.add_argument(
         "--model", metavar="MODEL",
         help="a selector saved by 'mlfs select --save MODEL' (joblib; load only files you "
-        "trust); its features are kept. Without --model, --method selects on FILE itself.",
+        "trust); its features are kept. Without --model, --method selects on FILE itself. "
+        "With --model, FILE needs no labels: label columns it has (those of the model, or "
+        "named by --labels / --label-prefix) are carried through, absent ones are fine.",
     )
     parser.add_argument("--method", "-m", default=None, help="selection method (default: scls)")
     add_budget_options(parser)
@@ -49,9 +58,9 @@ def add_output_options(parser) -> None:
     parser.add_argument(
         "--save", metavar="MODEL",
         help="store the fitted selector with the feature names (joblib, e.g. model.joblib); "
-        "apply it to new data with 'mlfs transform DATA --model MODEL -o OUT'",
+        "apply it to new data with 'mlfs transform DATA --model MODEL --write OUT'",
     )
-    parser.add_argument("--write", metavar="FILE", help=_OUT_HELP)
+    parser.add_argument("--write", "-w", metavar="FILE", help=_OUT_HELP)
 
 
 def save_model(path: str | Path, selector: Any, ds: Any, method: str) -> None:
@@ -151,22 +160,27 @@ def write_reduced(ds: Any, support: np.ndarray, out: str | Path) -> Any:
 
 
 def _check_out(out: str | None) -> None:
-    """Refuse an unknown output format before any work is done."""
+    """Refuse, before any work is done, an unknown output format or a Parquet file without
+    pyarrow."""
     if out is None:
         return
     from ..datasets._tabular import TABULAR_SUFFIXES
 
+    check_folder(out)
     suffix = Path(out).suffix.lower()
     if suffix != ".arff" and suffix not in TABULAR_SUFFIXES:
         raise ValueError(
             f"{out}: unknown output format {suffix or '(no suffix)'!r}; use .arff (with an XML "
             "label file), .csv, .tsv or .parquet"
         )
+    if TABULAR_SUFFIXES.get(suffix, ",") is None:  # .parquet / .pq
+        require_parquet(out, ".arff, .csv or .tsv")
 
 
 def check_output_options(args) -> None:
-    """Validate ``--write`` before ``mlfs select`` fits anything."""
+    """Validate ``--write`` and ``--save`` before ``mlfs select`` fits anything."""
     _check_out(getattr(args, "write", None))
+    check_folder(getattr(args, "save", None))
 
 
 def write_outputs(args, selector: Any, ds: Any, method: str) -> None:
@@ -178,21 +192,99 @@ def write_outputs(args, selector: Any, ds: Any, method: str) -> None:
         write_reduced(ds, np.asarray(selector.get_support(), dtype=bool), args.write)
 
 
+def _output(args) -> str:
+    """The reduced-data file: ``--write``, or the deprecated ``-o/--out`` with a warning."""
+    import warnings
+
+    if args.out_deprecated is not None:
+        if args.write is not None:
+            raise ValueError("give the output file once, with --write (-o/--out is its "
+                             "deprecated spelling)")
+        warnings.warn(
+            "mlfs transform -o/--out is deprecated: use --write FILE (-w) for the reduced "
+            "data, as in mlfs select; -o/--out names a command's result table",
+            FutureWarning, stacklevel=2,
+        )
+        return args.out_deprecated
+    if args.write is None:
+        raise ValueError("name the reduced data file with --write FILE (.arff, .csv, .tsv "
+                         "or .parquet)")
+    return args.write
+
+
+def table_header(path: Path) -> list[str] | None:
+    """The column names of a CSV/TSV/Parquet file (``None`` for other files or when they
+    cannot be read: the loader then reports the problem)."""
+    from ..datasets._tabular import TABULAR_SUFFIXES
+
+    suffix = path.suffix.lower()
+    if suffix not in TABULAR_SUFFIXES or not path.is_file():
+        return None
+    sep = TABULAR_SUFFIXES[suffix]
+    try:
+        if sep is None:
+            import pyarrow.parquet as pq
+
+            return [str(c) for c in pq.read_schema(path).names]
+        import pandas as pd
+
+        return [str(c) for c in pd.read_csv(path, sep=sep, nrows=0).columns]
+    except Exception:  # noqa: BLE001 — the loader names the problem with file and line
+        return None
+
+
+def load_new_data(args, model: dict[str, Any]) -> Any:
+    """New data for a saved selector: labels are optional.
+
+    For a table, the label columns are those named by ``--labels a,b`` / ``--label-prefix``
+    or, without either, the model's label columns; any of them may be absent (an empty
+    ``--labels ""`` or a prefix no column has: no labels). Other files (ARFF with its XML
+    label file, .mat) and other ``--labels`` forms (a count, an XML file) are read as
+    everywhere else.
+    """
+    from ..datasets import load
+    from ._common import LabelPrefix
+
+    labels = args.labels
+    header = table_header(Path(args.dataset))
+    if header is None:
+        return load_dataset(args.dataset, labels, **data_options(args))
+    if isinstance(labels, LabelPrefix):
+        names = [c for c in header if c.startswith(str(labels))]
+    elif labels is None:
+        known = set(model.get("label_names") or ())
+        names = [c for c in header if c in known]
+    elif not labels.strip():
+        names = []
+    elif labels.lstrip("-").isdigit() or labels.lower().endswith(".xml"):
+        return load_dataset(args.dataset, labels, **data_options(args))
+    else:  # names: those present are labels (a misspelt one stays a feature, and the
+        # feature check below names it)
+        wanted = {s.strip() for s in labels.split(",") if s.strip()}
+        names = [c for c in header if c in wanted]
+    try:
+        return load(Path(args.dataset), labels=names, missing=args.missing)
+    except ImportError as exc:  # Parquet without pyarrow
+        raise ValueError(str(exc)) from None
+
+
 def run(args) -> int:
-    _check_out(args.out)
+    out = _output(args)
+    _check_out(out)
+    check_folder(args.save)
     if args.model and (args.method or args.k or args.save):
         raise ValueError("--model applies a saved selector; do not combine it with "
                          "--method, -k or --save")
     if args.model:
         model = load_model(args.model)  # before loading data: a bad model fails fast
-        ds = load_dataset(args.dataset, args.labels, **data_options(args))
+        ds = load_new_data(args, model)
         check_compatible(model, ds, args.model)
-        write_reduced(ds, model["support"], args.out)
+        write_reduced(ds, model["support"], out)
         return 0
     method = args.method or "scls"
     ds, selector, _ = fit_selector(args, method, "transform")
     if args.save:
         save_model(args.save, selector, ds, method)
         print(f"selector saved to {args.save}", file=sys.stderr)
-    write_reduced(ds, np.asarray(selector.get_support(), dtype=bool), args.out)
+    write_reduced(ds, np.asarray(selector.get_support(), dtype=bool), out)
     return 0

@@ -222,8 +222,15 @@ _COLUMNS = (
 )
 
 
+#: the headings in words (``format_stats(..., headers="words")``, ``mlfs info``)
+_WORDS = {"|W|": "Patterns", "|F|": "Features", "|L|": "Labels", "Card.": "Cardinality",
+          "Den.": "Density", "Distinct": "Label sets"}
+
+
 def format_stats(
     datasets_or_stats: MultiLabelDataset | Mapping[str, Any] | Iterable[Any],
+    *,
+    headers: str = "paper",
 ) -> str:
     """Render data set statistics as an aligned plain-text table.
 
@@ -231,6 +238,11 @@ def format_stats(
     ----------
     datasets_or_stats : MultiLabelDataset, dict, or iterable of them
         Data sets, or dicts as returned by :meth:`MultiLabelDataset.stats`.
+    headers : {"paper", "words"}, default="paper"
+        ``"paper"``: the headings of Table 1 of the SCLS paper (``|W|``, ``|F|``, ``|L|``,
+        ``Card.``, ``Den.``, ``Distinct``); ``"words"``: Patterns, Features, Labels,
+        Cardinality (mean labels per pattern), Density (cardinality / labels), Label sets
+        (distinct label combinations).
 
     Returns
     -------
@@ -255,7 +267,11 @@ def format_stats(
                 "format_stats expects MultiLabelDataset objects or stats dicts; got "
                 f"{type(it).__name__}"
             )
+    if headers not in ("paper", "words"):
+        raise ValueError(f"headers must be 'paper' or 'words'; got {headers!r}")
     columns = list(_COLUMNS)
+    if headers == "words":
+        columns = [(_WORDS.get(h, h), k, f) for h, k, f in columns]
     if any(r.get("n_missing", 0) for r in rows):
         columns.append(("Missing", "n_missing", "{:d}"))
     cells = [[h for h, _, _ in columns]]

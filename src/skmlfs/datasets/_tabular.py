@@ -137,9 +137,7 @@ def _label_columns(
             f"(did you mean labels=[{labels!r}]?)"
         )
     elif isinstance(labels, Sequence) and all(isinstance(v, str) for v in labels):
-        names = list(labels)
-        if not names:
-            raise ValueError("labels is an empty list")
+        names = list(labels)  # [] : a table without labels (new data to reduce)
         if len(set(names)) != len(names):
             raise ValueError("labels lists a name twice")
     else:
@@ -249,7 +247,9 @@ def load_tabular(
     labels : list of str, int, or path to an XML label file
         The label columns by name (their order in the table is kept for ``Y``); an int
         ``n``: the first ``n`` columns (``n > 0``) or the last ``-n`` (``n < 0``); or a
-        Mulan XML label file.
+        Mulan XML label file. An empty list: the table has no label columns (``Y`` of
+        shape ``(n, 0)``; e.g. new data to reduce with a fitted selector — selectors and
+        learners refuse it for fitting).
     label_prefix : str, optional
         Instead of ``labels``: every column whose name starts with this prefix is a label.
     missing : {"warn", "raise", "ignore"}, default "warn"

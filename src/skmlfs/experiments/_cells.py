@@ -7,12 +7,17 @@ reused), and every cell evaluates a prefix ``ranking[:k]`` with each learner. Ta
 the unit of parallel work; :func:`run_task` never touches the results store, so the same
 function runs in-process, in joblib workers and on Dask workers.
 
-Discretization (once per dataset and split, *before* selection and learning): ``"auto"``
-keeps integer-valued data as it is and otherwise fits
-:class:`~skmlfs.discretize.LAIMDiscretizer` on the training part only (the SCLS paper
+What a learner receives (one rule, ``docs/user_guide.md#what-a-learner-receives``): the
+selected columns of the data as the experiment gives it. With the default discretizer
+``"none"`` that is the raw data, as in ``make_pipeline(selector, learner)``; a selector's
+own discretization (its ``discretizer`` parameter) stays inside the selector. An experiment
+that declares a discretizer gets it fitted once per dataset and split on the training part,
+*before* selection and learning, so that selectors and learners both see its output, as in
+``make_pipeline(discretizer, selector, learner)``: ``"auto"`` keeps integer-valued data as
+it is and otherwise fits :class:`~skmlfs.discretize.LAIMDiscretizer` (the SCLS paper
 discretizes numeric data with LAIM, and the MLNB of the SCLS/memetic experiments uses the
-discretized data); ``"none"`` keeps values; a name or table selects another discretizer.
-Selectors and learners then see discrete data.
+discretized data; their experiment files say ``discretizer = "auto"``); a name or table
+selects another discretizer.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._registry import default_params, param_names, resolve
+from ._spec import _our_metric
 
 __all__ = [
     "CoordinateSearchCV",
@@ -350,6 +351,8 @@ def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
         scoring = mean
     elif isinstance(scoring, str):
         scoring = {"metric": scoring}
+    if mean is None and isinstance(scoring, Mapping):  # scikit-learn's spellings too
+        scoring = {**scoring, "metric": _our_metric(scoring.get("metric"))}
     if mean is None and (not isinstance(scoring, Mapping)
                          or scoring.get("metric") not in METRICS):
         raise ValueError(
@@ -432,10 +435,9 @@ class _MetricScorer:
 
 def metric_scorer(metric: str, **params: Any) -> _MetricScorer:
     """A scikit-learn scorer (greater is better) for a metric of :mod:`skmlfs.metrics`."""
-    from ..metrics import get_metric
+    from ..metrics import metric_name
 
-    get_metric(metric)
-    return _MetricScorer(metric, params)
+    return _MetricScorer(metric_name(metric), params)
 
 
 def tuned(estimator: Any, tuning: Mapping[str, Any], random_state: int | None) -> Any:

@@ -315,6 +315,8 @@ class AllFeatures(SelectorMixin, BaseEstimator):
 
     #: marks the baseline for the runner (one cell per split and learner, k = all)
     selects_all_features = True
+    #: what scores_ holds (skmlfs.selection.scores_meaning)
+    _scores_meaning = ("score", "0 for every feature (no selection)")
 
     def __init__(self, n_features_to_select: Any = None):
         self.n_features_to_select = n_features_to_select

@@ -48,6 +48,27 @@ class MetricTable:
 
 
 # --------------------------------------------------------------------------- helpers
+def _choice(what: str, value: str, available: Sequence[str],
+            where: str = "the results have") -> str:
+    """``value`` if the results have it (any case, with or without ``-``, ``_``, ``+``:
+    :func:`~skmlfs.experiments._registry.normalize_name`), else a ``ValueError`` with the
+    closest name and the list, as for unknown method names everywhere else."""
+    import difflib
+
+    from ._registry import normalize_name
+
+    if value in available:
+        return value
+    same = [a for a in available if normalize_name(a) == normalize_name(value)]
+    if len(same) == 1:
+        return same[0]
+    close = difflib.get_close_matches(value, list(available), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ValueError(
+        f"unknown {what} {value!r}{hint}; {where}: {', '.join(available)}."
+    )
+
+
 def _metric_direction(name: str, meta: dict) -> bool:
     info = meta.get(f"metric:{name}")
     if info is not None:
@@ -509,7 +530,8 @@ def write_report(
     """
     bad = set(formats) - {"md", "latex", "csv"}
     if bad:
-        raise ValueError(f"unknown table format(s) {sorted(bad)}; use md, latex, csv.")
+        for f in sorted(bad):
+            _choice("table format", f, ["md", "latex", "csv"], where="use")
     if hasattr(db, "columns"):
         import pandas as pd
 
@@ -554,6 +576,21 @@ def write_report(
 
         m_pref = list(dict.fromkeys(fold_name(m, views["optimised"]["parameter"])
                                     for m in m_pref))
+    # what the caller names must exist: a typo is an error with a suggestion, not a
+    # silently different report (issue #24)
+    if k is not None:
+        ks = sorted({int(v) for v in df["k"].dropna()})
+        if int(k) not in ks:
+            raise ValueError(
+                f"-k {k}: no cell with k = {k} in the results; their budgets: "
+                f"{', '.join(map(str, ks))} (without -k: each method's only budget, or the "
+                "mean over its budgets)"
+            )
+    if learner is not None:
+        learner = _choice("learner", learner, list(dict.fromkeys(df["learner"].astype(str))))
+    if control is not None:
+        control = _choice("control method", control,
+                          list(dict.fromkeys([*m_pref, *df["method"].astype(str)])))
     if control is None:
         for nm in names:
             c = meta.get(f"control:{nm}")

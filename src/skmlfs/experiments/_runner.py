@@ -304,7 +304,7 @@ def evaluate(
     n_features: Any = None,
     metrics: Sequence[Any] | None = None,
     *,
-    discretizer: Any = "auto",
+    discretizer: Any = "none",
     use_discretized: bool = False,
     random_state: int | None = 0,
     n_jobs: int = 1,
@@ -312,9 +312,13 @@ def evaluate(
 ):
     """Compare selectors with a learner over splits of one dataset.
 
-    For every split the data is discretized once on the training part (see
-    :mod:`skmlfs.experiments._cells`), each selector is fitted once with the largest
-    budget, and each budget ``k`` evaluates the first ``k`` features of its ranking.
+    For every split each selector is fitted once on the training part with the largest
+    budget, and each budget ``k`` evaluates the first ``k`` features of its ranking: the
+    learner is fitted on those columns of the training part, as given (raw values; a
+    selector's own discretization stays inside the selector), and scored on the test part.
+    The result of a cell equals ``make_pipeline(selector, learner).fit(X[train],
+    Y[train])`` scored on ``X[test]`` (see ``docs/user_guide.md#what-a-learner-receives``);
+    with ``discretizer`` set it equals ``make_pipeline(discretizer, selector, learner)``.
 
     Parameters
     ----------
@@ -329,7 +333,10 @@ def evaluate(
         ``"ceil_sqrt"`` = ⌈√n⌉ with n the number of patterns of ``dataset``.
     metrics : list of names (or tables with parameters), optional
         Default: Hamming loss, ranking loss, normalized coverage (SCLS §4.1).
-    discretizer : "auto", "none", a registered name or a transformer, default="auto"
+    discretizer : "none", "auto", a registered name or a transformer, default="none"
+        A discretizer fitted on each training part and applied before selection *and*
+        learning (both see its output); ``"none"``: the data as given. ``"auto"`` keeps
+        integer-valued data and discretizes anything else by LAIM.
     use_discretized : bool, default=False
         Use ``dataset.X_discrete`` (the ``.mat`` files' ``data_dis``).
     random_state : int or None, default=0

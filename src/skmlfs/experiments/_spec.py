@@ -323,7 +323,7 @@ class DatasetSpec:
     params: Mapping[str, Any] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
     use_discretized: bool = False
-    discretizer: Any = "auto"
+    discretizer: Any = "none"
     protocol: ProtocolSpec | None = None
     n_features: tuple | None = None
     base_dir: str | None = None
@@ -649,14 +649,26 @@ def metric_ref(m: Any) -> MetricRef | None:
     if isinstance(m, MetricRef):
         return m
     if isinstance(m, str):
+        m = _our_metric(m)  # scikit-learn's spellings name our column (f1_micro: micro_f1)
         return MetricRef(m, m, {})
     if isinstance(m, Mapping):
         m = dict(m)
-        metric = m.pop("metric", m.get("name"))
+        metric = _our_metric(str(m.pop("metric", m.get("name"))))
         name = m.pop("name", metric)
         params = m.pop("params", {})
-        return MetricRef(str(name), str(metric), {**params, **m})
+        return MetricRef(str(name), metric, {**params, **m})
     return None
+
+
+def _our_metric(name: str) -> str:
+    """Our name of a metric spelled any accepted way (``skmlfs.metrics.metric_name``); an
+    unknown name is returned as it is, for the caller's error message."""
+    from ..metrics import metric_name
+
+    try:
+        return metric_name(name)
+    except KeyError:
+        return name
 
 
 def _parse_metrics(source: str, value: Any) -> tuple[MetricRef, ...]:
@@ -672,13 +684,12 @@ def _parse_metrics(source: str, value: Any) -> tuple[MetricRef, ...]:
         if ref is None:
             raise _fail(source, f"metrics[{i}]", f"expected a name or a table; got {m!r}.")
         if ref.metric not in METRICS:
-            near = difflib.get_close_matches(ref.metric, sorted(METRICS), n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise _fail(
-                source,
-                f"metrics[{i}]",
-                f"unknown metric {ref.metric!r}{hint}; available: {', '.join(sorted(METRICS))}.",
-            )
+            from ..metrics import metric_name
+
+            try:
+                metric_name(ref.metric)
+            except KeyError as exc:
+                raise _fail(source, f"metrics[{i}]", str(exc.args[0])) from None
         if ref.name in {r.name for r in out}:
             raise _fail(source, f"metrics[{i}]", f"duplicate metric column {ref.name!r}.")
         out.append(ref)
@@ -726,7 +737,7 @@ class ExperimentSpec:
             n_features = "ceil_sqrt"       # or 20, "10%", [5, 10, 20], "1%..20%", ...
             metrics = ["hamming_loss", "ranking_loss", "normalized_coverage"]
             # or tables: { name = "rl_zh", metric = "ranking_loss", convention = "zhang" }
-            discretizer = "auto"           # default of every dataset: auto|none|laim|...
+            discretizer = "none"           # default of every dataset: none|auto|laim|...
             use_discretized = false        # default of every dataset (.mat data_dis)
             selectors = ["scls", "ami"]    # or [selectors.mdmr_i] method = "mdmr" variant = ..
             learners = ["mlnb"]            # default ["mlnb"]; same forms as selectors
@@ -784,7 +795,7 @@ class ExperimentSpec:
         except SpecError as exc:
             raise SpecError(f"{src}: {exc}") from None
         metrics = _parse_metrics(src, d.get("metrics", list(DEFAULT_METRICS)))
-        default_disc = _parse_discretizer(src, "discretizer", d.get("discretizer", "auto"))
+        default_disc = _parse_discretizer(src, "discretizer", d.get("discretizer", "none"))
         default_use = d.get("use_discretized", False)
         if not isinstance(default_use, bool):
             raise _fail(src, "use_discretized", f"must be true or false; got {default_use!r}.")

@@ -149,6 +149,10 @@ def parse_scoring(scoring: Any, key: str) -> dict | None:
     items = []
     for i, m in enumerate(scoring):
         m = {"metric": m} if isinstance(m, str) else dict(m)
+        if isinstance(m.get("metric"), str):  # scikit-learn's spellings too
+            from ._spec import _our_metric
+
+            m["metric"] = _our_metric(m["metric"])
         if m.get("metric") not in METRICS:
             raise ValueError(f"{key}.scoring[{i}]: a registered metric; got {m!r}.")
         items.append(m)

@@ -8,6 +8,10 @@ code; each docstring lists the options.
 
 ``METRICS`` maps a metric name to a :class:`MetricSpec` ``(function, greater_is_better,
 needs)`` where ``needs`` is ``"pred"`` (0/1 predictions) or ``"score"`` (confidences).
+``METRIC_ALIASES`` maps other spellings (scikit-learn's scorer names such as ``f1_micro``,
+``accuracy``) to ours; :func:`metric_name` resolves a name either way, and every place
+that takes a metric name (experiment files, ``mlfs evaluate --metrics``, tuning
+``scoring``, the wrappers' ``metric``) goes through it.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from ._stability import (
 
 __all__ = [
     "METRICS",
+    "METRIC_ALIASES",
     "MetricSpec",
     "StabilityEstimate",
     "average_precision",
@@ -48,6 +53,7 @@ __all__ = [
     "hamming_score",
     "kuncheva_index",
     "macro_f1",
+    "metric_name",
     "micro_f1",
     "multilabel_accuracy",
     "nogueira_stability",
@@ -82,17 +88,60 @@ METRICS: dict[str, MetricSpec] = {
 }
 
 
+#: Other spellings of registered metrics -> our name. scikit-learn's scorer and function
+#: names of the same quantities (for multi-label targets scikit-learn's ``accuracy`` is
+#: the exact-match ratio, its ``jaccard_samples`` the example-based accuracy); the
+#: conventions for empty label sets are ours (docs/methods/metrics.md). scikit-learn's
+#: ``average_precision`` (per-label precision-recall area) is a different quantity from
+#: ours (label-ranking average precision) and is deliberately not an alias.
+METRIC_ALIASES: dict[str, str] = {
+    "f1_micro": "micro_f1",
+    "f1_macro": "macro_f1",
+    "accuracy": "subset_accuracy",
+    "accuracy_score": "subset_accuracy",
+    "jaccard_samples": "multilabel_accuracy",
+    "label_ranking_loss": "ranking_loss",
+    "label_ranking_average_precision_score": "average_precision",
+}
+
+
+def metric_name(name: str) -> str:
+    """Our registered name of a metric given by any accepted spelling.
+
+    ``"f1_micro"`` (scikit-learn's scorer name) → ``"micro_f1"``; a registered name is
+    returned as it is; case is ignored.
+
+    Raises
+    ------
+    KeyError
+        If ``name`` is neither registered nor an alias; the message suggests the closest
+        name and lists the valid ones.
+    """
+    if isinstance(name, str):
+        key = name.strip().lower()
+        if key in METRICS:
+            return key
+        if key in METRIC_ALIASES:
+            return METRIC_ALIASES[key]
+    import difflib
+
+    close = difflib.get_close_matches(
+        str(name).lower(), sorted(METRICS) + sorted(METRIC_ALIASES), n=1
+    ) if isinstance(name, str) else []
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise KeyError(
+        f"unknown metric {name!r}{hint}; available: {', '.join(sorted(METRICS))} (also "
+        f"scikit-learn's names: {', '.join(sorted(METRIC_ALIASES))})."
+    )
+
+
 def get_metric(name: str) -> MetricSpec:
-    """Return the :class:`MetricSpec` registered under ``name``.
+    """Return the :class:`MetricSpec` registered under ``name`` (or an alias of it,
+    :data:`METRIC_ALIASES`).
 
     Raises
     ------
     KeyError
         If ``name`` is not a registered metric; the message lists the valid names.
     """
-    try:
-        return METRICS[name]
-    except (KeyError, TypeError):
-        raise KeyError(
-            f"unknown metric {name!r}; available: {', '.join(sorted(METRICS))}."
-        ) from None
+    return METRICS[metric_name(name)]

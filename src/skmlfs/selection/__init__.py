@@ -42,6 +42,11 @@ from ._random import RandomSelection  # noqa: E402
 
 __all__ += ["RandomSelection"]
 
+# what each selector's scores_ holds (mlfs select's score column, mlfs methods)
+from ._base import scores_meaning  # noqa: E402
+
+__all__ += ["scores_meaning"]
+
 # What the classifier chains of skmlfs.learners build on (Sun & Kudo 2018): the greedy
 # MLFS routines — label-specific selection (Eq. 43), global selection (Eq. 42), kCC
 # parents (Eq. 33) — and the tie rule of every greedy search.

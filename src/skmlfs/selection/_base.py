@@ -23,6 +23,7 @@ from ..info import DiscreteData, InfoCache
 __all__ = [
     "BaseInfoSelector",
     "BaseSelector",
+    "scores_meaning",
     "Number",
     "argmax_tol",
     "check_magnitude",
@@ -199,6 +200,27 @@ POSITIVE = Number(Real, 0, np.inf, closed="neither")
 DISCRETIZER_CONSTRAINT = [StrOptions({"auto"}), None, HasMethods(["fit", "transform"])]
 
 
+#: :func:`scores_meaning` of a selector that declares nothing: greedy searches / others
+GREEDY_SCORES = ("criterion_at_pick", "the search criterion at the step the feature was "
+                 "picked (NaN: never picked; not sorted: a later step may score higher)")
+RANKING_SCORES = ("score", "the value the method ranks features by (higher ranks first)")
+
+
+def scores_meaning(selector: Any) -> tuple[str, str]:
+    """What a selector's ``scores_`` holds: ``(column name, one-line meaning)``.
+
+    Read from the class attribute ``_scores_meaning`` of the selector (an instance or a
+    class); a selector that declares none gets :data:`GREEDY_SCORES` when it is a greedy
+    search (``_greedy``) and :data:`RANKING_SCORES` otherwise (also for estimators from
+    outside this library).
+    """
+    cls = selector if isinstance(selector, type) else type(selector)
+    declared = getattr(cls, "_scores_meaning", None)
+    if declared is not None:
+        return (str(declared[0]), str(declared[1]))
+    return GREEDY_SCORES if getattr(cls, "_greedy", False) else RANKING_SCORES
+
+
 class BaseSelector(SelectorMixin, BaseEstimator):
     """The one contract of the selectors of :mod:`skmlfs.selection`.
 
@@ -254,6 +276,11 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     _ranking_kind = "prefix"
     # Greedy searches have step_scores_ (degenerate_selection sets it empty as well).
     _greedy = False
+    #: What ``scores_`` holds, for people: ``(column name, one-line meaning)``. ``mlfs
+    #: select`` names its score column by it and ``mlfs methods`` lists it (read through
+    #: :func:`scores_meaning`). ``None``: the default of :func:`scores_meaning` (by
+    #: ``_greedy``); a new selector declares its own.
+    _scores_meaning: tuple[str, str] | None = None
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: Any, Y: Any) -> BaseSelector:

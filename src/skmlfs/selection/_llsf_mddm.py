@@ -80,6 +80,12 @@ class LLSF(BaseSelector):
     n_iter_ : int
     """
 
+    _scores_meaning = (
+        "weight_norm",
+        "norm of the feature's row of the label-specific weight matrix W (the ranking sorts by "
+        "it)",
+    )
+
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         **dict.fromkeys(("alpha", "beta", "gamma", "tol"), [NON_NEGATIVE]),

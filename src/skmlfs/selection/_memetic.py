@@ -93,6 +93,13 @@ def _resolve_metric(metric: Any):
         name = getattr(metric.function, "__name__", type(metric.function).__name__)
         return name, metric.function, bool(metric.greater_is_better), metric.needs, {}
     name = _METRIC_ALIASES.get(metric, metric)
+    if name not in METRICS and isinstance(name, str):  # scikit-learn's spellings too
+        from ..metrics import metric_name
+
+        try:
+            name = metric_name(name)
+        except KeyError:
+            pass
     if name not in METRICS:
         raise ValueError(
             f"unknown metric {metric!r}; use one of multilabel_accuracy (mlacc), one_error "
@@ -385,6 +392,12 @@ def _weighted_sample(candidates: np.ndarray, weights: np.ndarray, n: int, rng) -
 # ---------------------------------------------------------------------- estimators
 class _EvolutionarySelector(BaseSelector):
     """Shared machinery: validation, fitness, Algorithm 1's loop and survivor selection."""
+
+    _scores_meaning = (
+        "gics_at_pick",
+        "GICS value at which the feature of the best subset was placed when that subset was "
+        "ordered (NaN: outside the best subset; not sorted: a later place may score higher)",
+    )
 
     # A subset search: its subset for one budget is not a part of the one for another.
     _ranking_kind = "fixed"

@@ -80,6 +80,11 @@ class MLCFS(BaseInfoSelector):
         ``r_f = mean_l |corr(f, l)|``.
     """
 
+    _scores_meaning = (
+        "merit_after_add",
+        "merit(S) of the selected set right after the feature was added (NaN: never added)",
+    )
+
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = None):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
 

@@ -585,6 +585,12 @@ class MLFS(_MLFSBase):
     [[0, 7], [1, 5], [2, 4]]
     """
 
+    _scores_meaning = (
+        "criterion_at_pick",
+        "global mode: the Eq. 42 criterion at the step the feature was picked (NaN: never; not "
+        "sorted); local mode: the number of labels whose subset holds it",
+    )
+
     _parameter_constraints: dict = {
         **_MLFSBase._parameter_constraints,
         "mode": [StrOptions({"local", "global"})],
@@ -668,6 +674,12 @@ class MLMIM(_MLFSBase):
     :class:`MLFS`; ``max_candidates`` is accepted for a uniform interface but a pure
     ranking needs no cap. ``scores_`` is ``Σ_j I(X_m; Y_j)`` of every feature.
     """
+
+    _scores_meaning = (
+        "relevance",
+        "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
+        "by it)",
+    )
 
     _greedy = False  # a ranking by a fixed per-feature score
 

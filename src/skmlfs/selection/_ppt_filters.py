@@ -147,6 +147,12 @@ class PPTMI(_PPTFilter):
         ``I(f; C)`` of every feature (bits).
     """
 
+    _scores_meaning = (
+        "ppt_score",
+        "search='rank': I(f; C) with the pruned label sets C, bits; search='mrmr': the "
+        "criterion at the step the feature was picked (NaN: never)",
+    )
+
     _parameter_constraints: dict = {
         **_PPTFilter._parameter_constraints,
         "search": [StrOptions({"rank", "mrmr"})],
@@ -197,6 +203,11 @@ class PPTCHI(_PPTFilter):
     scores_, feature_scores_ : ndarray of shape (n_features,)
         χ² of every feature.
     """
+
+    _scores_meaning = (
+        "chi2",
+        "chi-squared statistic of the feature against the pruned label sets",
+    )
 
     def _score(self, D, classes, k):
         chi = chi2_scores(D, classes)

@@ -51,6 +51,12 @@ class MIRank(BaseInfoSelector):
     (3,)
     """
 
+    _scores_meaning = (
+        "relevance",
+        "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
+        "by it)",
+    )
+
     # a ranking by a fixed per-feature score, not a search: no step_scores_
     _greedy = False
 

@@ -102,6 +102,11 @@ def _relief_weights(
 class _ReliefBase(BaseSelector):
     """Shared by the Relief estimators: every feature ranked by weight, NaN allowed."""
 
+    _scores_meaning = (
+        "weight",
+        "the feature's ReliefF weight (higher: more relevant; may be negative)",
+    )
+
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "k": [Number(Integral, 1, None, closed="left")],

@@ -271,6 +271,11 @@ class _RowNormSelector(BaseSelector):
     """Common tail of the embedded selectors: rank every feature by the row norms of ``W``
     (``scores_ = feature_importances_``), keep the top k."""
 
+    _scores_meaning = (
+        "weight_norm",
+        "norm of the feature's row of the learned weight matrix W (the ranking sorts by it)",
+    )
+
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "max_iter": [Number(Integral, 0, None, closed="left")],
