@@ -7,7 +7,8 @@ reused), and every cell evaluates a prefix ``ranking[:k]`` with each learner. Ta
 the unit of parallel work; :func:`run_task` never touches the results store, so the same
 function runs in-process, in joblib workers and on Dask workers.
 
-What a learner receives (one rule, ``docs/user_guide.md#what-a-learner-receives``): the
+What a learner receives (one rule,
+``docs/user_guide.md#what-a-learner-receives-after-a-selector``): the
 selected columns of the data as the experiment gives it. With the default discretizer
 ``"none"`` that is the raw data, as in ``make_pipeline(selector, learner)``; a selector's
 own discretization (its ``discretizer`` parameter) stays inside the selector. An experiment

@@ -317,7 +317,8 @@ def evaluate(
     learner is fitted on those columns of the training part, as given (raw values; a
     selector's own discretization stays inside the selector), and scored on the test part.
     The result of a cell equals ``make_pipeline(selector, learner).fit(X[train],
-    Y[train])`` scored on ``X[test]`` (see ``docs/user_guide.md#what-a-learner-receives``);
+    Y[train])`` scored on ``X[test]``
+    (see ``docs/user_guide.md#what-a-learner-receives-after-a-selector``);
     with ``discretizer`` set it equals ``make_pipeline(discretizer, selector, learner)``.
 
     Parameters
