@@ -53,6 +53,8 @@ class RandomSelection(BaseSelector):
     }
     # a permutation of every feature: any budget is its prefix
     _ranking_kind = "full"
+    _scores_meaning = ("random_score", "the uniform random score each feature drew; the "
+                       "ranking sorts by it (no information about the labels)")
 
     def __init__(self, n_features_to_select: Any = None, random_state: Any = None):
         self.n_features_to_select = n_features_to_select
