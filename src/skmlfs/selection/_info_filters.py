@@ -94,8 +94,8 @@ class AMI(BaseInfoSelector):
     selected) scores every candidate by ``Σ_l I(f; l)`` except the feature of index ``t``,
     which gets ``Σ_l I(f; l) − Σ_{s∈S} Σ_{m} I(f_m; s)`` (the redundancy of *all* features
     ``m`` with the selected ones). It is the relevance ranking :class:`MIRank` except when
-    the feature of index ``t`` is the most relevant one left at step ``t`` (e.g. features
-    0, 1, 2 in decreasing relevance: ``ami.m`` returns 0, 2, 1).
+    the feature of index ``t`` is the most relevant one left at step ``t`` (e.g. with
+    features 0, 1, 2 in decreasing relevance ``ami.m`` usually returns 0, 2, 1).
 
     Zero-entropy features are never selected; ties go to the lowest index. Attributes as
     in :class:`SCLS`.
