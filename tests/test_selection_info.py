@@ -11,7 +11,7 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 
 from skmlfs.info import InfoCache
-from skmlfs.selection import AMI, GICS, MDMR, SCLS, _reference, gics_select
+from skmlfs.selection import AMI, GICS, MDMR, SCLS, MIRank, _reference, gics_select
 from skmlfs.selection._base import TIE_RTOL, TIE_TOL, argmax_tol, greedy_select
 from skmlfs.selection._reference import (
     StraightforwardInfo,
@@ -109,6 +109,126 @@ def test_scls_hand_worked():
     np.testing.assert_allclose(sel.step_scores_, [1.0, 0.0, 0.0], atol=1e-12)
     ami = AMI(n_features_to_select=2).fit(X, Y)
     np.testing.assert_allclose(ami.step_scores_, [1.0, 0.0], atol=1e-12)  # 1 - I(f1; f0) = 0
+
+
+# ------------------------------------------- MDMR "scls_authors", AMI "authors_code"
+def _cmi(info, a, b, z):
+    """``I(a; b | z)`` of three coded columns, straight from four joint entropies."""
+    return info._h(a, z) + info._h(b, z) - info._h(a, b, z) - info._h(z)
+
+
+def ref_mdmr_scls_authors(info, k, rel):
+    """``Σ_l I(f;l) − (1/|S|) Σ_s [I(f;s) − Σ_l I(f;l|s)]``, one pair at a time."""
+    d, q = len(info.Xc), len(info.Yc)
+    H = np.array([info.H(i) for i in range(d)])
+
+    def crit(f, S):
+        if not S:
+            return rel[f]
+        red = 0.0
+        for s in S:
+            cond = sum(_cmi(info, info.Xc[f], info.Yc[j], info.Xc[s]) for j in range(q))
+            red += info.mi_ff(f, s) - cond
+        return rel[f] - red / len(S)
+
+    return _greedy_lowest_index(d, k, H > 0, crit)
+
+
+def ref_ami_authors_code(info, k, rel):
+    """``programs/ami.m`` of CAU-AIR-Lab/MLFS2012 read literally (lines 32-47).
+
+    Every iteration starts from the relevance of every feature; the double loop over the
+    features ``m`` and the selected ``n`` subtracts ``I(f_m; s_n)`` from the row of the
+    iteration number (0-based: ``|S|``), whatever ``m`` is.
+    """
+    d = len(info.Xc)
+    H = np.array([info.H(i) for i in range(d)])
+
+    def crit(f, S):
+        v = rel[f]
+        if f == len(S):  # the row the loop writes to
+            for m in range(d):
+                for s in S:
+                    v -= info.mi_ff(m, s)
+        return v
+
+    return _greedy_lowest_index(d, k, H > 0, crit)
+
+
+def test_mdmr_variants_hand_worked():
+    # y one label; f0 = y, f1 = AND-like [0,0,0,1], f2 = a fair coin independent of y.
+    # h = H(1/4) = 0.811278. Relevance: 1, h - 1/2, 0 -> f0 first in every variant.
+    # Step 2 (S = {f0}, a copy of y, so I(f; y | f0) = 0 for every f):
+    #   scls_authors: J(f) = I(f;y) − I(f;f0) + 0 = 0 for f1 and f2 -> tie -> f1.
+    #   lin2015: J(f1) = (h−1/2) − [(h−1/2) − I(f0;y|f1)] = H(y|f1) = 3/2 − h,
+    #            J(f2) = 0 − [0 − I(f0;y|f2)] = 1 -> f2.
+    # Step 3, scls_authors, f2 given S = {f0, f1}: I(f2;f1) = h − 1/2, I(f2;y|f1) = 1 − h,
+    #   J = 0 − ½[(0 − 0) + (h − 1/2) − (1 − h)] = 3/4 − h.
+    # Step 3, lin2015, f1 given S = {f0, f2}: I(f1;f2) = h − 1/2, I(f2;y|f1) = 1 − h,
+    #   J = (h − 1/2) − ½[((h − 1/2) − (3/2 − h)) + ((h − 1/2) − (1 − h))] = 5/4 − h.
+    y = np.array([0, 0, 1, 1])
+    X = np.column_stack([y, [0, 0, 0, 1], [0, 1, 0, 1]])
+    Y = y[:, None]
+    h = -(0.25 * np.log2(0.25) + 0.75 * np.log2(0.75))
+    sa = MDMR(3, variant="scls_authors").fit(X, Y)
+    np.testing.assert_array_equal(sa.ranking_, [0, 1, 2])
+    np.testing.assert_allclose(sa.step_scores_, [1.0, 0.0, 0.75 - h], atol=1e-12)
+    lin = MDMR(3).fit(X, Y)
+    np.testing.assert_array_equal(lin.ranking_, [0, 2, 1])
+    np.testing.assert_allclose(lin.step_scores_, [1.0, 1.0, 1.25 - h], atol=1e-12)
+
+
+def test_ami_authors_code_hand_worked_differs_from_relevance_ranking():
+    # y one label; f0 = y, f1 = y with one flip, f2 = a fair coin: relevance 1 > r > 0 with
+    # r = I(f1; y) = 0.548795. At step 2 ami.m penalises row 2 (f1, 0-based index 1 = |S|)
+    # by Σ_m I(f_m; f0) = H(f0) + I(f1; f0) + I(f2; f0) = 1 + r, so J(f1) = −1 < J(f2) = 0
+    # and f2 is picked; at step 3 the penalised row is f2 (selected), so f1 comes last.
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    f1 = np.array([0, 0, 0, 1, 1, 1, 1, 1])
+    f2 = np.array([0, 1, 0, 1, 0, 1, 0, 1])
+    X, Y = np.column_stack([y, f1, f2]), y[:, None]
+    r = (
+        1
+        + (-(3 / 8) * np.log2(3 / 8) - (5 / 8) * np.log2(5 / 8))
+        - (-(3 / 8) * np.log2(3 / 8) - (1 / 8) * np.log2(1 / 8) - (1 / 2) * np.log2(1 / 2))
+    )
+    code = AMI(3, variant="authors_code").fit(X, Y)
+    np.testing.assert_array_equal(code.ranking_, [0, 2, 1])
+    np.testing.assert_allclose(code.step_scores_, [1.0, 0.0, r], atol=1e-12)
+    np.testing.assert_array_equal(MIRank(3).fit(X, Y).ranking_, [0, 1, 2])
+    # the budget-2 subsets differ too: {f0, f2} against the relevance ranking's {f0, f1}
+    assert set(AMI(2, variant="authors_code").fit(X, Y).ranking_) == {0, 2}
+    # Eq. (2) AMI: J(f1) = r − r = 0 = J(f2), the tie goes to f1
+    np.testing.assert_array_equal(AMI(3).fit(X, Y).ranking_, [0, 1, 2])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_new_variants_against_straightforward_reference(seed):
+    X, Y = _random_problem(seed)
+    info = StraightforwardInfo(X, Y)
+    rel = info.relevance()
+    k = 8
+    for est, ref in [
+        (MDMR(k, variant="scls_authors"), ref_mdmr_scls_authors(info, k, rel)),
+        (AMI(k, variant="authors_code"), ref_ami_authors_code(info, k, rel)),
+    ]:
+        est.fit(X, Y)
+        assert_same_selection(est, ref, err_msg=repr(est))
+
+
+def test_ami_authors_code_penalised_rows_on_random_data():
+    # Features ordered by relevance, so the feature of index |S| is always the best one
+    # left: ami.m then never picks it at its own step; the reference must agree.
+    rng = np.random.default_rng(7)
+    n, q = 60, 3
+    Y = (rng.random((n, q)) < 0.4).astype(int)
+    noise = [(rng.random(n) < p) for p in (0.02, 0.1, 0.2, 0.3, 0.4, 0.5)]
+    X = np.column_stack([Y[:, 0] ^ e for e in noise] + [rng.integers(0, 2, n)])
+    info = StraightforwardInfo(X, Y)
+    rel = info.relevance()
+    code = AMI(6, variant="authors_code").fit(X, Y)
+    assert_same_selection(code, ref_ami_authors_code(info, 6, rel))
+    assert not np.array_equal(code.ranking_, MIRank(6).fit(X, Y).ranking_)
 
 
 def test_argmax_tol_lowest_index_up_to_rounding():
@@ -231,6 +351,8 @@ def test_bad_inputs():
         SCLS().fit(Xn, Y)
     with pytest.raises(ValueError, match="variant"):
         MDMR(variant="nope").fit(X, Y)
+    with pytest.raises(ValueError, match="variant"):
+        AMI(variant="nope").fit(X, Y)
 
 
 def test_sparse_dense_dataframe_agree_and_inputs_untouched():
@@ -336,3 +458,37 @@ def test_plcfs_mdmr_matches_straightforward(dataset_path, name):
         ranking, scores = ref_mdmr(info, 4, "lin2015", rel)
         np.testing.assert_array_equal(est.ranking_, ranking)
         np.testing.assert_allclose(est.step_scores_, scores, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["enron", "genbase", "medical"])
+def test_plcfs_mdmr_scls_authors_matches_straightforward(dataset_path, name):
+    """The SCLS authors' MDMR reading: first 4 picks on 2 splits, as for the default."""
+    X, Y, masks = _plcfs(dataset_path, name)
+    for split in (0, 9):
+        tr = masks[:, split]
+        Xt, Yt = X[tr], Y[tr]
+        info = StraightforwardInfo(Xt, Yt)
+        rel = info.relevance()
+        est = MDMR(4, variant="scls_authors").fit(Xt, Yt)
+        assert_same_selection(est, ref_mdmr_scls_authors(info, 4, rel), err_msg=f"split {split}")
+
+
+@pytest.mark.parametrize("name", ["enron", "genbase", "medical"])
+def test_plcfs_ami_authors_code(dataset_path, name):
+    """ami.m's exact behaviour on the authors' splits, full ⌈√|W|⌉ budget.
+
+    Against the literal reading of the code on two splits; on all ten it equals the
+    relevance ranking (no feature whose index is its step number is the best one left at
+    that step), as the SCLS authors' stored AMI selections do.
+    """
+    X, Y, masks = _plcfs(dataset_path, name)
+    k = int(np.ceil(np.sqrt(X.shape[0])))
+    for split in range(10):
+        tr = masks[:, split]
+        Xt, Yt = X[tr], Y[tr]
+        code = AMI(k, variant="authors_code").fit(Xt, Yt)
+        np.testing.assert_array_equal(code.ranking_, MIRank(k).fit(Xt, Yt).ranking_)
+        if split in (0, 9):
+            info = StraightforwardInfo(Xt, Yt)
+            ref = ref_ami_authors_code(info, k, info.relevance())
+            assert_same_selection(code, ref, err_msg=f"split {split}")

@@ -84,15 +84,46 @@ class SCLS(BaseInfoSelector):
 class AMI(BaseInfoSelector):
     """Approximating mutual information (Lee, Lim & Kim 2012), SCLS paper Eq. (2)/(13).
 
-    ``J(f) = Σ_l I(f; l) − Σ_{s∈S} I(f; s)``: relevance summed over labels, redundancy
-    summed over the selected features, without normalisation. Zero-entropy features are
-    never selected; ties go to the lowest index. Attributes as in :class:`SCLS`.
+    ``variant="eq2"`` (default): ``J(f) = Σ_l I(f; l) − Σ_{s∈S} I(f; s)``: relevance summed
+    over labels, redundancy summed over the selected features, without normalisation.
+
+    ``variant="authors_code"``: exactly what ``programs/ami.m`` of the authors' repository
+    ``CAU-AIR-Lab/MLFS2012`` (commit ``3113310d``) computes (``docs/methods/info.md#ami``).
+    Its redundancy loop writes into the row of the *iteration number* instead of the
+    candidate's row, so the step that picks feature number ``t + 1`` (``t = |S|`` already
+    selected) scores every candidate by ``Σ_l I(f; l)`` except the feature of index ``t``,
+    which gets ``Σ_l I(f; l) − Σ_{s∈S} Σ_{m} I(f_m; s)`` (the redundancy of *all* features
+    ``m`` with the selected ones). It is the relevance ranking :class:`MIRank` except when
+    the feature of index ``t`` is the most relevant one left at step ``t`` (e.g. with
+    features 0, 1, 2 in decreasing relevance ``ami.m`` usually returns 0, 2, 1).
+
+    Zero-entropy features are never selected; ties go to the lowest index. Attributes as
+    in :class:`SCLS`.
+
+    Parameters
+    ----------
+    n_features_to_select, discretizer
+        As in :class:`SCLS`.
+    variant : {"eq2", "authors_code"}, default="eq2"
     """
 
     _row_blocks_ok = True
 
+    _parameter_constraints: dict = {
+        **BaseInfoSelector._parameter_constraints,
+        "variant": [StrOptions({"eq2", "authors_code"})],
+    }
+
+    def __init__(
+        self, n_features_to_select: Any = None, discretizer: Any = "auto", variant: str = "eq2"
+    ):
+        super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
+        self.variant = variant
+
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
+        if self.variant == "authors_code":
+            return self._select_authors_code(cache, rel, k)
         red = np.zeros_like(rel)
 
         def update(s: int) -> None:
@@ -105,6 +136,29 @@ class AMI(BaseInfoSelector):
         self.relevance_ = rel
         return ranking, scores
 
+    def _select_authors_code(self, cache: InfoCache, rel: np.ndarray, k: int):
+        # ami.m lines 32-47: each iteration restarts from the relevance (line 33) and
+        # subtracts I(f_m; s) of every feature m and selected s from row k, the iteration
+        # number (line 41), not from row m. One column I(·; s) per selected s, as in Eq. (2).
+        total = [0.0]  # Σ_{s∈S} Σ_m I(f_m; s)
+        n_sel = [0]
+
+        def update(s: int) -> None:
+            total[0] += float(cache.mi_xx(s).sum())
+            n_sel[0] += 1
+
+        def score() -> np.ndarray:
+            J = rel.copy()
+            if n_sel[0] < J.size:
+                J[n_sel[0]] -= total[0]
+            return J
+
+        ranking, scores = greedy_select(
+            rel, update, score, cache.h_x > 0, k, prefetch=getattr(cache, "prefetch", None)
+        )
+        self.relevance_ = rel
+        return ranking, scores
+
 
 class MDMR(BaseInfoSelector):
     """Max-Dependency and Min-Redundancy (Lin, Hu, Liu & Duan 2015).
@@ -113,24 +167,29 @@ class MDMR(BaseInfoSelector):
 
         J(f) = Σ_l I(f; l) − (1/|S|) Σ_{s∈S} [ I(f; s) − Σ_l I(s; l | f) ]
 
+    ``variant="scls_authors"`` (the reading that reproduces the MDMR selections the SCLS
+    authors, Lee & Kim 2017, stored for their experiments)::
+
+        J(f) = Σ_l I(f; l) − (1/|S|) Σ_{s∈S} [ I(f; s) − Σ_l I(f; l | s) ]
+
     ``variant="interaction"`` (the PyIT-MLFS reading)::
 
         J(f) = Σ_l I(f; l) − Σ_{s∈S} Σ_l [ I(f; s) − I(f; s | l) ]
 
-    The original paper was not retrievable; docs/methods/info.md#mdmr marks the default form as an
-    assumption. Each step costs one stratified product of the features with the labels
-    (the three-way entropies ``H(f, l, s)`` for all ``f, l``).
+    The original paper was not retrievable; docs/methods/info.md#mdmr gives the evidence for
+    each form. Each step costs one stratified product of the features with the labels
+    (the three-way entropies ``H(f, l, s)`` for all ``f, l``), whatever the variant.
 
     Parameters
     ----------
     n_features_to_select, discretizer
         As in :class:`SCLS`.
-    variant : {"lin2015", "interaction"}, default="lin2015"
+    variant : {"lin2015", "scls_authors", "interaction"}, default="lin2015"
     """
 
     _parameter_constraints: dict = {
         **BaseInfoSelector._parameter_constraints,
-        "variant": [StrOptions({"lin2015", "interaction"})],
+        "variant": [StrOptions({"lin2015", "scls_authors", "interaction"})],
     }
 
     def __init__(
@@ -146,6 +205,7 @@ class MDMR(BaseInfoSelector):
         acc = np.zeros_like(rel)
         n_sel = [0]
         sum_h_xy = h_xy.sum(axis=1)
+        averaged = self.variant in ("lin2015", "scls_authors")
 
         def update(s: int) -> None:
             h_xys = cache.h_xy_given(s)  # H(f, l, s), (d, q)
@@ -155,6 +215,10 @@ class MDMR(BaseInfoSelector):
                 # Σ_l I(s; l | f) = Σ_l [H(s,f) + H(l,f) − H(s,l,f) − H(f)]
                 cmi = q * h_xs + sum_h_xy - h_xys.sum(axis=1) - q * h_x
                 acc[:] += mi_fs - cmi
+            elif self.variant == "scls_authors":
+                # Σ_l I(f; l | s) = Σ_l [H(f,s) + H(l,s) − H(f,l,s) − H(s)]
+                cmi = q * h_xs + sum_h_xy[s] - h_xys.sum(axis=1) - q * h_x[s]
+                acc[:] += mi_fs - cmi
             else:
                 # Σ_l I(f; s | l) = Σ_l [H(f,l) + H(s,l) − H(f,s,l) − H(l)]
                 cmi = sum_h_xy + h_xy[s].sum() - h_xys.sum(axis=1) - h_y.sum()
@@ -162,7 +226,7 @@ class MDMR(BaseInfoSelector):
             n_sel[0] += 1
 
         def score() -> np.ndarray:
-            if self.variant == "lin2015":
+            if averaged:
                 return rel - acc / n_sel[0]
             return rel - acc
 

@@ -1,7 +1,8 @@
 """Relevance-only ranking: the baseline without a redundancy term.
 
-Used to test the hypothesis that the AMI column of the SCLS paper (Lee & Kim 2017,
-Tables 2-4) is not Eq. (2) but a plain ranking by the label relevance ``Σ_l I(f; l)``.
+The AMI column of the SCLS paper (Lee & Kim 2017, Tables 2-4) is this ranking, not
+Eq. (2): the authors' ``ami.m`` never applies its redundancy term to the candidates
+(``docs/methods/info.md#ami``; its exact behaviour is ``AMI(variant="authors_code")``).
 """
 
 from __future__ import annotations
