@@ -87,7 +87,7 @@ def test_against_straightforward_reference(seed):
     for est, ref in [
         (SCLS(k), ref_scls(info, k, rel)),
         (AMI(k), ref_ami(info, k, rel)),
-        (MDMR(k), ref_mdmr(info, k, "lin2015", rel)),
+        (MDMR(k, variant="lin2015"), ref_mdmr(info, k, "lin2015", rel)),
         (MDMR(k, variant="interaction"), ref_mdmr(info, k, "interaction", rel)),
         (GICS(k), ref_gics(info, k)),
     ]:
@@ -173,7 +173,7 @@ def test_mdmr_variants_hand_worked():
     sa = MDMR(3, variant="scls_authors").fit(X, Y)
     np.testing.assert_array_equal(sa.ranking_, [0, 1, 2])
     np.testing.assert_allclose(sa.step_scores_, [1.0, 0.0, 0.75 - h], atol=1e-12)
-    lin = MDMR(3).fit(X, Y)
+    lin = MDMR(3, variant="lin2015").fit(X, Y)
     np.testing.assert_array_equal(lin.ranking_, [0, 2, 1])
     np.testing.assert_allclose(lin.step_scores_, [1.0, 1.0, 1.25 - h], atol=1e-12)
 
@@ -210,6 +210,7 @@ def test_new_variants_against_straightforward_reference(seed):
     k = 8
     for est, ref in [
         (MDMR(k, variant="scls_authors"), ref_mdmr_scls_authors(info, k, rel)),
+        (MDMR(k), ref_mdmr_scls_authors(info, k, rel)),  # the default reading
         (AMI(k, variant="authors_code"), ref_ami_authors_code(info, k, rel)),
     ]:
         est.fit(X, Y)
@@ -454,7 +455,7 @@ def test_plcfs_mdmr_matches_straightforward(dataset_path, name):
         # restrict the reference's candidate pool to keep it tractable: top features by MI
         info = StraightforwardInfo(Xt, Yt)
         rel = info.relevance()
-        est = MDMR(4).fit(Xt, Yt)
+        est = MDMR(4, variant="lin2015").fit(Xt, Yt)
         ranking, scores = ref_mdmr(info, 4, "lin2015", rel)
         np.testing.assert_array_equal(est.ranking_, ranking)
         np.testing.assert_allclose(est.step_scores_, scores, atol=1e-9)
