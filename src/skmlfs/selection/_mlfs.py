@@ -81,9 +81,9 @@ def _relevance_order(rel: np.ndarray) -> np.ndarray:
 
 
 def _meanstd_default():
-    from ..discretize import MeanStdDiscretizer
+    from ..discretize import occ_discretizer
 
-    return MeanStdDiscretizer(factor=0.5, n_states=3)
+    return occ_discretizer()
 
 
 # ---------------------------------------------------------------------- the routine
@@ -495,7 +495,9 @@ class _MLFSBase(BaseInfoSelector):
 
     That is oCC's ``myDisc(X, 3, 0.5)`` (``docs/methods/discretizers.md#meanstd``;
     the paper's text says ±1·std, the authors' code uses 0.5), fitted on the training
-    data; binary columns are left as they are by the discretizer itself.
+    data, without ``myDisc``'s rounding of the edges to 3 decimals (which makes the
+    selection depend on the units of ``X``; :func:`~skmlfs.discretize.occ_discretizer`);
+    binary columns are left as they are by the discretizer itself.
     """
 
     _parameter_constraints: dict = {
@@ -540,8 +542,9 @@ class MLFS(_MLFSBase):
         ``M``: count, fraction of the features, or ``None`` for ⌈√n_samples⌉. In local
         mode it is the size of every label-specific subset.
     discretizer : "auto", None or transformer, default="auto"
-        ``"auto"``: mean ± 0.5·std in 3 states (oCC's ``myDisc``), fitted on the
-        training data. Used for the information terms only.
+        ``"auto"``: mean ± 0.5·std in 3 states (oCC's ``myDisc``, edges not rounded:
+        :func:`~skmlfs.discretize.occ_discretizer`), fitted on the training data. Used for
+        the information terms only.
     mode : {"local", "global"}, default="local"
         Label-specific subsets (Eq. 43) or one shared subset (Eq. 42).
     k : int, float or None, default=0.8
