@@ -209,13 +209,12 @@ def _build_tasks(
     return tasks, all_ids
 
 
-def _progress(total: int, desc: str, enabled: bool | None):
-    from tqdm.auto import tqdm
+def _progress(total: int, desc: str, enabled: bool | str | None):
+    """The run's progress by the one rule of :mod:`skmlfs._progress`: a bar on a terminal,
+    a line every few seconds on a pipe, nothing when ``enabled`` is False or ``"off"``."""
+    from .._progress import progress_bar
 
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, unit="cell", disable=not enabled, dynamic_ncols=True,
-                smoothing=0.05)
+    return progress_bar(total, desc, enabled, unit="cell")
 
 
 def _cell_rows(task: Task, res: TaskResult) -> list[dict]:
@@ -337,8 +336,9 @@ def evaluate(
         Seed of the default splits and of estimators whose ``random_state`` is None.
     n_jobs : int, default=1
         joblib workers across (split, selector) tasks.
-    progress : bool or None, default=True
-        tqdm bar with ETA (``None``: only on a terminal).
+    progress : bool, "bar", "lines", "off" or None, default=True
+        Progress on stderr: a tqdm bar with ETA on a terminal, a line every few seconds on
+        a pipe (``True``/``None``: whichever stderr is; ``False``: none).
 
     Returns
     -------
@@ -704,8 +704,9 @@ def run_experiment(
         (file paths are resolved to absolute paths on this machine: on a real cluster the
         workers must see the same files, e.g. on a shared file system); only this process
         writes the store.
-    progress : bool or None
-        tqdm bar with ETA; ``None`` shows it only when stderr is a terminal.
+    progress : bool, "bar", "lines", "off" or None
+        Progress on stderr: a tqdm bar with ETA on a terminal, a line every few seconds on
+        a pipe (``None``/``True``: whichever stderr is; ``False``: none).
     verbose : bool, default=True
         One-line messages on stderr (plan, warnings, failures, interruption).
 

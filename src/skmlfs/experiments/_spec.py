@@ -191,7 +191,9 @@ class MethodSpec:
 
     def identity(self) -> dict:
         method = self.method.lower() if ":" not in self.method else self.method
-        out = {"method": method, "params": json.loads(canonical_json(dict(self.params)))}
+        # ``verbose`` only prints progress: never part of what a cell computed
+        params = {k: v for k, v in self.params.items() if k != "verbose"}
+        out = {"method": method, "params": json.loads(canonical_json(params))}
         if self.tuning:  # only when set: ids of untuned methods are unchanged
             out["tuning"] = json.loads(canonical_json(dict(self.tuning)))
         if self.options:  # likewise
