@@ -239,7 +239,19 @@ def test_registry_checksums_match_the_reference_files(datasets_dir):
         if entry.collection != "mulan":
             continue
         for rf in entry.files:
-            ok, got = _verify(datasets_dir / "mulan" / name / rf.local, rf)
+            local = datasets_dir / "mulan" / name / rf.local
+            if rf.fix is not None:
+                # delicious.xml: Boomer's blob is Mulan's file with one label misspelled and
+                # no final newline; the correction gives Mulan's file without that newline
+                old, new, want = rf.fix
+                fixed = local.read_bytes().rstrip(b"\n")
+                assert hashlib.sha256(fixed).hexdigest() == want, name
+                source = fixed.replace(new.encode(), old.encode())
+                assert hashlib.sha1(b"blob %d\0" % len(source) + source).hexdigest() == (
+                    rf.git_sha1), name
+                assert len(source) == rf.size and rf.apply_fix(source) == fixed
+                continue
+            ok, got = _verify(local, rf)
             assert ok, (name, rf.path, got)
 
 
@@ -428,10 +440,9 @@ def test_scls_paper_datasets_can_all_be_fetched():
     for path in mats:
         key = registry_key(path[: -len(".mat")])
         assert key is not None and REGISTRY[key].collection == "plcfs", path
-    # Mulan sets by name: all registered except delicious (see the _fetch module notes).
+    # ... and every Mulan set by name (delicious with its label file corrected)
     names = [d.load_name for d in spec.datasets if d.load_name]
-    missing = [n for n in names if registry_key(n) is None]
-    assert missing == ["mulan/delicious"]
+    assert len(names) == 5 and all(registry_key(n) is not None for n in names), names
 
 
 def test_mlfs_fetch_of_a_set_in_mlfs_datasets_does_not_download(
@@ -454,3 +465,32 @@ def test_mlfs_fetch_of_a_set_in_mlfs_datasets_does_not_download(
     assert main(["fetch", "--list"]) == 0
     listing = capsys.readouterr().out
     assert "plcfs/enron" in listing and "minercode625/PLCFS" in listing
+
+
+def test_a_registered_correction_is_applied_once_and_cached(tmp_path, remote, serve,
+                                                           dataset_path):
+    """The source's file is verified by its own checksum, corrected, verified again, and
+    only the corrected file is cached (delicious.xml misspells a label in the source)."""
+    root, reg = remote
+    good = (root / "emo.xml").read_bytes()
+    bad = good.replace(b'"amazed-suprised"', b'"TTamazed-suprised"')
+    (root / "emo.xml").write_bytes(bad)
+    arff, xml = reg["emotions"].files
+    fix = ('"TTamazed-suprised"', '"amazed-suprised"', hashlib.sha256(good).hexdigest())
+    fixed_xml = RemoteFile("emo.xml", "emotions.xml", len(bad), git_sha1=hashlib.sha1(
+        b"blob %d\0" % len(bad) + bad).hexdigest(), fix=fix)
+    reg = {"emotions": RemoteDataset("emotions", (arff, fixed_xml))}
+    url, requests = serve(root)
+    cache = tmp_path / "cache"
+    ds = fetch("emotions", data_home=cache, base_url=url, registry=reg)
+    _same(ds, load(dataset_path("mulan/emotions/emotions.arff")))
+    assert (cache / "mulan" / "emotions" / "emotions.xml").read_bytes() == good
+    fetch("emotions", data_home=cache, base_url=url, registry=reg)
+    assert len(requests) == 2  # the corrected file verifies in the cache
+    wrong = RemoteFile("emo.xml", "emotions.xml", len(bad), git_sha1=fixed_xml.git_sha1,
+                       fix=(fix[0], fix[1], "0" * 64))
+    (cache / "mulan" / "emotions" / "emotions.xml").unlink()
+    with pytest.raises(FetchError, match="corrected file does not have sha256"):
+        fetch("emotions", data_home=cache, base_url=url,
+              registry={"emotions": RemoteDataset("emotions", (arff, wrong))})
+    assert not (cache / "mulan" / "emotions" / "emotions.xml").exists()
