@@ -135,3 +135,20 @@ def test_cli_select_and_evaluate_follow_the_rule(tmp_path, capsys, monkeypatch, 
     assert re.search(r"emotions: 2/2 cells \(100 %\)", err), err
     assert main([*args, "-q"]) == 0
     assert "cells" not in capsys.readouterr().err
+
+
+def test_benchmark_runner_prints_lines_on_a_pipe(tmp_path, capsys, monkeypatch):
+    from skmlfs.experiments import ExperimentSpec, run_experiment
+
+    spec = ExperimentSpec.from_dict({
+        "name": "pg", "seed": 0, "n_features": [2], "selectors": ["scls"],
+        "metrics": ["hamming_loss"], "protocol": {"kind": "holdout", "repeats": 2},
+        "datasets": [{"name": "a", "generator": "skmlfs.datasets:make_multilabel_discrete",
+                      "params": {"n_samples": 60, "n_features": 6, "random_state": 0}}],
+    })
+    monkeypatch.setenv("MLFS_PROGRESS_INTERVAL", "0")
+    run_experiment(spec, tmp_path / "p.db", verbose=False, progress=None)
+    err = capsys.readouterr().err
+    assert "pg: 2/2 cells (100 %)" in err and "\r" not in err
+    run_experiment(spec, tmp_path / "q.db", verbose=False, progress=False)
+    assert capsys.readouterr().err == ""
