@@ -135,7 +135,7 @@ def progress_bar(total: int | None, desc: str, mode: ProgressMode | bool | None 
         from tqdm.auto import tqdm
 
         return tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True, leave=True,
-                    file=stream)
+                    file=stream, smoothing=0.05)  # ETA from the long-run rate
     if mode == "lines":
         return _Lines(total, desc, unit, stream, line_interval())
     return _Off()
