@@ -309,10 +309,40 @@ def test_meanstd_states_are_scale_invariant_up_to_the_float_limit():
     from skmlfs.discretize import MeanStdDiscretizer
 
     X = X0[:, :4].copy()
-    a = MeanStdDiscretizer(factor=0.5).fit_transform(X)
-    b = MeanStdDiscretizer(factor=0.5).fit_transform(X * 2.0**1019)
-    # edges are rounded to 3 decimals on X (MATLAB round), which only matters at ties
+    a = MeanStdDiscretizer(factor=0.5, decimals=None).fit_transform(X)
+    b = MeanStdDiscretizer(factor=0.5, decimals=None).fit_transform(X * 2.0**1019)
     assert np.array_equal(a, b)
+
+
+def test_meanstd_rounding_depends_on_the_units_and_the_occ_default_does_not(dataset_path):
+    """myDisc's rounding of the edges to 3 decimals moves them on emotions (stds ~0.01) and
+    not on emotions x 1e300: the cause of MLFS selecting differently on the scaled data."""
+    from skmlfs.datasets import load
+    from skmlfs.discretize import MeanStdDiscretizer, occ_discretizer
+
+    X = np.asarray(load(dataset_path("mulan/emotions/emotions.arff")).X, dtype=float)
+    rounded = MeanStdDiscretizer(decimals=3)
+    assert not np.array_equal(rounded.fit_transform(X), rounded.fit_transform(X * 1e300))
+    for scale in (1e300, 2.0**-40, 1e-3, 7.0):
+        np.testing.assert_array_equal(
+            occ_discretizer().fit_transform(X * scale), occ_discretizer().fit_transform(X)
+        )
+
+
+@pytest.mark.parametrize("name", SCALE_INVARIANT)
+def test_scale_invariant_selectors_on_real_data_times_1e300(name, dataset_path):
+    """On emotions x 1e300 (and x 2^-40) every scale-invariant selector selects what it
+    selects on emotions (the synthetic 30 x 8 data above, values O(1), hid MLFS's
+    unit-dependent rounding)."""
+    from skmlfs.datasets import load
+
+    ds = load(dataset_path("mulan/emotions/emotions.arff"))
+    X, Y = np.asarray(ds.X, dtype=float)[:300], ds.Y[:300]
+    est = clone(SELECTORS[name]).set_params(n_features_to_select=5)
+    ref = clone(est).fit(X, Y).ranking_[:5]
+    for scale in (1e300, 2.0**-40):
+        got = clone(est).fit(X * scale, Y).ranking_[:5]
+        np.testing.assert_array_equal(got, ref, err_msg=f"{name} x {scale}")
 
 
 def test_heom_fit_validates_and_survives_the_full_float_range():

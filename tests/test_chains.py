@@ -174,7 +174,7 @@ def test_kcc_parents_are_eq33():
 def test_occ_uses_discretized_features_for_selection_and_original_for_classifiers():
     X, Y = _problem(8, n=200, d=20, q=4)
     occ = OCC(k=2, M=6, order=[2, 0, 3, 1], random_state=0).fit(X, Y)
-    Xd = MeanStdDiscretizer(factor=0.5, n_states=3).fit(X).transform(X)
+    Xd = MeanStdDiscretizer(factor=0.5, n_states=3, decimals=None).fit(X).transform(X)
     D, Yd = DiscreteData.from_array(Xd), DiscreteData.from_array(Y)
     parents = kcc_parents(Yd, np.array([2, 0, 3, 1]), 2)
     feats = label_specific_select(D, Yd, np.array([2, 0, 3, 1]), None, 6,
@@ -258,13 +258,13 @@ def test_occ_feature_selection_criteria_equal_standalone_selectors(seed):
 @pytest.mark.parametrize("seed", [0, 1])
 def test_chain_order_matches_reference(seed):
     X, Y = _problem(seed + 10, n=90, d=5, q=6)
-    Xd = MeanStdDiscretizer(factor=0.5, n_states=3).fit(X).transform(X)
+    Xd = MeanStdDiscretizer(factor=0.5, n_states=3, decimals=None).fit(X).transform(X)
     Yd = DiscreteData.from_array(Y)
     for red in (False, True):
         got = select_chain_order(Yd, DiscreteData.from_array(Xd), redundancy=red)
         assert got.tolist() == ref_chain_order(Xd, Y, red)
     z = _pca_projection(X)
-    zd = MeanStdDiscretizer(factor=0.5, n_states=3).fit(z[:, None]).transform(z[:, None])
+    zd = MeanStdDiscretizer(decimals=None).fit(z[:, None]).transform(z[:, None])
     occ = OCC(M=None, random_state=0).fit(X, Y)
     assert occ.order_.tolist() == ref_chain_order(zd, Y)
     assert sorted(occ.order_.tolist()) == list(range(6))

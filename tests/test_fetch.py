@@ -233,10 +233,25 @@ def _serve_like_the_source(tmp_path: Path, datasets_dir: Path, names) -> Path:
 
 def test_registry_checksums_match_the_reference_files(datasets_dir):
     """Every registered file (sha256 from the source's Git LFS pointers, Git blob ids of the
-    XML files) is byte-identical to the Mulan copy under $MLFS_DATASETS."""
+    XML files) is byte-identical to the Mulan copy under $MLFS_DATASETS. (The PLCFS copies
+    there were saved again with fewer variables, so their bytes differ from the source's.)"""
     for name, entry in REGISTRY.items():
+        if entry.collection != "mulan":
+            continue
         for rf in entry.files:
-            ok, got = _verify(datasets_dir / "mulan" / name / rf.local, rf)
+            local = datasets_dir / "mulan" / name / rf.local
+            if rf.fix is not None:
+                # delicious.xml: Boomer's blob is Mulan's file with one label misspelled and
+                # no final newline; the correction gives Mulan's file without that newline
+                old, new, want = rf.fix
+                fixed = local.read_bytes().rstrip(b"\n")
+                assert hashlib.sha256(fixed).hexdigest() == want, name
+                source = fixed.replace(new.encode(), old.encode())
+                assert hashlib.sha1(b"blob %d\0" % len(source) + source).hexdigest() == (
+                    rf.git_sha1), name
+                assert len(source) == rf.size and rf.apply_fix(source) == fixed
+                continue
+            ok, got = _verify(local, rf)
             assert ok, (name, rf.path, got)
 
 
@@ -341,3 +356,141 @@ def test_default_urls_are_pinned_to_the_commit(monkeypatch):
     monkeypatch.setenv("MLFS_DATA_URL", "http://mirror.example/x")
     assert _base_url(None, arff) == _base_url(None, xml) == "http://mirror.example/x/"
     assert _base_url("http://other/", arff) == "http://other/"
+
+
+# --------------------------------------------------------------------------- PLCFS (.mat) sets
+_PLCFS = ("emotions", "enron", "genbase", "medical", "yeast")
+
+
+def test_registry_has_the_plcfs_files_pinned_to_their_commit(monkeypatch):
+    """The five .mat sets of the SCLS/memetic papers, as Git blobs of minercode625/PLCFS."""
+    from skmlfs.datasets import registry_key
+    from skmlfs.datasets._fetch import PLCFS_COMMIT, _base_url
+
+    monkeypatch.delenv("MLFS_DATA_URL", raising=False)
+    assert len(PLCFS_COMMIT) == 40
+    for name in _PLCFS:
+        entry = REGISTRY[f"plcfs/{name}"]
+        assert entry.collection == "plcfs" and "minercode625/PLCFS" in entry.provenance
+        (rf,) = entry.files
+        assert rf.path == f"Dataset/{name}.mat" and rf.local == f"{name}.mat"
+        assert rf.git_sha1 and len(rf.git_sha1) == 40 and rf.size > 0
+        assert _base_url(None, rf, "plcfs") + rf.path == (
+            f"https://raw.githubusercontent.com/minercode625/PLCFS/{PLCFS_COMMIT}/"
+            f"Dataset/{name}.mat")
+        assert registry_key(f"PLCFS/{name}") == f"plcfs/{name}"
+    # Bare names keep meaning the Mulan sets; a name only PLCFS has resolves to it.
+    assert registry_key("emotions") == registry_key("mulan/emotions") == "emotions"
+    assert registry_key("genbase") == "plcfs/genbase"
+    assert registry_key("nosuchset") is None and registry_key("plcfs/scene") is None
+
+
+@pytest.fixture
+def plcfs_remote(tmp_path, datasets_dir):
+    """The .mat files served at their paths in the source repository, and a registry of
+    them (checksums computed here from the served files)."""
+    root = tmp_path / "source"
+    (root / "Dataset").mkdir(parents=True)
+    reg = {}
+    for name in ("enron", "genbase"):
+        p = Path(shutil.copy(datasets_dir / "plcfs" / f"{name}.mat", root / "Dataset"))
+        rf = RemoteFile(f"Dataset/{name}.mat", f"{name}.mat", p.stat().st_size,
+                        git_sha1=_git_sha1(p))
+        reg[f"plcfs/{name}"] = RemoteDataset(name, (rf,), "test", "plcfs")
+    return root, reg
+
+
+def test_fetch_plcfs_goes_where_names_and_experiments_find_it(
+    tmp_path, plcfs_remote, serve, datasets_dir, monkeypatch
+):
+    from skmlfs.datasets import load_mat
+    from skmlfs.experiments._spec import DatasetSpec
+
+    root, reg = plcfs_remote
+    url, requests = serve(root)
+    cache = tmp_path / "cache"
+    ds = fetch("plcfs/enron", data_home=cache, base_url=url, registry=reg)
+    assert (cache / "plcfs" / "enron.mat").is_file() and requests == ["/Dataset/enron.mat"]
+    ref = load_mat(datasets_dir / "plcfs" / "enron.mat")
+    _same(ds, ref)
+    np.testing.assert_array_equal(ds.split_masks, ref.split_masks)
+    fetch("GENBASE", data_home=cache, base_url=url, registry=reg)  # bare: the PLCFS entry
+    assert (cache / "plcfs" / "genbase.mat").is_file()
+    fetch("plcfs/enron", data_home=cache, base_url=url, registry=reg)
+    assert len(requests) == 2  # verified in the cache, not downloaded again
+    # A new user: no $MLFS_DATASETS, the cache as the data directory.
+    monkeypatch.delenv("MLFS_DATASETS")
+    monkeypatch.setenv("MLFS_DATA_HOME", str(cache))
+    _same(load("plcfs/enron"), ref)
+    spec = DatasetSpec(name="enron", path="plcfs/enron.mat", base_dir=str(tmp_path))
+    assert spec.resolved_path() == cache / "plcfs" / "enron.mat"
+    _same(spec.load(), ref)
+    with pytest.raises(FileNotFoundError, match="mlfs fetch plcfs/medical"):
+        DatasetSpec(name="m", path="plcfs/medical.mat").resolved_path()
+
+
+def test_scls_paper_datasets_can_all_be_fetched():
+    """Every .mat file of experiments/scls_paper.toml is a registered download."""
+    from skmlfs.datasets import registry_key
+    from skmlfs.experiments import load_experiment
+
+    spec = load_experiment(Path(__file__).parents[1] / "experiments" / "scls_paper.toml")
+    mats = [d.path for d in spec.datasets if d.path and d.path.endswith(".mat")]
+    assert len(mats) == 3
+    for path in mats:
+        key = registry_key(path[: -len(".mat")])
+        assert key is not None and REGISTRY[key].collection == "plcfs", path
+    # ... and every Mulan set by name (delicious with its label file corrected)
+    names = [d.load_name for d in spec.datasets if d.load_name]
+    assert len(names) == 5 and all(registry_key(n) is not None for n in names), names
+
+
+def test_mlfs_fetch_of_a_set_in_mlfs_datasets_does_not_download(
+    tmp_path, datasets_dir, serve, monkeypatch, capsys
+):
+    root = _serve_like_the_source(tmp_path, datasets_dir, ["emotions"])
+    url, requests = serve(root)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MLFS_DATA_URL", url)
+    monkeypatch.setenv("MLFS_DATA_HOME", str(cache))
+    monkeypatch.setenv("MLFS_DATASETS", str(datasets_dir))
+    assert main(["fetch", "emotions", "plcfs/enron"]) == 0
+    out = capsys.readouterr().out
+    assert f"emotions: already in $MLFS_DATASETS ({datasets_dir / 'mulan' / 'emotions'})" in out
+    assert f"plcfs/enron: already in $MLFS_DATASETS ({datasets_dir / 'plcfs' / 'enron.mat'})" in out
+    assert requests == [] and not cache.exists()
+    # An explicit --data-home asks for a copy there.
+    assert main(["fetch", "emotions", "--data-home", str(cache)]) == 0
+    assert len(requests) == 2 and (cache / "mulan" / "emotions" / "emotions.arff").is_file()
+    assert main(["fetch", "--list"]) == 0
+    listing = capsys.readouterr().out
+    assert "plcfs/enron" in listing and "minercode625/PLCFS" in listing
+
+
+def test_a_registered_correction_is_applied_once_and_cached(tmp_path, remote, serve,
+                                                           dataset_path):
+    """The source's file is verified by its own checksum, corrected, verified again, and
+    only the corrected file is cached (delicious.xml misspells a label in the source)."""
+    root, reg = remote
+    good = (root / "emo.xml").read_bytes()
+    bad = good.replace(b'"amazed-suprised"', b'"TTamazed-suprised"')
+    (root / "emo.xml").write_bytes(bad)
+    arff, xml = reg["emotions"].files
+    fix = ('"TTamazed-suprised"', '"amazed-suprised"', hashlib.sha256(good).hexdigest())
+    fixed_xml = RemoteFile("emo.xml", "emotions.xml", len(bad), git_sha1=hashlib.sha1(
+        b"blob %d\0" % len(bad) + bad).hexdigest(), fix=fix)
+    reg = {"emotions": RemoteDataset("emotions", (arff, fixed_xml))}
+    url, requests = serve(root)
+    cache = tmp_path / "cache"
+    ds = fetch("emotions", data_home=cache, base_url=url, registry=reg)
+    _same(ds, load(dataset_path("mulan/emotions/emotions.arff")))
+    assert (cache / "mulan" / "emotions" / "emotions.xml").read_bytes() == good
+    fetch("emotions", data_home=cache, base_url=url, registry=reg)
+    assert len(requests) == 2  # the corrected file verifies in the cache
+    wrong = RemoteFile("emo.xml", "emotions.xml", len(bad), git_sha1=fixed_xml.git_sha1,
+                       fix=(fix[0], fix[1], "0" * 64))
+    (cache / "mulan" / "emotions" / "emotions.xml").unlink()
+    with pytest.raises(FetchError, match="corrected file does not have sha256"):
+        fetch("emotions", data_home=cache, base_url=url,
+              registry={"emotions": RemoteDataset("emotions", (arff, wrong))})
+    assert not (cache / "mulan" / "emotions" / "emotions.xml").exists()

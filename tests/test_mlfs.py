@@ -293,7 +293,7 @@ def test_mlfs_default_discretizer_is_meanstd():
     X = rng.normal(size=(90, 7))
     Y = (X[:, :3] > 0.3).astype(int)
     a = MLFS(n_features_to_select=3).fit(X, Y)
-    Xd = MeanStdDiscretizer(factor=0.5, n_states=3).fit(X).transform(X)
+    Xd = MeanStdDiscretizer(factor=0.5, n_states=3, decimals=None).fit(X).transform(X)
     b = MLFS(n_features_to_select=3, discretizer=None).fit(Xd, Y)
     assert a.ranking_.tolist() == b.ranking_.tolist()
     assert [f.tolist() for f in a.label_features_] == [f.tolist() for f in b.label_features_]

@@ -158,3 +158,48 @@ def test_multipart_report_lists_the_runs_of_each_part(tmp_path):
     for part, n in (("main", 2), ("one", 1)):
         row = next(ln for ln in sec.splitlines() if ln.startswith(f"| {part} | 1 |"))
         assert [c.strip() for c in row.split("|")[4:6]] == [str(n), "serial"]
+
+
+def test_repeated_warnings_are_counted_by_kind_once_per_run_and_logged(tmp_path, capsys):
+    """Issue #24 §9: a learner whose inner selector asks for 5 features gets 2 or 3 in
+    each cell and warns in every one (other numbers, one kind); the experiment's budget 40
+    is above the 10 features of the data: capped once when the budgets are resolved."""
+    import json
+
+    s = ExperimentSpec.from_dict({
+        "name": "wk", "seed": 0, "n_features": [2, 3, 40], "selectors": ["ami"],
+        "learners": {"p": {"method": "pipeline",
+                           "steps": [{"method": "scls", "n_features_to_select": 5},
+                                     {"method": "br"}]}},
+        "metrics": ["hamming_loss"], "protocol": {"kind": "holdout", "repeats": 3},
+        "datasets": [DATA],
+    })
+    db = tmp_path / "w.db"
+    summary = run_experiment(s, db, verbose=True, progress=False)
+    assert summary.n_computed == 9  # budgets 2, 3 and 10 (40 capped) x 3 splits
+    err = capsys.readouterr().err
+    budget = [ln for ln in err.splitlines() if "n_features_to_select=5 is larger" in ln]
+    assert len(budget) == 1, err  # one line for the 6 cells with 2 or 3 features
+    assert "[6 times in 3 tasks; 1 other message of this kind]" in budget[0]
+    capped = [ln for ln in err.splitlines() if "budget 40 exceeds" in ln]
+    assert capped == ["warning: UserWarning: a: budget 40 exceeds its 10 features: capped at 10 "
+                      "(the full ranking)."], err
+    kinds = {k["kind"]: k for k in summary.warning_kinds}
+    key = ("UserWarning: n_features_to_select=# is larger than the number of features (#); "
+           "all # features are ranked.")
+    assert kinds[key]["count"] == 6 and kinds[key]["variants"] == 2
+    logged = json.loads(runs(db).iloc[0]["warnings"])
+    assert {k["kind"]: k["count"] for k in logged} == {
+        k: v["count"] for k, v in kinds.items()}
+
+
+def test_old_run_log_gains_the_warnings_column(tmp_path):
+    db = tmp_path / "old.db"
+    run(db)
+    con = sqlite3.connect(db)
+    con.execute("ALTER TABLE runs DROP COLUMN warnings")
+    con.commit()
+    con.close()
+    with ResultStore(db) as st:  # opened for writing: the column is added
+        assert "warnings" in st.runs().columns
+    assert run(db).n_computed == 0

@@ -208,8 +208,19 @@ def seeded(cls: Any, params: dict, seed: int | None) -> Any:
     return cls(**params)
 
 
+def add_progress_option(parser) -> None:
+    """``--quiet``/``-q`` of every command that runs long work: progress is a bar on a
+    terminal, a line every few seconds otherwise (:mod:`skmlfs._progress`), none with -q."""
+    parser.add_argument(
+        "--quiet", "-q", action="store_true",
+        help="no progress (otherwise a bar on a terminal, a line every few seconds on a pipe)",
+    )
+
+
 def add_budget_options(parser) -> None:
-    """``-k`` and ``--seed`` of the commands that select once (select, transform)."""
+    """``-k`` and ``--seed`` of the commands that select once (select, transform), and
+    ``--quiet`` (their progress)."""
+    add_progress_option(parser)
     parser.add_argument(
         "-k", "--n-features", dest="k", default=None, type=budget_arg,
         help="how many features: a count (20), a fraction (0.1), a percentage (10%%), "
@@ -279,12 +290,18 @@ def fit_selector(args: Any, method: str, command: str) -> tuple[Any, Any, float]
     """
     import time
 
+    from .._progress import progress_mode, progress_style
+
     term = one_budget(args.k, command)
     ds = load_dataset(args.dataset, args.labels, **data_options(args))
     require_complete(ds, command)
     selector = make_selector(method, term, ds, args.seed)
+    mode = progress_mode(getattr(args, "quiet", False))
+    if mode != "off" and "verbose" in selector.get_params(deep=False):
+        selector.set_params(verbose=1)  # its steps, the one rule of skmlfs._progress
     t0 = time.perf_counter()
-    selector.fit(selector_input(selector, ds), ds.Y)
+    with progress_style(mode):
+        selector.fit(selector_input(selector, ds), ds.Y)
     return ds, selector, time.perf_counter() - t0
 
 

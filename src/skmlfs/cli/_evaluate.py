@@ -5,6 +5,7 @@ from __future__ import annotations
 from ._common import (
     add_data_options,
     add_dataset_argument,
+    add_progress_option,
     budget_arg,
     check_output_path,
     data_options,
@@ -63,11 +64,12 @@ def register(parser) -> None:
         help="write the per-split results to FILE: .csv, .tsv, .json or .parquet (by its "
         "extension)",
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_option(parser)
     add_data_options(parser)
 
 
 def run(args) -> int:
+    from .._progress import progress_mode
     from ..experiments import ProtocolSpec, evaluate, summarize
 
     check_output_path(args.out)  # before the work, not after it
@@ -85,7 +87,7 @@ def run(args) -> int:
         ds, methods, args.learner, splits,
         n_features="ceil_sqrt" if args.k is None else args.k,
         metrics=metrics, discretizer=discretizer, random_state=args.seed, n_jobs=args.jobs,
-        progress=not args.quiet,
+        progress=progress_mode(args.quiet),  # bar on a terminal, lines on a pipe
     )
     if args.out:
         write_table(results, args.out)

@@ -21,7 +21,7 @@ ARFFError            its subclass for ARFF and label files
 
 from ._arff import ARFFError
 from ._dataset import DatasetError, MissingValuesWarning, MultiLabelDataset, format_stats
-from ._fetch import REGISTRY, FetchError, data_home, fetch
+from ._fetch import REGISTRY, FetchError, data_home, fetch, registry_key
 from ._load import load, load_name, load_train_test, read_label_xml
 from ._mat import LabelCopiesWarning, load_mat
 from ._synthetic import make_multilabel_discrete
@@ -35,6 +35,7 @@ __all__ = [
     "REGISTRY",
     "data_home",
     "fetch",
+    "registry_key",
     "load_tabular",
     "save",
     "select_features",

@@ -16,12 +16,27 @@ itself publishes:
 
 Only data sets whose files were checked to load with :func:`~skmlfs.datasets.load` are
 listed (the ARFF and XML files of every entry are byte-identical to the copies of the Mulan
-distribution used in this project's tests). Boomer's ``delicious.xml`` names a label
-``TTAG_m\\'usica`` that its ARFF file does not declare, so delicious is not listed.
+distribution used in this project's tests). One file is corrected after its download:
+Boomer's ``delicious.xml`` names a label ``TTAG_m\\'usica`` that its ARFF file does not
+declare (Mulan's says ``TAG_m\\'usica``). The registry entry keeps the Git blob id of
+Boomer's file, which is checked first; the one substitution is then applied and the result
+checked against the sha256 recorded with it (Mulan's ``delicious.xml`` without its final
+newline). Only the corrected file is cached.
 
-Downloads go to ``<data home>/mulan/<name>/`` where the data home is ``$MLFS_DATA_HOME``
-or ``~/scikit_mlfs_data``: the layout of ``$MLFS_DATASETS``, so
-:func:`~skmlfs.datasets.load_name` reads the cache like any data directory.
+The PLCFS ``.mat`` files (``plcfs/emotions``, ``plcfs/enron``, ``plcfs/genbase``,
+``plcfs/medical``, ``plcfs/yeast``: the data of the SCLS and memetic-FS papers, with the
+authors' 50 train/test splits in ``sim_seq``) come from the public GitHub repository
+``minercode625/PLCFS`` (the code of Lee & Kim's memetic feature selection), pinned to commit
+``90c8f16781ebb4193e05d37bed7ce308dba1129e`` (24 April 2023), folder ``Dataset/``. They are
+ordinary Git blobs: ``git_sha1`` is the blob id in the tree of that commit and ``size`` its
+length. The authors' files hold, besides ``data``/``answer``/``sim_seq`` (and
+``data_dis`` for emotions and yeast), a few more variables (e.g. their selected feature
+lists); :func:`~skmlfs.datasets.load_mat` reads only the ones it knows.
+
+Downloads go to ``<data home>/mulan/<name>/`` (Mulan sets) and ``<data home>/plcfs/<name>.mat``
+(PLCFS sets), where the data home is ``$MLFS_DATA_HOME`` or ``~/scikit_mlfs_data``: the layout
+of ``$MLFS_DATASETS``, so :func:`~skmlfs.datasets.load_name` (and experiment files that say
+``path = "plcfs/enron.mat"``) read the cache like any data directory.
 """
 
 from __future__ import annotations
@@ -49,15 +64,31 @@ __all__ = [
     "dataset_locations",
     "fetch",
     "find_dataset",
+    "registry_key",
 ]
 
 SOURCE_REPOSITORY = "mrapp-ke/Boomer-Datasets"
 SOURCE_COMMIT = "f7e13d57a83f95c00098252641d69f78a8d0c204"
+PLCFS_REPOSITORY = "minercode625/PLCFS"
+PLCFS_COMMIT = "90c8f16781ebb4193e05d37bed7ce308dba1129e"
 # GitHub serves the content of Git LFS files from media.githubusercontent.com (its
 # raw.githubusercontent.com answers with the pointer file) and ordinary blobs from
 # raw.githubusercontent.com; both URLs are pinned to the commit.
 LFS_BASE_URL = f"https://media.githubusercontent.com/media/{SOURCE_REPOSITORY}/{SOURCE_COMMIT}/"
 BLOB_BASE_URL = f"https://raw.githubusercontent.com/{SOURCE_REPOSITORY}/{SOURCE_COMMIT}/"
+PLCFS_BASE_URL = f"https://raw.githubusercontent.com/{PLCFS_REPOSITORY}/{PLCFS_COMMIT}/"
+#: Where each collection's files come from (the provenance printed by ``mlfs fetch --list``).
+PROVENANCE = {
+    "mulan": (
+        f"github.com/{SOURCE_REPOSITORY} at commit {SOURCE_COMMIT}: sha256 and size of the "
+        "ARFF files from their Git LFS pointer files, Git blob ids of the XML files from "
+        "the commit's tree"
+    ),
+    "plcfs": (
+        f"github.com/{PLCFS_REPOSITORY} at commit {PLCFS_COMMIT} (folder Dataset/): Git blob "
+        "ids and sizes of the .mat files from the commit's tree"
+    ),
+}
 _CHUNK = 1 << 20
 
 
@@ -79,6 +110,26 @@ class RemoteFile:
     size: int
     sha256: str | None = None
     git_sha1: str | None = None
+    #: ``(old, new, sha256 of the result)``: a correction applied once after the download
+    #: was verified; the cache holds the corrected file
+    fix: tuple[str, str, str] | None = None
+
+    def cached_size(self) -> int:
+        if self.fix is None:
+            return self.size
+        return self.size + len(self.fix[1].encode()) - len(self.fix[0].encode())
+
+    def apply_fix(self, data: bytes) -> bytes:
+        """The corrected content (:attr:`fix`), or a :class:`FetchError` if it does not
+        apply exactly once or does not give the recorded checksum."""
+        old, new, want = self.fix  # type: ignore[misc]
+        if data.count(old.encode()) != 1:
+            raise FetchError(f"{self.path}: the registered correction {old!r} -> {new!r} "
+                             "does not apply once")
+        out = data.replace(old.encode(), new.encode())
+        if hashlib.sha256(out).hexdigest() != want:
+            raise FetchError(f"{self.path}: the corrected file does not have sha256 {want}")
+        return out
 
     def checksum(self) -> tuple[str, str]:
         if self.sha256:
@@ -101,11 +152,27 @@ class RemoteDataset:
 
     name: str
     files: tuple[RemoteFile, ...]
-    provenance: str = (
-        f"github.com/{SOURCE_REPOSITORY} at commit {SOURCE_COMMIT}: sha256 and size of the "
-        "ARFF files from their Git LFS pointer files, Git blob ids of the XML files from "
-        "the commit's tree"
-    )
+    provenance: str = PROVENANCE["mulan"]
+    #: ``"mulan"`` (cached as ``mulan/<name>/<file>``) or ``"plcfs"`` (``plcfs/<file>``)
+    collection: str = "mulan"
+
+    @property
+    def key(self) -> str:
+        """The name :data:`REGISTRY` knows it by: ``"emotions"``, ``"plcfs/emotions"``."""
+        return self.name if self.collection == "mulan" else f"{self.collection}/{self.name}"
+
+    def folder(self, home: Path) -> Path:
+        """Where its files go in the cache ``home``."""
+        if self.collection == "mulan":
+            return home / "mulan" / self.name
+        return home / self.collection
+
+    def cached(self, home: Path) -> bool:
+        return all((self.folder(home) / f.local).is_file() for f in self.files)
+
+    def load_spec(self) -> str:
+        """The :func:`~skmlfs.datasets.load_name` name of the cached files."""
+        return f"{self.collection}/{self.name}"
 
 
 def _read_registry() -> dict[str, tuple[RemoteFile, ...]]:
@@ -116,17 +183,47 @@ def _read_registry() -> dict[str, tuple[RemoteFile, ...]]:
     for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        name, path, local, size, checksum = line.split()
+        name, path, local, size, checksum, *fix = line.split()
         kind, digest = checksum.split(":")
         key = {"sha256": "sha256", "git-sha1": "git_sha1"}[kind]
-        files.setdefault(name, []).append(RemoteFile(path, local, int(size), **{key: digest}))
+        extra: dict[str, Any] = {key: digest}
+        if fix:  # fix:<old>|<new>|<sha256 of the corrected file>
+            old, new, want = fix[0].removeprefix("fix:").split("|")
+            extra["fix"] = (old, new, want)
+        files.setdefault(name, []).append(RemoteFile(path, local, int(size), **extra))
     return {name: tuple(fs) for name, fs in files.items()}
+
+
+def _entry(key: str, files: tuple[RemoteFile, ...]) -> RemoteDataset:
+    collection, _, name = key.rpartition("/")
+    collection = collection or "mulan"
+    return RemoteDataset(name, files, PROVENANCE[collection], collection)
 
 
 _FILES = _read_registry()
 
-#: The data sets :func:`fetch` knows, by name.
-REGISTRY: dict[str, RemoteDataset] = {n: RemoteDataset(n, f) for n, f in _FILES.items()}
+#: The data sets :func:`fetch` knows, by name: ``"emotions"`` (Mulan's ARFF + XML) or
+#: ``"plcfs/emotions"`` (the PLCFS ``.mat`` file with the authors' splits).
+REGISTRY: dict[str, RemoteDataset] = {n: _entry(n, f) for n, f in _FILES.items()}
+
+
+def registry_key(name: str, registry: Mapping[str, RemoteDataset] | None = None) -> str | None:
+    """The :data:`REGISTRY` key of ``name`` (case-insensitive), or None.
+
+    ``"emotions"`` and ``"mulan/emotions"`` name the Mulan set; ``"plcfs/emotions"`` the
+    PLCFS file; a bare name no Mulan entry has (``"genbase"``) names the one other
+    collection's entry that has it, if exactly one does.
+    """
+    reg = REGISTRY if registry is None else registry
+    found = {k.lower(): k for k in reg}
+    collection, _, base = name.strip("/").rpartition("/")
+    base = base.lower()
+    if collection.lower() in ("", "mulan") and base in found:
+        return found[base]
+    if collection:
+        return found.get(f"{collection.lower()}/{base}")
+    hits = [k for low, k in found.items() if low.rpartition("/")[2] == base]
+    return hits[0] if len(hits) == 1 else None
 
 
 def data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
@@ -140,19 +237,28 @@ def data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
 _home = data_home  # fetch() takes a parameter of the same name
 
 
-def _base_url(base_url: str | None, rf: RemoteFile | None = None) -> str:
-    """``base_url``, else ``$MLFS_DATA_URL`` (one mirror for every file), else the source's
-    URL for the kind of file (Git LFS content or ordinary blob)."""
+def _base_url(
+    base_url: str | None, rf: RemoteFile | None = None, collection: str = "mulan"
+) -> str:
+    """``base_url``, else ``$MLFS_DATA_URL`` (one mirror for every file: each file at its
+    path in its source repository), else the source's URL for the collection and kind of
+    file (Git LFS content or ordinary blob)."""
     url = base_url or os.environ.get("MLFS_DATA_URL")
+    if not url and collection == "plcfs":
+        url = PLCFS_BASE_URL
     if not url:
         url = BLOB_BASE_URL if rf is not None and rf.git_sha1 else LFS_BASE_URL
     return url if url.endswith("/") else url + "/"
 
 
 def _verify(path: Path, rf: RemoteFile) -> tuple[bool, str]:
-    """Whether ``path`` has the registered size and checksum, and the checksum found."""
-    if path.stat().st_size != rf.size:
+    """Whether ``path`` has the registered size and checksum (of the corrected file for an
+    entry with a fix), and the checksum found."""
+    if path.stat().st_size != rf.cached_size():
         return False, f"size {path.stat().st_size}"
+    if rf.fix is not None:
+        got = hashlib.sha256(path.read_bytes()).hexdigest()
+        return got == rf.fix[2], got
     h = rf.hasher()
     with path.open("rb") as fh:
         for chunk in iter(lambda: fh.read(_CHUNK), b""):
@@ -212,6 +318,8 @@ def _download(url: str, target: Path, rf: RemoteFile, timeout: float) -> None:
                 f"got {size} bytes with {algo} {got}; the download was discarded (nothing "
                 f"written). {why}"
             )
+        if rf.fix is not None:
+            tmp.write_bytes(rf.apply_fix(tmp.read_bytes()))
         os.replace(tmp, target)
     finally:
         if tmp.exists():
@@ -234,14 +342,15 @@ def fetch(
     ----------
     name : str
         A name of :data:`REGISTRY` (``"emotions"``, ``"scene"``, ``"yeast"``, ...;
-        case-insensitive; ``"mulan/emotions"`` is accepted).
+        case-insensitive; ``"mulan/emotions"`` is accepted), or a PLCFS ``.mat`` set
+        (``"plcfs/enron"``, ``"plcfs/genbase"``, ...; see :func:`registry_key`).
     data_home : str or path-like, optional
         The cache directory; default ``$MLFS_DATA_HOME`` or ``~/scikit_mlfs_data``. Files
-        go to ``<data_home>/mulan/<name>/``.
+        go to ``<data_home>/mulan/<name>/`` or ``<data_home>/plcfs/<name>.mat``.
     base_url : str, optional
         Where the registry's file paths are fetched from; default ``$MLFS_DATA_URL`` or
         the pinned commit of the source repository (Git LFS content from
-        ``media.githubusercontent.com``, the XML blobs from ``raw.githubusercontent.com``).
+        ``media.githubusercontent.com``, ordinary blobs from ``raw.githubusercontent.com``).
     registry : mapping, optional
         Name -> :class:`RemoteDataset`; default :data:`REGISTRY`.
     download : bool, default True
@@ -271,15 +380,12 @@ def fetch(
     again; a cached file that fails verification is downloaded again.
     """
     reg = REGISTRY if registry is None else registry
-    key = name.strip("/").rpartition("/")[2]
-    found = {k.lower(): k for k in reg}
-    if key.lower() not in found:
-        raise KeyError(
-            f"unknown data set {name!r}; known: {', '.join(sorted(reg))}"
-        )
-    entry = reg[found[key.lower()]]
+    key = registry_key(name, reg)
+    if key is None:
+        raise KeyError(f"unknown data set {name!r}; known: {', '.join(sorted(reg))}")
+    entry = reg[key]
     home = _home(data_home)
-    folder = home / "mulan" / entry.name
+    folder = entry.folder(home)
     existed = folder.is_dir()
     try:
         for rf in entry.files:
@@ -292,7 +398,8 @@ def fetch(
                 raise FileNotFoundError(
                     f"{target} is missing or does not match its checksum (download=False)"
                 )
-            _download(_base_url(base_url, rf) + rf.path, target, rf, timeout)
+            url = _base_url(base_url, rf, entry.collection) + rf.path
+            _download(url, target, rf, timeout)
     except BaseException:
         # An empty folder would make the name resolve to a data set with no files.
         if not existed and folder.is_dir() and not any(folder.iterdir()):
@@ -300,7 +407,7 @@ def fetch(
         raise
     from ._load import load_name
 
-    return load_name(entry.name, root=home, **load_options)
+    return load_name(entry.load_spec(), root=home, **load_options)
 
 
 # --------------------------------------------------------------------------- names
@@ -379,13 +486,10 @@ def find_dataset(spec: str | os.PathLike[str]) -> tuple[Path | None, Path | None
     if not os.environ.get("MLFS_DATASETS") and not p.is_absolute():
         tried.append("$MLFS_DATASETS is not set")
     msg = f"{text!r} is not a file, nor a data set name found; looked in: " + "; ".join(tried)
-    base = (stem_name or "").strip("/").rpartition("/")[2]
-    known = {k.lower(): k for k in REGISTRY}
-    if base.lower() in known:
-        msg += (
-            f". Download it with `mlfs fetch {known[base.lower()]}` or "
-            f"skmlfs.datasets.fetch({known[base.lower()]!r})"
-        )
+    key = registry_key(stem_name or "")
+    wanted = (stem_name or "").strip("/").rpartition("/")[0] or "mulan"
+    if key is not None and REGISTRY[key].collection == wanted:
+        msg += f". Download it with `mlfs fetch {key}` or skmlfs.datasets.fetch({key!r})"
     raise FileNotFoundError(msg)
 
 

@@ -12,7 +12,7 @@ rule shared by the selectors and MLNB; ``is_discrete`` is its test.
 
 from ._auto import discretize_features, fit_discretizer, is_discrete
 from ._laim import LAIMDiscretizer
-from ._meanstd import MeanStdDiscretizer
+from ._meanstd import MeanStdDiscretizer, occ_discretizer
 from ._unsupervised import EqualFrequencyDiscretizer, EqualWidthDiscretizer
 
 __all__ = [
@@ -23,4 +23,5 @@ __all__ = [
     "discretize_features",
     "fit_discretizer",
     "is_discrete",
+    "occ_discretizer",
 ]

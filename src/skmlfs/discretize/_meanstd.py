@@ -11,18 +11,27 @@ from sklearn.utils._param_validation import Interval, Options
 
 from ._base import _BaseDiscretizer
 
-__all__ = ["MeanStdDiscretizer"]
+__all__ = ["MeanStdDiscretizer", "occ_discretizer"]
+
+
+def _round_half_away(e: np.ndarray, decimals: int | None = 3) -> np.ndarray:
+    """MATLAB ``round(e, decimals)``: halves away from zero (numpy rounds half to even);
+    ``decimals=None``: ``e`` unchanged.
+
+    Values so large that ``10**decimals·|e|`` overflows (beyond ~1.8e305 for 3) have no
+    decimals and are returned as they are.
+    """
+    if decimals is None:
+        return e
+    f = 10.0**decimals
+    with np.errstate(over="ignore"):
+        scaled = np.abs(e) * f
+    return np.where(np.isinf(scaled), e, np.sign(e) * np.floor(scaled + 0.5) / f)
 
 
 def _round3_half_away(e: np.ndarray) -> np.ndarray:
-    """MATLAB ``round(e, 3)``: 3 decimals, halves away from zero (numpy rounds half to even).
-
-    Values so large that ``1000·|e|`` overflows (beyond ~1.8e305) have no decimals and
-    are returned as they are.
-    """
-    with np.errstate(over="ignore"):
-        scaled = np.abs(e) * 1000.0
-    return np.where(np.isinf(scaled), e, np.sign(e) * np.floor(scaled + 0.5) / 1000.0)
+    """MATLAB ``round(e, 3)`` (see :func:`_round_half_away`)."""
+    return _round_half_away(e, 3)
 
 
 def _mean_std(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -76,7 +85,8 @@ class MeanStdDiscretizer(_BaseDiscretizer):
     Per numeric training column ``x``: ``μ = mean(x)``, ``s = factor · std(x)`` with the
     **sample** standard deviation (ddof = 1, MATLAB ``std``; 0 for a single pattern).
     Interior edges — ``[μ−s, μ+s]`` for 3 states, ``[μ−2s, μ−s, μ+s, μ+2s]`` for 5 — are
-    rounded to 3 decimals (MATLAB ``round(·, 3)``, halves away from zero). Bins follow MATLAB
+    rounded to ``decimals`` decimals (``myDisc``: MATLAB ``round(·, 3)``, halves away from
+    zero; ``decimals=None``: not rounded, see Notes). Bins follow MATLAB
     ``discretize`` on ``[-∞, edges, +∞]``: left-closed ``[e_k, e_{k+1})``, so ``x == μ−s``
     gives 0 and ``x == μ+s`` gives +1. Output states are ``{-1, 0, 1}`` (or ``{-2, ..., 2}``).
 
@@ -87,6 +97,8 @@ class MeanStdDiscretizer(_BaseDiscretizer):
         (``myDisc(train_data, 3, 0.5)``); the oCC paper's text says 1 ("μ ± σ"), as do the
         MLC_toolbox defaults.
     n_states : {3, 5}, default=3
+    decimals : int >= 0 or None, default=3
+        Decimals the edges are rounded to: 3 is ``myDisc``; ``None`` keeps them exact.
     categorical_features : "auto", None, array-like of bool or of int, default="auto"
         Columns left unchanged. ``"auto"`` is ``myDisc``'s own rule: a column is skipped when
         the largest of its training values different from 1 is exactly 0 (binary {0, 1}
@@ -115,6 +127,13 @@ class MeanStdDiscretizer(_BaseDiscretizer):
     MATLAB's behaviour with duplicate edges is not
     relied upon). If rounding makes two edges coincide (``s < 0.0005``) the middle bin is
     empty and the left-closed rule decides.
+
+    Rounding to a fixed number of decimals depends on the units of ``x``: on a column
+    whose standard deviation is about 0.01 (several emotions features) it moves the edges by
+    up to a tenth of the middle state's width, while on ``1000·x`` it does nothing, so the
+    states of ``x`` and ``c·x`` differ. With ``decimals=None`` they are the same for every
+    ``c > 0`` (``docs/methods/discretizers.md#meanstd``); the MLFS family and oCC use that
+    (:func:`occ_discretizer`).
     """
 
     _output_dtype = np.float64
@@ -123,13 +142,20 @@ class MeanStdDiscretizer(_BaseDiscretizer):
         **_BaseDiscretizer._parameter_constraints,
         "factor": [Interval(numbers.Real, 0, None, closed="neither")],  # finite, > 0
         "n_states": [Options(numbers.Integral, {3, 5})],
+        "decimals": [None, Interval(numbers.Integral, 0, 15, closed="both")],
     }
 
     def __init__(
-        self, factor: float = 0.5, n_states: int = 3, *, categorical_features: Any = "auto"
+        self,
+        factor: float = 0.5,
+        n_states: int = 3,
+        *,
+        decimals: int | None = 3,
+        categorical_features: Any = "auto",
     ) -> None:
         self.factor = factor
         self.n_states = n_states
+        self.decimals = decimals
         self.categorical_features = categorical_features
 
     def _auto_passthrough(self, X: Any) -> np.ndarray:
@@ -139,7 +165,7 @@ class MeanStdDiscretizer(_BaseDiscretizer):
         mu, sd = _mean_std(X)
         s = self.factor * sd
         mult = np.array([-1.0, 1.0]) if self.n_states == 3 else np.array([-2.0, -1.0, 1.0, 2.0])
-        inner = _round3_half_away(mu[:, None] + mult[None, :] * s[:, None])
+        inner = _round_half_away(mu[:, None] + mult[None, :] * s[:, None], self.decimals)
         self._fit_mean, self._fit_scale = mu, s
         return [
             np.r_[-np.inf, inner[j], np.inf] if s[j] > 0 else np.array([-np.inf, np.inf])
@@ -178,3 +204,16 @@ class MeanStdDiscretizer(_BaseDiscretizer):
 
     def _n_bins_of(self, edges: np.ndarray) -> int:
         return self.n_states if edges.size > 2 else 1
+
+
+def occ_discretizer() -> MeanStdDiscretizer:
+    """The discretizer of the MLFS family and of oCC for ``discretizer="auto"``: mean ±
+    0.5·std, 3 states (the authors' ``myDisc(X, 3, 0.5)``), edges not rounded.
+
+    ``myDisc`` rounds the edges to 3 decimals; that makes the selection depend on the units
+    of ``X`` (emotions and emotions × 2 select different features), which no scaling of a
+    column should change for a method defined by means and standard deviations. Pass
+    ``MeanStdDiscretizer(decimals=3)`` for the transcription of ``myDisc``
+    (``docs/methods/discretizers.md#meanstd``).
+    """
+    return MeanStdDiscretizer(factor=0.5, n_states=3, decimals=None)

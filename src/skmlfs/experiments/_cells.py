@@ -28,7 +28,7 @@ import platform
 import time
 import traceback
 import warnings
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -200,6 +200,8 @@ class TaskResult:
     discretize_time: float = 0.0
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
+    #: how many times each message of ``warnings`` was raised (the run's summary counts them)
+    warning_counts: dict[str, int] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     #: peak resident memory of the process during the task, MB (Linux; else None)
     peak_rss_mb: float | None = None
@@ -453,6 +455,7 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
             if not catch:
                 raise
             res.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"
-    res.warnings = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
+    counts = Counter(f"{w.category.__name__}: {w.message}" for w in caught)
+    res.warnings, res.warning_counts = sorted(counts), dict(counts)
     res.peak_rss_mb = _peak_rss_mb() if measure else None
     return res

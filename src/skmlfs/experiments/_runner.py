@@ -62,6 +62,7 @@ from ._spec import (
     resolve_n_features_grid,
 )
 from ._store import ResultStore
+from ._warnings import WarningTally
 
 __all__ = ["RunPlan", "RunSummary", "evaluate", "plan_experiment", "run_experiment",
            "summarize"]
@@ -208,13 +209,12 @@ def _build_tasks(
     return tasks, all_ids
 
 
-def _progress(total: int, desc: str, enabled: bool | None):
-    from tqdm.auto import tqdm
+def _progress(total: int, desc: str, enabled: bool | str | None):
+    """The run's progress by the one rule of :mod:`skmlfs._progress`: a bar on a terminal,
+    a line every few seconds on a pipe, nothing when ``enabled`` is False or ``"off"``."""
+    from .._progress import progress_bar
 
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, unit="cell", disable=not enabled, dynamic_ncols=True,
-                smoothing=0.05)
+    return progress_bar(total, desc, enabled, unit="cell")
 
 
 def _cell_rows(task: Task, res: TaskResult) -> list[dict]:
@@ -344,8 +344,9 @@ def evaluate(
         Seed of the default splits and of estimators whose ``random_state`` is None.
     n_jobs : int, default=1
         joblib workers across (split, selector) tasks.
-    progress : bool or None, default=True
-        tqdm bar with ETA (``None``: only on a terminal).
+    progress : bool, "bar", "lines", "off" or None, default=True
+        Progress on stderr: a tqdm bar with ETA on a terminal, a line every few seconds on
+        a pipe (``True``/``None``: whichever stderr is; ``False``: none).
 
     Returns
     -------
@@ -394,7 +395,7 @@ def evaluate(
     )
     total = sum(len(t.cells) for t in tasks)
     rows: list[dict] = []
-    seen_warnings: set[str] = set()
+    tally = WarningTally()
     bar = _progress(total, name, progress)
     batches = make_batches(
         tasks, {token: DataSource(token, "", arrays=(X, Y))},
@@ -407,14 +408,14 @@ def evaluate(
                     f"{task.selector.name} on split {task.split} failed:\n{res.error}"
                 )
             rows.extend(_cell_rows(task, res))
-            seen_warnings.update(res.warnings)
+            tally.add(res.warning_counts or res.warnings)
             bar.update(len(res.cells))
     finally:
         bar.close()
         from ._cells import clear_cache
 
         clear_cache()
-    for w in sorted(seen_warnings):
+    for w in tally.lines():  # once per kind, with its count
         warnings.warn(w, UserWarning, stacklevel=2)
     df = pd.DataFrame(rows).drop(columns="cell_id")
     order = {m.name: i for i, m in enumerate(sels)}
@@ -486,6 +487,10 @@ class RunSummary:
     seconds: float = 0.0
     cell_ids: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: the warnings counted by kind (:class:`~skmlfs.experiments._warnings.WarningTally`)
+    warning_kinds: list[dict] = field(default_factory=list)
+    #: budgets resolved once per dataset (a count above its features is capped)
+    notes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
 
@@ -511,6 +516,9 @@ class RunPlan:
     meta: dict[str, str]
     metric_keys: dict[str, str]
     protocols: dict[str, str]
+    #: one line per dataset whose budgets were resolved with a note (a count above its
+    #: features is capped once here, so no cell warns about it)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def n_pending(self) -> int:
@@ -534,6 +542,7 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
     all_ids: list[str] = []
     meta: dict[str, str] = {}
     protocols: dict[str, str] = {}
+    notes: list[str] = []
     for ds in spec.datasets:
         obj = ds.load()
         X, Y = _arrays(obj, ds.use_discretized, ds.name)
@@ -541,7 +550,15 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
         prot = spec.protocol_of(ds)
         protocols[ds.name] = canonical_json(prot.identity())
         splits = prot.splits(obj, n, spec.seed)
-        ks = resolve_n_features_grid(spec.n_features_of(ds), n, d)
+        terms = spec.n_features_of(ds)
+        ks = resolve_n_features_grid(terms, n, d)
+        over = sorted({int(t[1]) for t in terms if t[0] == "count" and int(t[1]) > d})
+        if over:
+            notes.append(
+                f"{ds.name}: budget{'s' if len(over) > 1 else ''} "
+                f"{', '.join(map(str, over))} exceed{'' if len(over) > 1 else 's'} its {d} "
+                f"features: capped at {d} (the full ranking)."
+            )
         token = make_id(ds.identity())
         t, ids = _build_tasks(
             dataset=ds.name,
@@ -605,7 +622,7 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
                 "greater_is_better": m.spec().greater_is_better,
             }
         )
-    return RunPlan(spec, tasks, sources, costs, all_ids, meta, metric_keys, protocols)
+    return RunPlan(spec, tasks, sources, costs, all_ids, meta, metric_keys, protocols, notes)
 
 
 def _record(store: ResultStore, plan: RunPlan, task: Task, res: TaskResult,
@@ -695,8 +712,9 @@ def run_experiment(
         (file paths are resolved to absolute paths on this machine: on a real cluster the
         workers must see the same files, e.g. on a shared file system); only this process
         writes the store.
-    progress : bool or None
-        tqdm bar with ETA; ``None`` shows it only when stderr is a terminal.
+    progress : bool, "bar", "lines", "off" or None
+        Progress on stderr: a tqdm bar with ETA on a terminal, a line every few seconds on
+        a pipe (``None``/``True``: whichever stderr is; ``False``: none).
     verbose : bool, default=True
         One-line messages on stderr (plan, warnings, failures, interruption).
 
@@ -756,14 +774,17 @@ def run_experiment(
                 f"{len(batches)} batches.",
             )
             bar = _progress(plan.n_pending, spec.name, progress)
-            warns: set[str] = set()
+            tally = WarningTally()
+            summary.notes = list(plan.notes)
+            for note in plan.notes:  # resolved once per dataset, reported once, logged
+                tally.add({f"UserWarning: {note}": 1})
             gen = results(batches, n_jobs=n_jobs, dask=dask, catch=True)
             backend_label, finished = _backend_label(dask_arg, dask, n_workers), False
             try:
                 with _sigint_noted() as interrupted:
                     for task, res in gen:
                         bar.update(_record(store, plan, task, res, summary))
-                        warns.update(res.warnings)
+                        tally.add(res.warning_counts or res.warnings)
                         if on_result is not None:
                             on_result(task, res)
                         if interrupted():
@@ -781,10 +802,14 @@ def run_experiment(
                 forget_data()
                 if summary.n_computed or summary.n_failed_tasks:
                     _log_run(store, summary, started, time.perf_counter() - t_start,
-                             backend_label, not finished, __version__, verbose)
+                             backend_label, not finished, __version__, verbose,
+                             tally.to_json())
         summary.seconds = time.perf_counter() - t_start
-        summary.warnings = sorted(warns)
-        for w in summary.warnings:
+        summary.warnings = tally.messages()
+        summary.warning_kinds = tally.kinds()
+        if len(tally) > 1 or tally.total > 1:
+            _log(verbose, f"{tally.total} warnings of {len(tally)} kinds:")
+        for w in tally.lines():  # once per kind, counted (also in the run log)
             _log(verbose, f"warning: {w}")
         for f in summary.failures:
             _log(verbose, f"FAILED: {f}")
@@ -823,7 +848,8 @@ def _backend_label(dask_arg: Any, client: Any, n_workers: int) -> str:
 
 
 def _log_run(store: ResultStore, summary: RunSummary, started: float, seconds: float,
-             backend: str, interrupted: bool, version: str, verbose: bool) -> None:
+             backend: str, interrupted: bool, version: str, verbose: bool,
+             warnings_json: str | None = None) -> None:
     """Add the run's row to the store's run log. Also reached while an exception (Ctrl-C,
     an error) leaves the run: a store error here is then only reported, so that it does
     not hide the exception that stopped the run."""
@@ -833,7 +859,7 @@ def _log_run(store: ResultStore, summary: RunSummary, started: float, seconds: f
         store.add_run(summary.experiment, started=started, seconds=seconds,
                       n_computed=summary.n_computed, n_cached=summary.n_cached,
                       n_failed=summary.n_failed_tasks, backend=backend,
-                      interrupted=interrupted, version=version)
+                      interrupted=interrupted, version=version, warnings=warnings_json)
     except sqlite3.Error as exc:
         if not interrupted:
             raise

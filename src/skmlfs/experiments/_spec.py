@@ -191,7 +191,9 @@ class MethodSpec:
 
     def identity(self) -> dict:
         method = self.method.lower() if ":" not in self.method else self.method
-        out = {"method": method, "params": json.loads(canonical_json(dict(self.params)))}
+        # ``verbose`` only prints progress: never part of what a cell computed
+        params = {k: v for k, v in self.params.items() if k != "verbose"}
+        out = {"method": method, "params": json.loads(canonical_json(params))}
         if self.tuning:  # only when set: ids of untuned methods are unchanged
             out["tuning"] = json.loads(canonical_json(dict(self.tuning)))
         if self.options:  # likewise
@@ -362,13 +364,19 @@ class DatasetSpec:
             tried.append(str(cand))
             if cand.exists():
                 return cand
+        from ..datasets import data_home, registry_key
+
         root = os.environ.get("MLFS_DATASETS")
-        if root:
-            cand = Path(root) / p
+        # $MLFS_DATASETS, then the download cache of `mlfs fetch` (same layout).
+        for base in ([Path(root)] if root else []) + [data_home()]:
+            cand = base / p
             tried.append(str(cand))
             if cand.exists():
                 return cand
         hint = "" if root else " (MLFS_DATASETS is not set)"
+        key = registry_key(str(p.with_suffix(""))) if p.suffix.lower() == ".mat" else None
+        if key is not None and key.startswith("plcfs/") and p.parts[0] == "plcfs":
+            hint += f"; download it with `mlfs fetch {key}`"
         raise FileNotFoundError(
             f"dataset {self.name!r}: {path or self.path!r} not found; tried "
             f"{', '.join(tried) or '-'}{hint}."

@@ -121,7 +121,8 @@ CREATE TABLE IF NOT EXISTS runs (
     n_failed     INTEGER NOT NULL,
     backend      TEXT NOT NULL,
     interrupted  INTEGER NOT NULL,
-    version      TEXT
+    version      TEXT,
+    warnings     TEXT
 );
 CREATE TABLE IF NOT EXISTS failures (
     id       INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -319,6 +320,9 @@ class ResultStore:
             cols = {r[1] for r in self._conn.execute("PRAGMA table_info(cells)")}
             if "info" not in cols:  # a store written before the column existed
                 self._conn.execute("ALTER TABLE cells ADD COLUMN info TEXT")
+            run_cols = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)")}
+            if "warnings" not in run_cols:  # a run log written before warnings were kept
+                self._conn.execute("ALTER TABLE runs ADD COLUMN warnings TEXT")
             if self.get_meta("schema_version") is None:
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
         self._cell_columns = tuple(
@@ -524,23 +528,24 @@ class ResultStore:
     # ------------------------------------------------------------------ run log
     def add_run(self, experiment: str, *, started: float, seconds: float, n_computed: int,
                 n_cached: int, n_failed: int, backend: str, interrupted: bool,
-                version: str | None = None) -> None:
+                version: str | None = None, warnings: str | None = None) -> None:
         """Record one run of an experiment (``started``: epoch seconds, stored as UTC
-        ISO 8601; ``seconds``: its wall time; ``n_failed``: failed tasks). Not part of any
-        cell."""
+        ISO 8601; ``seconds``: its wall time; ``n_failed``: failed tasks; ``warnings``: the
+        run's warnings counted by kind, JSON, see ``skmlfs.experiments._warnings``). Not
+        part of any cell."""
         start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started))
         self._tx(
             "INSERT INTO runs (experiment, started, seconds, n_computed, n_cached, n_failed, "
-            "backend, interrupted, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "backend, interrupted, version, warnings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (experiment, start, float(seconds), int(n_computed), int(n_cached), int(n_failed),
-             backend, int(bool(interrupted)), version),
+             backend, int(bool(interrupted)), version, warnings),
         )
 
     def runs(self):
         """The run log as a DataFrame in the order of the runs (empty for older stores)."""
         df = self._table("SELECT * FROM runs ORDER BY id",
                          ["id", "experiment", "started", "seconds", "n_computed", "n_cached",
-                          "n_failed", "backend", "interrupted", "version"])
+                          "n_failed", "backend", "interrupted", "version", "warnings"])
         return df.assign(interrupted=df["interrupted"].astype(bool))
 
     def _table(self, sql: str, columns: list[str]):

@@ -864,9 +864,10 @@ default="local"
     max_candidates : int or None, default=100
         Reference cap of the greedy searches (``None``: the paper's uncapped search).
     discretizer : "auto", None or transformer, default="auto"
-        ``"auto"``: :class:`~skmlfs.discretize.MeanStdDiscretizer` ``(factor=0.5,
-        n_states=3)`` — the reference code's ``myDisc(X, 3, 0.5)`` (the paper's text says
-        ±1·std). ``None``: the features are already discrete symbols.
+        ``"auto"``: :func:`~skmlfs.discretize.occ_discretizer` — the reference code's
+        ``myDisc(X, 3, 0.5)`` (the paper's text says ±1·std) without its rounding of the
+        edges to 3 decimals, which would make the result depend on the units of ``X``.
+        ``None``: the features are already discrete symbols.
     random_state : int, RandomState or None
 
     Attributes
@@ -918,9 +919,9 @@ default="local"
         if isinstance(disc, str):  # "auto", the one string the constraints admit
             if sp.issparse(X) and np.all((X.data == 0) | (X.data == 1)):
                 return X  # binary columns are left unchanged by myDisc
-            from ..discretize import MeanStdDiscretizer
+            from ..discretize import occ_discretizer
 
-            disc = MeanStdDiscretizer(factor=0.5, n_states=3)
+            disc = occ_discretizer()
         elif disc is None:
             return X
         return clone(disc).fit(X, Y).transform(X)
@@ -930,9 +931,9 @@ default="local"
         discretizer transformer is given."""
         disc = self.discretizer
         if disc is None or isinstance(disc, str):
-            from ..discretize import MeanStdDiscretizer
+            from ..discretize import occ_discretizer
 
-            disc = MeanStdDiscretizer(factor=0.5, n_states=3)
+            disc = occ_discretizer()
         return clone(disc).fit(z, Y).transform(z)
 
     def _structure(self, X, Y, rng):

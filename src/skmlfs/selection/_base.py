@@ -15,6 +15,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._progress import fit_progress
+from .._progress import report_step as report_step
 from .._validation import check_target, resolve_n_features
 from ..discretize._auto import discretize_features as discretize_features
 from ..discretize._auto import is_discrete as is_discrete
@@ -295,7 +297,8 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        return self._fit(X, Y)
+        with fit_progress(self):  # the steps of a verbose fit (skmlfs._progress)
+            return self._fit(X, Y)
 
     @abstractmethod
     def _fit(self, X: Any, Y: Any) -> BaseSelector:
@@ -432,15 +435,18 @@ class BaseInfoSelector(BaseSelector):
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "discretizer": DISCRETIZER_CONSTRAINT,
+        "verbose": ["verbose"],
     }
     _greedy = True
     # Criteria computed from per-feature label sums and I(f; s) only can count over row
     # blocks (StreamInfoCache); subclasses that can set this to True.
     _row_blocks_ok = False
 
-    def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto"):
+    def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto", *,
+                 verbose: int = 0):
         self.n_features_to_select = n_features_to_select
         self.discretizer = discretizer
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ fit
     def _fit(self, X: Any, Y: Any) -> BaseInfoSelector:
@@ -577,6 +583,7 @@ def greedy_select(
             break
         ranking.append(f)
         scores.append(float(J[f]))
+        report_step(step + 1, k, "feature", criterion=float(J[f]))
         available[f] = False
         if step + 1 < k:
             if prefetch is not None:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
+from .._progress import report_step
 from ..info import InfoCache
 from ._base import TIE_RTOL, BaseInfoSelector, argmax_tol, greedy_select
 
@@ -34,6 +35,9 @@ class SCLS(BaseInfoSelector):
         Count, fraction, or ``None`` for ⌈√n_samples⌉ (the paper's budget, §4.1).
     discretizer : "auto", None or transformer, default="auto"
         See :class:`~skmlfs.selection._base.BaseInfoSelector`.
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------
@@ -115,10 +119,16 @@ class AMI(BaseInfoSelector):
     }
 
     def __init__(
-        self, n_features_to_select: Any = None, discretizer: Any = "auto", variant: str = "eq2"
+        self,
+        n_features_to_select: Any = None,
+        discretizer: Any = "auto",
+        variant: str = "eq2",
+        *,
+        verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.variant = variant
+        self.verbose = verbose
 
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
@@ -185,7 +195,7 @@ class MDMR(BaseInfoSelector):
 
     Parameters
     ----------
-    n_features_to_select, discretizer
+    n_features_to_select, discretizer, verbose
         As in :class:`SCLS`.
     variant : {"scls_authors", "lin2015", "interaction"}, default="scls_authors"
     """
@@ -200,9 +210,12 @@ class MDMR(BaseInfoSelector):
         n_features_to_select: Any = None,
         discretizer: Any = "auto",
         variant: str = "scls_authors",
+        *,
+        verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.variant = variant
+        self.verbose = verbose
 
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
@@ -340,6 +353,7 @@ def gics_select(
         f = int(candidates[i])
         selected.append(f)
         scores.append(float(J[i]))
+        report_step(len(selected), k, "feature", criterion=scores[-1])
         available[i] = False
         if len(selected) < k:
             sum_h_cs += cache.h_xx(f)[candidates]

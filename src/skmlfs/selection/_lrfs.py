@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._progress import report_step
 from ..info import InfoCache, conditional_mutual_info
 from ._base import BaseInfoSelector, mean_redundancy_select
 
@@ -32,6 +33,7 @@ def label_redundancy_relevance(cache: InfoCache) -> np.ndarray:
     for i in range(q):  # a loop over labels; each call is vectorised over (f, l_j)
         M = conditional_mutual_info(cache.X, Y, Y.take([i]), base=cache.base)
         lr += M.sum(axis=1) - M[:, i]
+        report_step(i + 1, q, "conditioning label")
     return lr
 
 
@@ -52,6 +54,9 @@ class LRFS(BaseInfoSelector):
         As in :class:`~skmlfs.selection.SCLS`: integer-valued data is used as is, data with
         fractional values is discretized first (the RLEFS paper does not state how its MI
         baselines discretized; pass the same discretizer to every baseline of a study).
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------

@@ -45,6 +45,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import validate_data
 from threadpoolctl import threadpool_limits
 
+from .._progress import report_step
 from .._validation import _quiet_empty_labels, check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache
 from ..metrics import MetricSpec
@@ -405,6 +406,7 @@ class _EvolutionarySelector(BaseSelector):
     # Parameters of both searches; MemeticSelector extends them with its operators'.
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
+        "verbose": ["verbose"],
         "learner": [HasMethods(["fit", "predict"])],
         "population_size": [Interval(Integral, 1, None, closed="left")],
         "max_evaluations": [Interval(Integral, 1, None, closed="left")],
@@ -431,6 +433,7 @@ class _EvolutionarySelector(BaseSelector):
         strict_budget: bool = False,
         discretizer: Any = "auto",
         random_state: Any = None,
+        verbose: int = 0,
     ):
         self.n_features_to_select = n_features_to_select
         self.population_size = population_size
@@ -443,6 +446,7 @@ class _EvolutionarySelector(BaseSelector):
         self.strict_budget = strict_budget
         self.discretizer = discretizer
         self.random_state = random_state
+        self.verbose = verbose
 
     def _discretize(self, X, Y):
         return discretize_features(self.discretizer, X, Y)
@@ -588,6 +592,7 @@ class _EvolutionarySelector(BaseSelector):
             pop.truncate(m)
             gen_ffc.append(fitness.n_calls)
             gen_loss.append(float(pop.loss[0]))
+            report_step(fitness.n_calls, v, "evaluation", best_loss=gen_loss[-1])
         hist = {
             "loss": np.asarray(losses),
             "label_accuracy": np.asarray(label_acc).reshape(-1, q),
@@ -725,6 +730,9 @@ class MemeticSelector(_EvolutionarySelector):
         As in :class:`~skmlfs.selection.SCLS`: integer-valued data is used as is.
     random_state : int, RandomState or None, default=None
         Seeds the initial population, the tournaments, the holdouts and the mutations.
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------
@@ -804,6 +812,7 @@ class MemeticSelector(_EvolutionarySelector):
         reference_parent_quirk: bool = False,
         discretizer: Any = "auto",
         random_state: Any = None,
+        verbose: int = 0,
     ):
         super().__init__(
             learner, n_features_to_select=n_features_to_select,
@@ -817,6 +826,7 @@ class MemeticSelector(_EvolutionarySelector):
         self.operators = operators
         self.mutation_import = mutation_import
         self.reference_parent_quirk = reference_parent_quirk
+        self.verbose = verbose
 
     def _prune(self, pop, s):
         return label_pruning(

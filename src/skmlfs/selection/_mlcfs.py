@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
+from .._progress import report_step
 from .._validation import check_labels, resolve_n_features
 from ._base import BaseInfoSelector, degenerate_selection, scale_huge_columns
 
@@ -67,6 +68,9 @@ class MLCFS(BaseInfoSelector):
         ``None``: Pearson correlation on the features as given. ``"auto"`` / a transformer:
         discretize first, as :class:`~skmlfs.selection.SCLS` does (the SCLS experiments fed
         LAIM-discretized numeric features to all methods).
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------
@@ -85,8 +89,10 @@ class MLCFS(BaseInfoSelector):
         "merit(S) of the selected set right after the feature was added (NaN: never added)",
     )
 
-    def __init__(self, n_features_to_select: Any = None, discretizer: Any = None):
+    def __init__(self, n_features_to_select: Any = None, discretizer: Any = None, *,
+                 verbose: int = 0):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
+        self.verbose = verbose
 
     def _fit(self, X: Any, Y: Any) -> MLCFS:
         X = validate_data(
@@ -121,6 +127,7 @@ class MLCFS(BaseInfoSelector):
             f = int(np.argmax(merit))
             ranking.append(f)
             scores.append(float(merit[f]))
+            report_step(kk, k, "feature", merit=scores[-1])
             available[f] = False
             sum_r += r[f]
             pair_sum += corr_to_sel[f]

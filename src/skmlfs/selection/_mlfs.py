@@ -39,6 +39,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import RealNotInt, StrOptions
 
+from .._progress import report_step
 from .._validation import resolve_count
 from ..info import DiscreteData, InfoCache, conditional_mutual_info, mutual_info
 from ..info._engine import iter_conditional_mutual_info
@@ -81,9 +82,9 @@ def _relevance_order(rel: np.ndarray) -> np.ndarray:
 
 
 def _meanstd_default():
-    from ..discretize import MeanStdDiscretizer
+    from ..discretize import occ_discretizer
 
-    return MeanStdDiscretizer(factor=0.5, n_states=3)
+    return occ_discretizer()
 
 
 # ---------------------------------------------------------------------- the routine
@@ -224,6 +225,7 @@ def label_specific_select(
         b = argmax_tol(score, axis=1)  # first maximum = more relevant candidate
         picks[:, t] = b
         chosen[ar, b] = True
+        report_step(t + 1, K, "feature")
         if use_red and t + 1 < K:
             red += red_rows(b)
     for r, i in enumerate(greedy):
@@ -408,6 +410,7 @@ def global_select(
         scores.append(float(score[b]))
         chosen[b] = True
         red += R[b]
+        report_step(t + 1, K, "feature", criterion=scores[-1])
     return T[picks].astype(np.intp), np.asarray(scores)
 
 
@@ -495,7 +498,9 @@ class _MLFSBase(BaseInfoSelector):
 
     That is oCC's ``myDisc(X, 3, 0.5)`` (``docs/methods/discretizers.md#meanstd``;
     the paper's text says ±1·std, the authors' code uses 0.5), fitted on the training
-    data; binary columns are left as they are by the discretizer itself.
+    data, without ``myDisc``'s rounding of the edges to 3 decimals (which makes the
+    selection depend on the units of ``X``; :func:`~skmlfs.discretize.occ_discretizer`);
+    binary columns are left as they are by the discretizer itself.
     """
 
     _parameter_constraints: dict = {
@@ -540,8 +545,9 @@ class MLFS(_MLFSBase):
         ``M``: count, fraction of the features, or ``None`` for ⌈√n_samples⌉. In local
         mode it is the size of every label-specific subset.
     discretizer : "auto", None or transformer, default="auto"
-        ``"auto"``: mean ± 0.5·std in 3 states (oCC's ``myDisc``), fitted on the
-        training data. Used for the information terms only.
+        ``"auto"``: mean ± 0.5·std in 3 states (oCC's ``myDisc``, edges not rounded:
+        :func:`~skmlfs.discretize.occ_discretizer`), fitted on the training data. Used for
+        the information terms only.
     mode : {"local", "global"}, default="local"
         Label-specific subsets (Eq. 43) or one shared subset (Eq. 42).
     k : int, float or None, default=0.8
@@ -555,6 +561,9 @@ class MLFS(_MLFSBase):
         Reference cap: only the most relevant candidates are considered and the first
         pick is the most relevant feature (``oCC_select.m``); ``None`` = Eqs. (42)/(43) as
         written: uncapped, the first pick scored by the criterion too.
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------
@@ -609,6 +618,8 @@ class MLFS(_MLFSBase):
         beta: float = 1.0,
         gamma: float = 1.0,
         max_candidates: int | None = 100,
+        *,
+        verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.mode = mode
@@ -616,6 +627,7 @@ class MLFS(_MLFSBase):
         self.beta = beta
         self.gamma = gamma
         self.max_candidates = max_candidates
+        self.verbose = verbose
 
     @property
     def _greedy(self) -> bool:  # step_scores_ in global mode; votes in local mode
@@ -688,9 +700,10 @@ class MLMIM(_MLFSBase):
 
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
-                 max_candidates: int | None = 100):
+                 max_candidates: int | None = 100, *, verbose: int = 0):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.max_candidates = max_candidates
+        self.verbose = verbose
 
     def _select(self, cache: InfoCache, K: int):
         self._relevance = cache.mi_xy.sum(axis=1)
@@ -708,9 +721,10 @@ class MLJMI(_MLFSBase):
     """
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
-                 max_candidates: int | None = 100):
+                 max_candidates: int | None = 100, *, verbose: int = 0):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.max_candidates = max_candidates
+        self.verbose = verbose
 
     def _select(self, cache: InfoCache, K: int):
         return global_select(cache.X, cache.Y, K, beta=0.0, gamma=1.0,
@@ -732,10 +746,12 @@ class MLMRMR(_MLFSBase):
     }
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
-                 max_candidates: int | None = 100, redundancy_scale: str = "q"):
+                 max_candidates: int | None = 100, redundancy_scale: str = "q", *,
+                 verbose: int = 0):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.max_candidates = max_candidates
         self.redundancy_scale = redundancy_scale
+        self.verbose = verbose
 
     def _select(self, cache: InfoCache, K: int):
         return global_select(cache.X, cache.Y, K, beta=0.0, gamma=1.0,

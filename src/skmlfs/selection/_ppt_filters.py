@@ -88,10 +88,13 @@ class _PPTFilter(BaseInfoSelector):
         discretizer: Any = "auto",
         min_support: int = 6,
         strategy: str = "discard",
+        *,
+        verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.min_support = min_support
         self.strategy = strategy
+        self.verbose = verbose
 
     def _fit(self, X: Any, Y: Any) -> _PPTFilter:
         """Transform ``Y`` by PPT and score the (discretized) features of ``X``."""
@@ -136,6 +139,9 @@ class PPTMI(_PPTFilter):
     search : {"rank", "mrmr"}, default="rank"
         ``"rank"``: by ``I(f; C)``; ``"mrmr"``: greedy ``I(f; C) − mean_{s∈S} I(f; s)``
         (redundancy on the same pruned rows).
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------
@@ -165,9 +171,12 @@ class PPTMI(_PPTFilter):
         min_support: int = 6,
         strategy: str = "discard",
         search: str = "rank",
+        *,
+        verbose: int = 0,
     ):
         super().__init__(n_features_to_select, discretizer, min_support, strategy)
         self.search = search
+        self.verbose = verbose
 
     @property
     def _greedy(self) -> bool:
@@ -196,6 +205,9 @@ class PPTCHI(_PPTFilter):
     ----------
     n_features_to_select, discretizer, min_support, strategy
         As in :class:`PPTMI`.
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------

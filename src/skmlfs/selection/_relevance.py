@@ -31,6 +31,9 @@ class MIRank(BaseInfoSelector):
         Count, fraction, or ``None`` for ⌈√n_samples⌉ (SCLS §4.1).
     discretizer : "auto", None or transformer, default="auto"
         See :class:`~skmlfs.selection._base.BaseInfoSelector`.
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------

@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import assert_all_finite, check_random_state
 
+from .._progress import report_step
 from .._validation import check_labels, resolve_n_features
 from ..neighbors import HEOM, check_heom_X
 from ._base import NON_NEGATIVE, BaseSelector, Number, degenerate_selection, scale_huge_columns
@@ -77,7 +78,8 @@ def _relief_weights(
     n, d = X.shape
     keys: list[np.ndarray] = []
     vals: list[np.ndarray] = []
-    for block, g, nb, valid in heom.kneighbors_in_groups(X, samples, groups, k):
+    for i, (block, g, nb, valid) in enumerate(heom.kneighbors_in_groups(X, samples, groups, k)):
+        report_step(i + 1, None, "neighbour block")
         k_used = valid.sum(axis=1)
         c = coefficients(block, g, nb, valid, k_used)
         r, t = np.nonzero(valid & (c != 0)[:, None])
@@ -109,6 +111,7 @@ class _ReliefBase(BaseSelector):
 
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
+        "verbose": ["verbose"],
         "k": [Number(Integral, 1, None, closed="left")],
         "m": [None, Number(Integral, 1, None, closed="left")],
         "categorical_features": ["array-like", None],
@@ -201,6 +204,9 @@ class ReliefFML(_ReliefBase):
         differences; binary 0/1 features behave identically either way).
     random_state : int, RandomState or None, default=None
         Seeds the draw of the sampled instances.
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------
@@ -235,9 +241,12 @@ class ReliefFML(_ReliefBase):
         s: float = 1.0,
         categorical_features: Any = None,
         random_state: Any = None,
+        *,
+        verbose: int = 0,
     ):
         super().__init__(n_features_to_select, k, m, categorical_features, random_state)
         self.s = s
+        self.verbose = verbose
 
     def _weights(self, Xh: Any, Y: np.ndarray) -> np.ndarray:
         """Eq. (6) weights scaled to [0, 1] (n >= 2: a single sample is degenerate data)."""
@@ -318,6 +327,9 @@ class PPTReliefF(_ReliefBase):
     categorical_features : None, bool mask or int indices, default=None
     random_state : int, RandomState or None, default=None
         Used only when ``m`` is given.
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------
@@ -341,10 +353,13 @@ class PPTReliefF(_ReliefBase):
         strategy: str = "discard",
         categorical_features: Any = None,
         random_state: Any = None,
+        *,
+        verbose: int = 0,
     ):
         super().__init__(n_features_to_select, k, m, categorical_features, random_state)
         self.min_support = min_support
         self.strategy = strategy
+        self.verbose = verbose
 
     def _weights(self, Xh: Any, Y: np.ndarray) -> np.ndarray:
         """Transform ``Y`` by PPT and run ReliefF on ``Xh``."""

@@ -36,6 +36,7 @@ from sklearn.utils.validation import check_array, validate_data
 
 from skmlfs._validation import check_labels, check_X_Y, resolve_n_features
 
+from .._progress import report_step
 from ._base import (
     NON_NEGATIVE,
     POSITIVE,
@@ -278,6 +279,7 @@ class _RowNormSelector(BaseSelector):
 
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
+        "verbose": ["verbose"],
         "max_iter": [Number(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
     }
@@ -364,6 +366,9 @@ class RLEFS(_RowNormSelector):
         Constant added to the update denominators.
     random_state : int, RandomState or None, default=None
         Seeds the uniform ``[0, 1)`` initialisation of ``W``, ``F`` and ``B`` (in that order).
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------
@@ -416,6 +421,7 @@ class RLEFS(_RowNormSelector):
         eps: float = 1e-8,
         delta: float = 1e-10,
         random_state: Any = None,
+        verbose: int = 0,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.alpha = alpha
@@ -432,6 +438,7 @@ class RLEFS(_RowNormSelector):
         self.eps = eps
         self.delta = delta
         self.random_state = random_state
+        self.verbose = verbose
 
     # Parameters that only enter the parameter-independent preparation (scaled X, label
     # graph, initial iterates); see :func:`fit_settings`.
@@ -549,6 +556,7 @@ class RLEFS(_RowNormSelector):
             YB = Yf @ B
             n_iter += 1
             obj.append(objective(XW, W, F, YB, FtF))
+            report_step(n_iter, max_iter, "iteration", objective=float(obj[-1]))
             if abs(obj[-2] - obj[-1]) <= tol * abs(obj[-2]):
                 break
 
@@ -593,6 +601,9 @@ class MIFS(_RowNormSelector):
     eps : float, default=1e-3
     random_state : int, RandomState or None
         Seeds the uniform ``[0, 1)`` initialisation of ``W``, ``V``, ``B`` (in that order).
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------
@@ -619,6 +630,7 @@ class MIFS(_RowNormSelector):
         tol: float = 1e-3,
         eps: float = 1e-3,
         random_state: Any = None,
+        verbose: int = 0,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.alpha = alpha
@@ -632,6 +644,7 @@ class MIFS(_RowNormSelector):
         self.tol = tol
         self.eps = eps
         self.random_state = random_state
+        self.verbose = verbose
 
     _parameter_constraints: dict = {
         **_RowNormSelector._parameter_constraints,
@@ -748,6 +761,7 @@ class MIFS(_RowNormSelector):
             B = B - eta * G
             n_iter += 1
             obj.append(full(XW, W, V, B, LV))
+            report_step(n_iter, max_iter, "iteration", objective=float(obj[-1]))
             if abs(obj[-2] - obj[-1]) <= tol * abs(obj[-2]):
                 break
 
@@ -785,6 +799,9 @@ class RALMFS(_RowNormSelector):
         Number of ALM iterations (the reference runs a fixed number).
     random_state : int, RandomState or None
         Seeds the uniform ``[0, 1)`` initialisation of ``V`` then ``E``.
+    verbose : int, default=0
+        Progress of the fit on stderr (steps done, criterion or objective, elapsed time):
+        0 none, 1 a line every few seconds, 2 or more every step.
 
     Attributes
     ----------
@@ -805,12 +822,14 @@ class RALMFS(_RowNormSelector):
         rho: float = 1.1,
         max_iter: int = 100,
         random_state: Any = None,
+        verbose: int = 0,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.mu0 = mu0
         self.rho = rho
         self.max_iter = max_iter
         self.random_state = random_state
+        self.verbose = verbose
 
     _parameter_constraints: dict = {
         **_RowNormSelector._parameter_constraints,
@@ -886,6 +905,7 @@ class RALMFS(_RowNormSelector):
             Sig = Sig + mu * (R - E)
             mu = min(1e10, rho * mu)
             obj.append(_row_norms(xc(V) + b[None, :] - Yf).sum())
+            report_step(len(obj), max_iter, "iteration", objective=float(obj[-1]))
 
         self.W_, self.b_ = W, b
         self.selected_ = keep
