@@ -334,3 +334,23 @@ def test_lazy_redundancy_rows_match_eager_table(seed, monkeypatch):
         ref = ref_occ_select(X, Y[:, j], Y[:, parents[j]] if parents[j].size else None, 6,
                              1.0, 1.0, None)
         assert lazy[j].tolist() == ref
+
+
+def test_mydisc_is_the_authors_rounded_discretization():
+    """discretizer="mydisc" (the oCC paper's experiments) is myDisc with its rounded
+    edges, for the MLFS selectors and for oCC; "auto" leaves the edges unrounded."""
+    from skmlfs.discretize import MeanStdDiscretizer
+    from skmlfs.learners import OCC
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(0.0, 0.004, size=(80, 12))  # small std: rounding moves the edges
+    Y = (X[:, :3] > 0).astype(int)
+    rounded = MeanStdDiscretizer(factor=0.5, n_states=3, decimals=3)
+    a = MLFS(5, discretizer="mydisc").fit(X, Y)
+    b = MLFS(5, discretizer=rounded).fit(X, Y)
+    np.testing.assert_array_equal(a.ranking_, b.ranking_)
+    c = OCC(M=5, discretizer="mydisc", random_state=0).fit(X, Y)
+    e = OCC(M=5, discretizer=rounded, random_state=0).fit(X, Y)
+    assert [list(f) for f in c.features_] == [list(f) for f in e.features_]
+    with pytest.raises(ValueError, match="discretizer"):
+        MLFS(5, discretizer="rounded").fit(X, Y)

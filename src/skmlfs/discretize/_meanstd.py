@@ -206,14 +206,17 @@ class MeanStdDiscretizer(_BaseDiscretizer):
         return self.n_states if edges.size > 2 else 1
 
 
-def occ_discretizer() -> MeanStdDiscretizer:
-    """The discretizer of the MLFS family and of oCC for ``discretizer="auto"``: mean ±
-    0.5·std, 3 states (the authors' ``myDisc(X, 3, 0.5)``), edges not rounded.
+def occ_discretizer(kind: str = "auto") -> MeanStdDiscretizer:
+    """The discretizer of the MLFS family and of oCC for ``discretizer="auto"`` or
+    ``"mydisc"``: mean ± 0.5·std, 3 states (the authors' ``myDisc(X, 3, 0.5)``).
 
-    ``myDisc`` rounds the edges to 3 decimals; that makes the selection depend on the units
-    of ``X`` (emotions and emotions × 2 select different features), which no scaling of a
-    column should change for a method defined by means and standard deviations. Pass
-    ``MeanStdDiscretizer(decimals=3)`` for the transcription of ``myDisc``
-    (``docs/methods/discretizers.md#meanstd``).
+    ``"auto"``: edges not rounded. ``myDisc`` rounds the edges to 3 decimals; that makes
+    the selection depend on the units of ``X`` (emotions and emotions × 2 select different
+    features), which no scaling of a column should change for a method defined by means and
+    standard deviations. ``"mydisc"``: the transcription of ``myDisc`` with that rounding,
+    what the oCC paper's experiments ran (``experiments/occ_paper.toml`` keeps it;
+    ``docs/methods/discretizers.md#meanstd``).
     """
-    return MeanStdDiscretizer(factor=0.5, n_states=3, decimals=None)
+    if kind not in ("auto", "mydisc"):
+        raise ValueError(f"kind must be 'auto' or 'mydisc'; got {kind!r}.")
+    return MeanStdDiscretizer(factor=0.5, n_states=3, decimals=None if kind == "auto" else 3)

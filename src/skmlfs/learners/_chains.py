@@ -863,10 +863,12 @@ default="local"
         Include Eq. (47)'s second term (the experiments and the reference drop it).
     max_candidates : int or None, default=100
         Reference cap of the greedy searches (``None``: the paper's uncapped search).
-    discretizer : "auto", None or transformer, default="auto"
+    discretizer : "auto", "mydisc", None or transformer, default="auto"
         ``"auto"``: :func:`~skmlfs.discretize.occ_discretizer` — the reference code's
         ``myDisc(X, 3, 0.5)`` (the paper's text says ±1·std) without its rounding of the
         edges to 3 decimals, which would make the result depend on the units of ``X``.
+        ``"mydisc"``: ``myDisc`` as the authors' code runs it, edges rounded to 3
+        decimals (the oCC paper's experiments; ``experiments/occ_paper.toml``).
         ``None``: the features are already discrete symbols.
     random_state : int, RandomState or None
 
@@ -887,7 +889,7 @@ default="local"
         "order_projection": [StrOptions({"pca", "none"})],
         "order_redundancy": ["boolean"],
         "max_candidates": _MAX_CANDIDATES,
-        "discretizer": [StrOptions({"auto"}), HasMethods(["fit", "transform"]), None],
+        "discretizer": [StrOptions({"auto", "mydisc"}), HasMethods(["fit", "transform"]), None],
     }
 
     def __init__(
@@ -916,12 +918,12 @@ default="local"
 
     def _discretize(self, X, Y):
         disc = self.discretizer
-        if isinstance(disc, str):  # "auto", the one string the constraints admit
+        if isinstance(disc, str):  # "auto" or "mydisc", the strings the constraints admit
             if sp.issparse(X) and np.all((X.data == 0) | (X.data == 1)):
                 return X  # binary columns are left unchanged by myDisc
             from ..discretize import occ_discretizer
 
-            disc = occ_discretizer()
+            disc = occ_discretizer(disc)
         elif disc is None:
             return X
         return clone(disc).fit(X, Y).transform(X)
@@ -933,7 +935,7 @@ default="local"
         if disc is None or isinstance(disc, str):
             from ..discretize import occ_discretizer
 
-            disc = occ_discretizer()
+            disc = occ_discretizer("mydisc" if disc == "mydisc" else "auto")
         return clone(disc).fit(z, Y).transform(z)
 
     def _structure(self, X, Y, rng):

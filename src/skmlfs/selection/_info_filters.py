@@ -106,7 +106,7 @@ class AMI(BaseInfoSelector):
 
     Parameters
     ----------
-    n_features_to_select, discretizer
+    n_features_to_select, discretizer, verbose
         As in :class:`SCLS`.
     variant : {"eq2", "authors_code"}, default="eq2"
     """

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils._param_validation import RealNotInt, StrOptions
+from sklearn.utils._param_validation import HasMethods, RealNotInt, StrOptions
 
 from .._progress import report_step
 from .._validation import resolve_count
@@ -81,10 +81,10 @@ def _relevance_order(rel: np.ndarray) -> np.ndarray:
     return order[np.lexsort((order, group))]
 
 
-def _meanstd_default():
+def _meanstd_default(kind: str = "auto"):
     from ..discretize import occ_discretizer
 
-    return occ_discretizer()
+    return occ_discretizer(kind)
 
 
 # ---------------------------------------------------------------------- the routine
@@ -505,6 +505,8 @@ class _MLFSBase(BaseInfoSelector):
 
     _parameter_constraints: dict = {
         **BaseInfoSelector._parameter_constraints,
+        # "mydisc": the authors' myDisc with its rounding of the edges (occ_discretizer)
+        "discretizer": [StrOptions({"auto", "mydisc"}), None, HasMethods(["fit", "transform"])],
         "max_candidates": [None, Number(numbers.Integral, 1, None, closed="left")],
     }
 
@@ -526,11 +528,11 @@ class _MLFSBase(BaseInfoSelector):
     def _discretize(self, X, Y):
         disc = self.discretizer
         if isinstance(disc, str):
-            if disc != "auto":
+            if disc not in ("auto", "mydisc"):
                 raise ValueError(
-                    f"discretizer must be 'auto', None or a transformer; got {disc!r}."
+                    f"discretizer must be 'auto', 'mydisc', None or a transformer; got {disc!r}."
                 )
-            disc = _meanstd_default()
+            disc = _meanstd_default(disc)
         elif disc is None:
             return X
         return clone(disc).fit(X, Y).transform(X)
@@ -546,8 +548,9 @@ class MLFS(_MLFSBase):
         mode it is the size of every label-specific subset.
     discretizer : "auto", None or transformer, default="auto"
         ``"auto"``: mean ± 0.5·std in 3 states (oCC's ``myDisc``, edges not rounded:
-        :func:`~skmlfs.discretize.occ_discretizer`), fitted on the training data. Used for
-        the information terms only.
+        :func:`~skmlfs.discretize.occ_discretizer`), fitted on the training data;
+        ``"mydisc"``: the same with ``myDisc``'s rounding of the edges to 3 decimals (the
+        authors' code, unit-dependent). Used for the information terms only.
     mode : {"local", "global"}, default="local"
         Label-specific subsets (Eq. 43) or one shared subset (Eq. 42).
     k : int, float or None, default=0.8
