@@ -57,6 +57,10 @@ SELECTORS: dict[str, str] = {
     # relevance-only ranking (the SCLS paper's AMI column hypothesis, issue #14)
     "mi_rank": "skmlfs.selection:MIRank",
     "ami_relevance": "skmlfs.selection:MIRank",
+    # graph and decision-making filters (issue #26)
+    "bmfs": "skmlfs.selection:BMFS",
+    "mgfs": "skmlfs.selection:MGFS",
+    "mfs_mcdm": "skmlfs.selection:MFSMCDM",
 }
 
 LEARNERS: dict[str, str] = {
@@ -133,6 +137,12 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                    "Sun & Kudo 2018 (Table 1)"),
         "llsf": ("learning label-specific features (sparse regression)",
                  "Huang, Li, Huang & Wu 2015"),
+        "bmfs": ("bipartite matching of features to labels on correlation distances "
+                 "(Hungarian rounds)", "Hashemi, Dowlatshahi & Nezamabadi-pour 2021"),
+        "mgfs": ("PageRank on the feature graph of correlation-distance rows",
+                 "Hashemi, Dowlatshahi & Nezamabadi-pour 2020"),
+        "mfs_mcdm": ("TOPSIS over ridge coefficients, labels weighted by entropy",
+                     "Hashemi, Dowlatshahi & Nezamabadi-pour 2020"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",
