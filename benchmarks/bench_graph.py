@@ -50,6 +50,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", default="bibtex")
     ap.add_argument("--k", type=int, default=100, help="top-k compared")
+    ap.add_argument("--methods", default="bmfs,mgfs,mfs_mcdm", help="comma-separated")
     args = ap.parse_args()
 
     from test_graph_mcdm import ref_bmfs, ref_mfs_mcdm, ref_mgfs
@@ -79,7 +80,12 @@ def main() -> None:
          lambda: order(ref_mfs_mcdm(Xd, Y))),
     ]
     k = args.k
+    from skmlfs.selection._graph_mcdm import correlation_distance
+
+    cdm = correlation_distance(X.tocsc(), Y)
     for name, lib, ref in cases:
+        if name not in args.methods.split(","):
+            continue
         t_lib, r_lib = _timed(lib)
         t_ref, r_ref = _timed(ref)
         same = np.array_equal(r_lib, r_ref)
@@ -88,6 +94,13 @@ def main() -> None:
         print(f"  library (sparse X) {t_lib:8.2f} s | straightforward (dense) {t_ref:8.2f} s | "
               f"ratio {t_ref / t_lib:6.1f}x")
         print(f"  rankings identical: {same}; top-{k} overlap {overlap:.2f}")
+        if not same:
+            # where the orders differ, are the features exact ties (equal CDM rows, e.g.
+            # duplicated columns), which the two assignment forms may match differently?
+            pos = np.flatnonzero(r_lib != r_ref)
+            tied = np.allclose(cdm[r_lib[pos]], cdm[r_ref[pos]], atol=1e-9)
+            print(f"  first difference at position {pos[0]} of {d}; {pos.size} positions "
+                  f"differ; all between features with equal CDM rows: {tied}")
 
 
 if __name__ == "__main__":

@@ -58,6 +58,7 @@ SELECTORS = {
     "GA": S.GeneticSelector(n_features_to_select=3, **_MEMETIC),
     "Memetic": S.MemeticSelector(n_features_to_select=3, **_MEMETIC),
     "BMFS": S.BMFS(3), "MGFS": S.MGFS(3), "MFSMCDM": S.MFSMCDM(3),
+    "MCLS": S.MCLS(3),
 }
 TRANSFORMERS = {"MDDM": S.MDDM(n_components=3)}
 LEARNERS = {

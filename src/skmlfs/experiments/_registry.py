@@ -61,6 +61,7 @@ SELECTORS: dict[str, str] = {
     "bmfs": "skmlfs.selection:BMFS",
     "mgfs": "skmlfs.selection:MGFS",
     "mfs_mcdm": "skmlfs.selection:MFSMCDM",
+    "mcls": "skmlfs.selection:MCLS",
 }
 
 LEARNERS: dict[str, str] = {
@@ -143,6 +144,8 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                  "Hashemi, Dowlatshahi & Nezamabadi-pour 2020"),
         "mfs_mcdm": ("TOPSIS over ridge coefficients, labels weighted by entropy",
                      "Hashemi, Dowlatshahi & Nezamabadi-pour 2020"),
+        "mcls": ("constraint Laplacian score on a label-manifold-constrained sample graph",
+                 "Huang, Jiang & Sun 2018"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",

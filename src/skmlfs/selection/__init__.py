@@ -39,8 +39,9 @@ from ._relevance import MIRank  # noqa: E402
 __all__ += ["MIRank"]
 
 from ._graph_mcdm import BMFS, MFSMCDM, MGFS  # noqa: E402
+from ._mcls import MCLS  # noqa: E402
 
-__all__ += ["BMFS", "MFSMCDM", "MGFS"]
+__all__ += ["BMFS", "MCLS", "MFSMCDM", "MGFS"]
 
 # What the classifier chains of skmlfs.learners build on (Sun & Kudo 2018): the greedy
 # MLFS routines — label-specific selection (Eq. 43), global selection (Eq. 42), kCC
