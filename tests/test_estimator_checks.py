@@ -44,6 +44,7 @@ LEARNERS = frozenset({
 ONE_D_OK = frozenset({"AMI", "GICS", "LRFS", "MDMR", "MIRank", "SCLS"})
 #: transformers that need a 2-D label matrix Y
 TRANSFORMERS_2D = frozenset({
+    "BMFS", "MCLS", "MFSMCDM", "MGFS",
     "GeneticSelector", "LAIMDiscretizer", "LLSF", "MDDM", "MIFS", "MLCFS", "MemeticSelector",
     "PPTCHI", "PPTMI", "PPTReliefF", "RALMFS", "RLEFS", "ReliefFML",
 })
@@ -106,7 +107,7 @@ EXPECTED_FAILURES: list[tuple[str, frozenset[str], frozenset[str]]] = [
         "check_transformer_preserve_dtypes",
     }), TRANSFORMERS_2D),
     (Y_1D, frozenset({"check_transformer_n_iter"}),
-     frozenset({"LLSF", "MIFS", "RALMFS", "RLEFS"})),
+     frozenset({"LLSF", "MCLS", "MGFS", "MIFS", "RALMFS", "RLEFS"})),
     (SINGLE_OUTPUT, frozenset({
         "check_classifier_data_not_an_array", "check_classifiers_classes",
         "check_classifiers_one_label", "check_classifiers_regression_target",

@@ -34,12 +34,14 @@ from skmlfs.learners import (
     MLkNN,
     ProbabilisticClassifierChain,
 )
+from skmlfs.selection import BMFS, MCLS, MFSMCDM, MGFS
 
 ESTIMATORS = [
     BinaryRelevance(), ClassifierChain(), BayesianClassifierChain(), KDependentChain(),
     OCC(), ProbabilisticClassifierChain(), EnsembleOfChains(), LLSFClassifier(),
     MDDMClassifier(), MLkNN(), DMLkNN(), MLCWkNN(), EqualWidthDiscretizer(),
     EqualFrequencyDiscretizer(), MeanStdDiscretizer(), LAIMDiscretizer(),
+    BMFS(), MGFS(), MFSMCDM(), MCLS(),
 ]
 
 

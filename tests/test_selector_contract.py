@@ -39,7 +39,8 @@ CHEAP = {
 # an exact top-k set; per-label votes; subset searches
 SMALLER = {"ralmfs": "refit", "mlfs": "refit", "memetic": "refit", "ga": "refit"}
 # Methods whose ranking orders every feature whatever the budget: any budget is a cut.
-FULL = {"relieff_ml", "ppt_relieff", "rlefs", "mifs", "llsf"}
+FULL = {"relieff_ml", "ppt_relieff", "rlefs", "mifs", "llsf", "bmfs", "mgfs", "mfs_mcdm",
+        "mcls"}
 NAMES = [
     n for n in sorted(SELECTORS)
     if n not in ("all", "ami_relevance")  # the no-selection baseline; an alias of mi_rank

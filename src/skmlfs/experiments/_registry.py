@@ -59,6 +59,11 @@ SELECTORS: dict[str, str] = {
     "ami_relevance": "skmlfs.selection:MIRank",
     # reference: a seeded random subset (benchmarks report it beside "all")
     "random": "skmlfs.selection:RandomSelection",
+    # graph and decision-making filters (issue #26)
+    "bmfs": "skmlfs.selection:BMFS",
+    "mgfs": "skmlfs.selection:MGFS",
+    "mfs_mcdm": "skmlfs.selection:MFSMCDM",
+    "mcls": "skmlfs.selection:MCLS",
 }
 
 LEARNERS: dict[str, str] = {
@@ -136,6 +141,14 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                    "Sun & Kudo 2018 (Table 1)"),
         "llsf": ("learning label-specific features (sparse regression)",
                  "Huang, Li, Huang & Wu 2015"),
+        "bmfs": ("bipartite matching of features to labels on correlation distances "
+                 "(Hungarian rounds)", "Hashemi, Dowlatshahi & Nezamabadi-pour 2021"),
+        "mgfs": ("PageRank on the feature graph of correlation-distance rows",
+                 "Hashemi, Dowlatshahi & Nezamabadi-pour 2020"),
+        "mfs_mcdm": ("TOPSIS over ridge coefficients, labels weighted by entropy",
+                     "Hashemi, Dowlatshahi & Nezamabadi-pour 2020"),
+        "mcls": ("constraint Laplacian score on a label-manifold-constrained sample graph",
+                 "Huang, Jiang & Sun 2018"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",

@@ -47,6 +47,11 @@ from ._base import scores_meaning  # noqa: E402
 
 __all__ += ["scores_meaning"]
 
+from ._graph_mcdm import BMFS, MFSMCDM, MGFS  # noqa: E402
+from ._mcls import MCLS  # noqa: E402
+
+__all__ += ["BMFS", "MCLS", "MFSMCDM", "MGFS"]
+
 # What the classifier chains of skmlfs.learners build on (Sun & Kudo 2018): the greedy
 # MLFS routines — label-specific selection (Eq. 43), global selection (Eq. 42), kCC
 # parents (Eq. 33) — and the tie rule of every greedy search.
