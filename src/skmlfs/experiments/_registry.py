@@ -57,6 +57,9 @@ SELECTORS: dict[str, str] = {
     # relevance-only ranking (the SCLS paper's AMI column hypothesis, issue #14)
     "mi_rank": "skmlfs.selection:MIRank",
     "ami_relevance": "skmlfs.selection:MIRank",
+    # issue #23: FIMF and multi-label QPFS
+    "fimf": "skmlfs.selection:FIMF",
+    "qpfs": "skmlfs.selection:QPFS",
 }
 
 LEARNERS: dict[str, str] = {
@@ -133,6 +136,10 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                    "Sun & Kudo 2018 (Table 1)"),
         "llsf": ("learning label-specific features (sparse regression)",
                  "Huang, Li, Huang & Wu 2015"),
+        "fimf": ("fast ranking: label relevance minus interaction with top-entropy label "
+                 "pairs, on top-entropy candidates", "Lee & Kim 2015"),
+        "qpfs": ("quadratic program over feature weights: pairwise feature MI vs summed "
+                 "label MI (needs the qp extra)", "Lim, Lee & Kim 2015"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",
