@@ -329,6 +329,15 @@ def test_qpfs_refuses_too_many_features():
         QPFS(max_features=10).fit(X, Y)
 
 
+def test_qpfs_without_the_solver_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "clarabel", None)  # "import clarabel" fails
+    X, Y = _fimf_example()
+    with pytest.raises(ImportError, match=r"scikit-mlfs\[qp\]"):
+        QPFS(n_features_to_select=2).fit(X, Y)
+
+
 # ------------------------------------------------------------------ both
 @pytest.mark.parametrize("Est", [FIMF, QPFS])
 def test_sparse_equals_dense_and_input_untouched(Est):

@@ -207,7 +207,7 @@ QPFS_MAX_FEATURES = 5000
 def _clarabel():
     try:
         import clarabel
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    except ImportError as exc:
         raise ImportError(
             "QPFS solves its quadratic program with the Clarabel interior-point solver, "
             "which is not installed: pip install 'scikit-mlfs[qp]' (or pip install "
