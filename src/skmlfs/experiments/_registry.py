@@ -64,6 +64,9 @@ SELECTORS: dict[str, str] = {
     "mgfs": "skmlfs.selection:MGFS",
     "mfs_mcdm": "skmlfs.selection:MFSMCDM",
     "mcls": "skmlfs.selection:MCLS",
+    # issue #23: FIMF and multi-label QPFS
+    "fimf": "skmlfs.selection:FIMF",
+    "qpfs": "skmlfs.selection:QPFS",
 }
 
 LEARNERS: dict[str, str] = {
@@ -149,6 +152,10 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                      "Hashemi, Dowlatshahi & Nezamabadi-pour 2020"),
         "mcls": ("constraint Laplacian score on a label-manifold-constrained sample graph",
                  "Huang, Jiang & Sun 2018"),
+        "fimf": ("fast ranking: label relevance minus interaction with top-entropy label "
+                 "pairs, on top-entropy candidates", "Lee & Kim 2015"),
+        "qpfs": ("quadratic program over feature weights: pairwise feature MI vs summed "
+                 "label MI (needs the qp extra)", "Lim, Lee & Kim 2015"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",
