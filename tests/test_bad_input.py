@@ -57,6 +57,7 @@ SELECTORS = {
     "PPTReliefF": S.PPTReliefF(3, k=3, min_support=1, random_state=0),
     "GA": S.GeneticSelector(n_features_to_select=3, **_MEMETIC),
     "Memetic": S.MemeticSelector(n_features_to_select=3, **_MEMETIC),
+    "PMU": S.PMU(3), "D2F": S.D2F(3),
 }
 TRANSFORMERS = {"MDDM": S.MDDM(n_components=3)}
 LEARNERS = {
@@ -73,7 +74,7 @@ ALL = {**SELECTORS, **TRANSFORMERS, **LEARNERS}
 # Selectors whose discretization (LAIM, mean ± std, none for MLCFS's correlations) is
 # invariant to scaling X: on X * 1e300 they must select what they select on X.
 SCALE_INVARIANT = ["SCLS", "AMI", "MDMR", "GICS", "LRFS", "MLCFS", "PPTMI", "PPTCHI", "MLFS",
-                   "MLJMI", "MLMIM", "MLMRMR", "ReliefFML", "PPTReliefF"]
+                   "MLJMI", "MLMIM", "MLMRMR", "ReliefFML", "PPTReliefF", "PMU", "D2F"]
 
 
 def _spoil(kind: str):

@@ -41,7 +41,7 @@ LEARNERS = frozenset({
     "MLNB", "MLkNN", "OCC", "ProbabilisticClassifierChain",
 })
 #: filters that read a 1-D y as one label column (they fail on multi-class values only)
-ONE_D_OK = frozenset({"AMI", "GICS", "LRFS", "MDMR", "MIRank", "SCLS"})
+ONE_D_OK = frozenset({"AMI", "D2F", "GICS", "LRFS", "MDMR", "MIRank", "PMU", "SCLS"})
 #: transformers that need a 2-D label matrix Y
 TRANSFORMERS_2D = frozenset({
     "GeneticSelector", "LAIMDiscretizer", "LLSF", "MDDM", "MIFS", "MLCFS", "MemeticSelector",

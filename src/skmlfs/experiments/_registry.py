@@ -54,6 +54,8 @@ SELECTORS: dict[str, str] = {
     "mljmi": "skmlfs.selection:MLJMI",
     "mlmrmr": "skmlfs.selection:MLMRMR",
     "llsf": "skmlfs.selection:LLSF",
+    "pmu": "skmlfs.selection:PMU",
+    "d2f": "skmlfs.selection:D2F",
     # relevance-only ranking (the SCLS paper's AMI column hypothesis, issue #14)
     "mi_rank": "skmlfs.selection:MIRank",
     "ami_relevance": "skmlfs.selection:MIRank",
@@ -133,6 +135,10 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                    "Sun & Kudo 2018 (Table 1)"),
         "llsf": ("learning label-specific features (sparse regression)",
                  "Huang, Li, Huang & Wu 2015"),
+        "pmu": ("pairwise multi-label utility (3-way interaction information, label pairs)",
+                "Lee & Kim 2013"),
+        "d2f": ("relevance minus feature-feature-label interaction information",
+                "Lee & Kim 2015"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",
