@@ -8,6 +8,10 @@ for redundancy) after the three-variable terms (``docs/methods/info.md#pmu``,
     PMU:  J(f) = Σ_l I(f; l) − Σ_{l<l'} I(f; l; l') − Σ_{s∈S} Σ_l I(f; s; l)
     D2F:  J(f) = Σ_l I(f; l)                         − Σ_{s∈S} Σ_l I(f; s; l)
 
+The papers' own text (and so their equation numbers) was not available to the project:
+the criteria are the ones the authors' code computes (``CAU-AIR-Lab/PMU``, ``/D2F``), which
+agree with later restatements; the docs page records the commits compared.
+
 Everything comes from the count engine in blocks: the label-pair term of PMU from ``q``
 stratified products (``I(f; l | l')`` of every feature and label given each label ``l'``),
 and each greedy step from one stratified product given the newly selected ``s``
