@@ -105,7 +105,9 @@ class PMU(_LeeKim):
     The first pick maximises the first two terms. The authors' ``pmu.m`` computes the
     same criterion; ``variant="code"`` only differs in keeping constant (zero-entropy)
     columns as candidates, as ``pmu.m`` does (their criterion is 0, which wins once every
-    informative feature scores below 0).
+    informative feature scores below 0). Both selected exactly ``pmu.m``'s features in its
+    order (``CAU-AIR-Lab/PMU`` at commit 0685508, run under GNU Octave on three PLCFS
+    splits; ``docs/methods/info.md#comparison-with-the-authors-code``).
 
     Parameters
     ----------
@@ -177,7 +179,10 @@ class D2F(_LeeKim):
 
     (the values ``d2f.m`` compares; its extra terms ``−Σ_l H(l)`` and ``−Σ_l H(s | l)``
     are the same for every candidate). Constant columns are candidates there, as in
-    ``d2f.m``. Published comparisons that ran the code ran this variant.
+    ``d2f.m``. Published comparisons that ran the code ran this variant. It selected
+    exactly ``d2f.m``'s features in its order (``CAU-AIR-Lab/D2F`` at commit fe698b0, run
+    under GNU Octave on three PLCFS splits;
+    ``docs/methods/info.md#comparison-with-the-authors-code``).
 
     Parameters
     ----------
