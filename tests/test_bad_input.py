@@ -59,6 +59,7 @@ SELECTORS = {
     "Memetic": S.MemeticSelector(n_features_to_select=3, **_MEMETIC),
     "BMFS": S.BMFS(3), "MGFS": S.MGFS(3), "MFSMCDM": S.MFSMCDM(3),
     "MCLS": S.MCLS(3),
+    "PMU": S.PMU(3), "D2F": S.D2F(3),
 }
 TRANSFORMERS = {"MDDM": S.MDDM(n_components=3)}
 LEARNERS = {
@@ -75,7 +76,8 @@ ALL = {**SELECTORS, **TRANSFORMERS, **LEARNERS}
 # Selectors whose discretization (LAIM, mean ± std, none for MLCFS's correlations) is
 # invariant to scaling X: on X * 1e300 they must select what they select on X.
 SCALE_INVARIANT = ["SCLS", "AMI", "MDMR", "GICS", "LRFS", "MLCFS", "PPTMI", "PPTCHI", "MLFS",
-                   "MLJMI", "MLMIM", "MLMRMR", "ReliefFML", "PPTReliefF", "BMFS", "MGFS"]
+                   "MLJMI", "MLMIM", "MLMRMR", "ReliefFML", "PPTReliefF", "BMFS", "MGFS",
+                   "PMU", "D2F"]
 
 
 def _spoil(kind: str):

@@ -41,7 +41,9 @@ LEARNERS = frozenset({
     "MLNB", "MLkNN", "OCC", "ProbabilisticClassifierChain",
 })
 #: filters that read a 1-D y as one label column (they fail on multi-class values only)
-ONE_D_OK = frozenset({"AMI", "FIMF", "GICS", "LRFS", "MDMR", "MIRank", "QPFS", "SCLS"})
+ONE_D_OK = frozenset({
+    "AMI", "D2F", "FIMF", "GICS", "LRFS", "MDMR", "MIRank", "PMU", "QPFS", "SCLS",
+})
 #: transformers that need a 2-D label matrix Y
 TRANSFORMERS_2D = frozenset({
     "BMFS", "MCLS", "MFSMCDM", "MGFS",

@@ -54,6 +54,8 @@ SELECTORS: dict[str, str] = {
     "mljmi": "skmlfs.selection:MLJMI",
     "mlmrmr": "skmlfs.selection:MLMRMR",
     "llsf": "skmlfs.selection:LLSF",
+    "pmu": "skmlfs.selection:PMU",
+    "d2f": "skmlfs.selection:D2F",
     # relevance-only ranking (the SCLS paper's AMI column hypothesis, issue #14)
     "mi_rank": "skmlfs.selection:MIRank",
     "ami_relevance": "skmlfs.selection:MIRank",
@@ -156,6 +158,10 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                  "pairs, on top-entropy candidates", "Lee & Kim 2015"),
         "qpfs": ("quadratic program over feature weights: pairwise feature MI vs summed "
                  "label MI (needs the qp extra)", "Lim, Lee & Kim 2015"),
+        "pmu": ("pairwise multi-label utility (3-way interaction information, label pairs)",
+                "Lee & Kim 2013"),
+        "d2f": ("relevance minus feature-feature-label interaction information",
+                "Lee & Kim 2015"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",

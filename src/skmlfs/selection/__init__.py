@@ -56,6 +56,10 @@ from ._fimf_qpfs import FIMF, QPFS  # noqa: E402
 
 __all__ += ["FIMF", "QPFS"]
 
+from ._lee_kim import D2F, PMU  # noqa: E402
+
+__all__ += ["D2F", "PMU"]
+
 # What the classifier chains of skmlfs.learners build on (Sun & Kudo 2018): the greedy
 # MLFS routines — label-specific selection (Eq. 43), global selection (Eq. 42), kCC
 # parents (Eq. 33) — and the tie rule of every greedy search.
