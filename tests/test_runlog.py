@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
+import warnings
 
 import pytest
 
@@ -203,3 +204,28 @@ def test_old_run_log_gains_the_warnings_column(tmp_path):
     with ResultStore(db) as st:  # opened for writing: the column is added
         assert "warnings" in st.runs().columns
     assert run(db).n_computed == 0
+
+
+def test_cells_of_another_version_are_reused_with_a_warning(tmp_path, monkeypatch):
+    """Cell ids hash the parameters a file names, not the code's defaults: resuming a
+    store written by another version says so instead of reusing its cells silently."""
+    from skmlfs.experiments import ResultStore, load_experiment, run_experiment
+
+    (tmp_path / "e.toml").write_text(
+        'name = "v"\nselectors = ["scls"]\nn_features = [2]\nmetrics = ["hamming_loss"]\n'
+        '[protocol]\nkind = "holdout"\nrepeats = 2\n[[datasets]]\nname = "s"\n'
+        'generator = "skmlfs.datasets:make_multilabel_discrete"\n'
+        'params = { n_samples = 60, n_features = 8, random_state = 1 }\n')
+    spec = load_experiment(tmp_path / "e.toml")
+    db = tmp_path / "v.db"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # same version twice: no warning
+        run_experiment(spec, db, verbose=False, progress=False)
+        run_experiment(spec, db, verbose=False, progress=False)
+    current = skmlfs.__version__
+    monkeypatch.setattr(skmlfs, "__version__", "9.9.9")
+    with pytest.warns(UserWarning, match=r"stored by skmlfs .* and are reused; this is skmlfs "
+                      r"9\.9\.9"):
+        run_experiment(spec, db, verbose=False, progress=False)
+    with ResultStore(db) as st:
+        assert st.get_meta("skmlfs_version") == "9.9.9" != current

@@ -15,4 +15,4 @@ plots       figures (CD diagrams, curves)
 cli         the ``mlfs`` command
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"

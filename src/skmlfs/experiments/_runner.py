@@ -749,8 +749,21 @@ def run_experiment(
     try:
         with store.writer_lock(), _backend_session(dask, n_jobs) as dask:
             store.set_meta(f"experiment:{spec.name}", spec.text or canonical_json(spec.source))
+            before = store.get_meta("skmlfs_version")
             store.set_meta("skmlfs_version", __version__)
             plan = plan_experiment(spec, store)
+            n_reused = len(plan.cell_ids) - plan.n_pending
+            if before and before != __version__ and n_reused:
+                # cell ids hash the parameters an experiment names, not the defaults of
+                # the code: a default changed between versions would be reused silently
+                warnings.warn(
+                    f"{store.path}: {n_reused} of the cells this run needs were stored by "
+                    f"skmlfs {before} and are reused; this is skmlfs {__version__}. "
+                    "Defaults that changed between versions (CHANGELOG.md) are not part of "
+                    "a cell's id: use a new --db to recompute them.",
+                    UserWarning,
+                    stacklevel=2,
+                )
             for key, value in plan.meta.items():
                 store.set_meta(key, value)
             n_workers = n_workers_of(n_jobs, dask)
