@@ -54,6 +54,9 @@ SELECTORS: dict[str, str] = {
     "mljmi": "skmlfs.selection:MLJMI",
     "mlmrmr": "skmlfs.selection:MLMRMR",
     "llsf": "skmlfs.selection:LLSF",
+    # ant-colony filters (issue #26); ant_td is the memetic paper's "MLACO" baseline
+    "mlaco": "skmlfs.selection:MLACO",
+    "ant_td": "skmlfs.selection:AntTD",
     # relevance-only ranking (the SCLS paper's AMI column hypothesis, issue #14)
     "mi_rank": "skmlfs.selection:MIRank",
     "ami_relevance": "skmlfs.selection:MIRank",
@@ -136,6 +139,10 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                    "Sun & Kudo 2018 (Table 1)"),
         "llsf": ("learning label-specific features (sparse regression)",
                  "Huang, Li, Huang & Wu 2015"),
+        "mlaco": ("ant colony, relevance/redundancy heuristics, pheromone ranking",
+                  "Paniri, Dowlatshahi & Nezamabadi-pour 2020"),
+        "ant_td": ("ant colony with a TD-learned heuristic (the memetic paper's 'MLACO')",
+                   "Paniri, Dowlatshahi & Nezamabadi-pour 2021"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",
