@@ -31,7 +31,9 @@ __all__ = ["MLACO", "AntTD", "abs_correlation", "feature_label_cosine", "minmax"
 
 # --------------------------------------------------------------------------- heuristics
 def minmax(v: np.ndarray) -> np.ndarray:
-    """``(v − min v) / (max v − min v)``; a constant ``v`` gives ones (``docs/methods/ant.md#common``).
+    """``(v − min v) / (max v − min v)``; a constant ``v`` gives ones.
+
+    ``docs/methods/ant.md#common-machinery``.
 
     The authors' ``minmax.m`` gives 0/0 = NaN there; ones keep every feature equally
     attractive instead of switching the product heuristic off.
@@ -133,7 +135,7 @@ def peng_round(X: Any) -> Any:
 
 # --------------------------------------------------------------------------- the colony
 class _AntColony(BaseSelector):
-    """The colony shared by MLACO and Ant-TD (``docs/methods/ant.md#common``).
+    """The colony shared by MLACO and Ant-TD (``docs/methods/ant.md#common-machinery``).
 
     Random stream, per cycle (the tests' loop reference draws the same): the start
     features ``rng.permutation(d)[:m]`` (``m = min(n_ants, d)``), then the path lengths
@@ -334,7 +336,6 @@ class MLACO(_AntColony):
 
     def _desirability(self, tau: np.ndarray, cur: np.ndarray, ants: np.ndarray) -> np.ndarray:
         return self._inv_red[cur] * (tau * self.relevance_)
-
 
 
 class AntTD(_AntColony):
