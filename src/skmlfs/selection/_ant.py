@@ -193,53 +193,70 @@ class _AntColony(BaseSelector):
     def _cycle(
         self, tau: np.ndarray, start: np.ndarray, nf: np.ndarray, u: np.ndarray, v: np.ndarray
     ) -> np.ndarray:
-        """Walk the ``m`` ants of one cycle together; return the visit counts (d,)."""
+        """Walk the ``m`` ants of one cycle together; return the visit counts (d,).
+
+        The ants are processed by decreasing path length, so that the ants still walking
+        at step ``t`` are the first rows of every ``(m, d)`` block (slices, not copies).
+        Each step: the desirability rows (one gather), the mask of visited features (one
+        multiply), the greedy choice of the exploiting ants, the cumulative weights of the
+        exploring ones.
+        """
         m, d = start.size, tau.size
-        rows = np.arange(m)
-        visited = np.zeros((m, d), dtype=bool)
-        visited[rows, start] = True
+        order = np.argsort(-nf, kind="stable")
+        start, nf, u, v = start[order], nf[order], u[:, order], v[:, order]
+        avail = np.ones((m, d))
+        avail[np.arange(m), start] = 0.0
         cur = start.copy()
         counts = np.zeros(d)
-        self._begin_cycle(m)
+        self._begin_cycle(tau, m)
         for t in range(u.shape[0]):
-            active = t < nf
-            a = rows[active]
-            if a.size == 0:
+            na = int(np.count_nonzero(nf > t))
+            if na == 0:
                 break
-            w = self._desirability(tau, cur[a], a)  # (|a|, d), non-negative
-            w[visited[a]] = 0.0
-            unv = ~visited[a]
-            q = (1.0 - (t + self._step_offset) / nf[a]) ** 0.7
-            exploit = u[t, a] > q
-            # greedy: first maximum among the unvisited features
-            greedy = np.argmax(np.where(unv, w, -np.inf), axis=1)
-            # roulette: first feature whose cumulative weight exceeds v · total
-            cs = np.cumsum(w, axis=1)
-            tot = cs[:, -1]
-            roul = np.argmax(cs > (v[t, a] * tot)[:, None], axis=1)
-            # no weight left: uniform among the unvisited features (v picks one)
-            zero = ~(tot > 0)
-            if zero.any():
-                nun = unv[zero].sum(axis=1)
-                pick = np.floor(v[t, a[zero]] * nun).astype(np.intp)
-                rank = np.cumsum(unv[zero], axis=1) - 1
-                roul[zero] = np.argmax(unv[zero] & (rank == pick[:, None]), axis=1)
-            nxt = np.where(exploit, greedy, roul)
-            self._after_move(a, cur[a], nxt)
-            visited[a, nxt] = True
+            s = slice(0, na)
+            w = self._weights(tau, cur[s], s)  # a new (na, d) array, non-negative
+            w *= avail[s]
+            q = (1.0 - (t + self._step_offset) / nf[s]) ** 0.7
+            exploit = u[t, s] > q
+            nxt = np.empty(na, dtype=np.intp)
+            e = np.flatnonzero(exploit)
+            if e.size:
+                we = w[e]
+                g = np.argmax(we, axis=1)  # first maximum; visited features weigh 0
+                # every unvisited weight 0: the first unvisited feature
+                none = we[np.arange(e.size), g] <= 0
+                if none.any():
+                    g[none] = np.argmax(avail[e[none]] > 0, axis=1)
+                nxt[e] = g
+            r = np.flatnonzero(~exploit)
+            if r.size:
+                cs = np.cumsum(w[r], axis=1)
+                tot = cs[:, -1]
+                vr = v[t, r]
+                pick = np.argmax(cs > (vr * tot)[:, None], axis=1)
+                # no weight left: uniform among the unvisited features (v picks one)
+                zero = ~(tot > 0)
+                if zero.any():
+                    un = avail[r[zero]] > 0
+                    k = np.floor(vr[zero] * un.sum(axis=1)).astype(np.intp)
+                    rank = np.cumsum(un, axis=1) - 1
+                    pick[zero] = np.argmax(un & (rank == k[:, None]), axis=1)
+                nxt[r] = pick
+            self._after_move(s, cur[s], nxt)
+            avail[np.arange(na), nxt] = 0.0
             np.add.at(counts, nxt, 1.0)
-            cur[a] = nxt
-        self._end_cycle()
+            cur[s] = nxt
+        self._end_cycle(order)
         return counts
 
     # hooks -------------------------------------------------------------------
-    def _begin_cycle(self, m: int) -> None:
+    def _begin_cycle(self, tau: np.ndarray, m: int) -> None:
         pass
 
-    def _after_move(self, ants: np.ndarray, cur: np.ndarray, nxt: np.ndarray) -> None:
+    def _after_move(self, s: slice, cur: np.ndarray, nxt: np.ndarray) -> None:
         pass
 
-    def _end_cycle(self) -> None:
+    def _end_cycle(self, order: np.ndarray) -> None:
         pass
 
 
@@ -334,8 +351,15 @@ class MLACO(_AntColony):
         nf = int(np.clip(np.floor(self.path_fraction * d), 1, max(d - 1, 0)))
         return np.full(m, nf if d > 1 else 0, dtype=np.intp)
 
-    def _desirability(self, tau: np.ndarray, cur: np.ndarray, ants: np.ndarray) -> np.ndarray:
-        return self._inv_red[cur] * (tau * self.relevance_)
+    def _begin_cycle(self, tau: np.ndarray, m: int) -> None:
+        # tau and R are fixed during a cycle: one d x d product, then one gather per step
+        self._W = self._inv_red * (tau * self.relevance_)
+
+    def _weights(self, tau: np.ndarray, cur: np.ndarray, s: slice) -> np.ndarray:
+        return self._W[cur]
+
+    def _end_cycle(self, order: np.ndarray) -> None:
+        del self._W
 
 
 class AntTD(_AntColony):
@@ -460,20 +484,22 @@ class AntTD(_AntColony):
         hi = max(lo, int(np.clip(np.floor(self.max_path_fraction * d), 1, top))) if top else 0
         return rng.randint(lo, hi + 1, size=m).astype(np.intp)
 
-    def _begin_cycle(self, m: int) -> None:
+    def _begin_cycle(self, tau: np.ndarray, m: int) -> None:
         # every ant updates its own copy of V (MATLAB passes V by value to moveAnt)
         self._Vc = np.tile(self.values_, (m, 1))
 
-    def _desirability(self, tau: np.ndarray, cur: np.ndarray, ants: np.ndarray) -> np.ndarray:
-        return self._Vc[ants] * tau
+    def _weights(self, tau: np.ndarray, cur: np.ndarray, s: slice) -> np.ndarray:
+        return self._Vc[s] * tau
 
-    def _after_move(self, ants: np.ndarray, cur: np.ndarray, nxt: np.ndarray) -> None:
+    def _after_move(self, s: slice, cur: np.ndarray, nxt: np.ndarray) -> None:
         sim = self._red[cur, nxt]
         rel = self.relevance_[nxt]
         r = (1.0 + sim) * rel if self.reward == "code" else rel / (1.0 + sim)
+        rows = np.arange(s.stop)
         V = self._Vc
-        V[ants, cur] += self.learning_rate * (r + self.discount * V[ants, nxt] - V[ants, cur])
+        V[rows, cur] += self.learning_rate * (r + self.discount * V[rows, nxt] - V[rows, cur])
 
-    def _end_cycle(self) -> None:
-        self.values_ = self._Vc.mean(axis=0)
+    def _end_cycle(self, order: np.ndarray) -> None:
+        # the copies back in the ants' order before averaging (same rounding as a loop)
+        self.values_ = self._Vc[np.argsort(order)].mean(axis=0)
         del self._Vc
