@@ -274,8 +274,9 @@ class MLACO(_AntColony):
     ranked by the final pheromone.
 
     Defaults are those of the authors' code (``mohssen00/MLACO`` commit d16c438: 25 ants,
-    40 cycles, decay 0.1, NF = ⌊d/2⌋, β = 1). Needs the ``d × d`` correlation matrix
-    (``8 d²`` bytes; sparse ``X`` is not densified). ``docs/methods/ant.md#mlaco``.
+    40 cycles, decay 0.1, NF = ⌊d/2⌋, β = 1). Needs two ``d × d`` matrices (the inverse
+    redundancy and the cycle's desirabilities: ``16 d²`` bytes; sparse ``X`` is not
+    densified). ``docs/methods/ant.md#mlaco``.
 
     Parameters
     ----------
@@ -343,7 +344,7 @@ class MLACO(_AntColony):
         red = abs_correlation(X)
         red[np.isnan(red)] = 1.0  # a constant feature: as Ant-TD's code, NaN -> 1
         red[red == 0] = 1e-4  # the code's floor before inverting
-        self._inv_red = red ** (-float(self.beta))
+        self._inv_red = np.power(red, -float(self.beta), out=red)  # in place: one d x d
         self.initial_pheromone_ = tau0
         return tau0.copy()
 
@@ -376,7 +377,8 @@ class AntTD(_AntColony):
 
     Defaults are those of the authors' code (``mohssen00/ANT-TD`` commit befaa1c: 50
     ants, 25 cycles, decay 0.2, α = 0.5, γ = 0.8, NF uniform in ⌊d/8⌋..⌊d/6⌋) and of the
-    memetic paper's "MLACO" baseline (0.2 / 0.5 / 0.8).
+    memetic paper's "MLACO" baseline (0.2 / 0.5 / 0.8). Needs the ``d × d`` correlation
+    matrix (``8 d²`` bytes; sparse ``X`` is not densified).
 
     Parameters
     ----------
