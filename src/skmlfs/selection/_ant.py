@@ -297,10 +297,10 @@ class MLACO(_AntColony):
     ----------
     ranking_ : ndarray of int
         Every feature by decreasing final pheromone (ties: lower index first).
-    scores_ : ndarray of shape (n_features_in_,)
+    scores_ : ndarray of shape (n_features,)
         The final pheromone.
-    initial_pheromone_, relevance_ : ndarray of shape (n_features_in_,)
-    pheromone_history_ : ndarray of shape (n_cycles + 1, n_features_in_)
+    initial_pheromone_, relevance_ : ndarray of shape (n_features,)
+    pheromone_history_ : ndarray of shape (n_cycles + 1, n_features)
 
     Examples
     --------
@@ -405,10 +405,10 @@ class AntTD(_AntColony):
     Attributes
     ----------
     ranking_, scores_ : as :class:`MLACO` (``scores_`` is the final pheromone)
-    values_ : ndarray of shape (n_features_in_,)
+    values_ : ndarray of shape (n_features,)
         The learned state values ``V``.
-    initial_pheromone_, relevance_ : ndarray of shape (n_features_in_,)
-    pheromone_history_ : ndarray of shape (n_cycles + 1, n_features_in_)
+    initial_pheromone_, relevance_ : ndarray of shape (n_features,)
+    pheromone_history_ : ndarray of shape (n_cycles + 1, n_features)
 
     Examples
     --------
