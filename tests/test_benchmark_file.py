@@ -23,7 +23,7 @@ def _registered_classes() -> dict[str, str]:
 
 
 @pytest.mark.parametrize("file", FILES)
-def test_every_registered_selector_is_benchmarked(file):
+def test_every_registered_selector_is_benchmarked(file, datasets_dir):
     spec = load_experiment(ROOT / "experiments" / file)
     ran = {f"{c.__module__.rsplit('._', 1)[0]}:{c.__name__}"
            for c in (m.estimator_class() for m in spec.selectors)}

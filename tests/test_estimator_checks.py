@@ -51,6 +51,7 @@ TRANSFORMERS_2D = frozenset({
     "PPTCHI", "PPTMI", "PPTReliefF", "RALMFS", "RLEFS", "ReliefFML",
 })
 TRANSFORMERS_2D |= {"RandomSelection"}
+TRANSFORMERS_2D |= {"AntTD", "MLACO"}
 LAZY = frozenset({"DMLkNN", "MLCWkNN", "MLkNN"})
 #: scikit-learn skips its determinism checks for these (tag non_deterministic)
 RANDOM_SEARCH = frozenset({"GeneticSelector", "MemeticSelector"})

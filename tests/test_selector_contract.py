@@ -40,7 +40,8 @@ CHEAP = {
 SMALLER = {"ralmfs": "refit", "mlfs": "refit", "memetic": "refit", "ga": "refit"}
 # Methods whose ranking orders every feature whatever the budget: any budget is a cut.
 FULL = {"relieff_ml", "ppt_relieff", "rlefs", "mifs", "llsf", "bmfs", "mgfs", "mfs_mcdm",
-        "mcls"}
+        "mcls", "random"}
+FULL |= {"mlaco", "ant_td"}  # the final pheromone orders every feature
 NAMES = [
     n for n in sorted(SELECTORS)
     if n not in ("all", "ami_relevance")  # the no-selection baseline; an alias of mi_rank

@@ -56,6 +56,9 @@ SELECTORS: dict[str, str] = {
     "llsf": "skmlfs.selection:LLSF",
     "pmu": "skmlfs.selection:PMU",
     "d2f": "skmlfs.selection:D2F",
+    # ant-colony filters (issue #26); ant_td is the memetic paper's "MLACO" baseline
+    "mlaco": "skmlfs.selection:MLACO",
+    "ant_td": "skmlfs.selection:AntTD",
     # relevance-only ranking (the SCLS paper's AMI column hypothesis, issue #14)
     "mi_rank": "skmlfs.selection:MIRank",
     "ami_relevance": "skmlfs.selection:MIRank",
@@ -162,6 +165,10 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                 "Lee & Kim 2013"),
         "d2f": ("relevance minus feature-feature-label interaction information",
                 "Lee & Kim 2015"),
+        "mlaco": ("ant colony, relevance/redundancy heuristics, pheromone ranking",
+                  "Paniri, Dowlatshahi & Nezamabadi-pour 2020"),
+        "ant_td": ("ant colony with a TD-learned heuristic (the memetic paper's 'MLACO')",
+                   "Paniri, Dowlatshahi & Nezamabadi-pour 2021"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",

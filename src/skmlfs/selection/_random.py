@@ -35,7 +35,7 @@ class RandomSelection(BaseSelector):
     ----------
     ranking_ : ndarray of int
         Every feature, by decreasing random score.
-    scores_ : ndarray of shape (n_features_in_,)
+    scores_ : ndarray of shape (n_features,)
         The uniform random score of each feature.
 
     Examples
