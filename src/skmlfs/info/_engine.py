@@ -37,6 +37,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from ._kernels import binary_one_xlogx, row_counts, use_numba
+
 __all__ = [
     "DiscreteData",
     "conditional_mutual_info",
@@ -434,6 +436,11 @@ def _xlogx_table(n: int) -> np.ndarray:
     return t
 
 
+# The compiled kernels (skmlfs.info._kernels, numba) take the greedy step's counts and
+# tables from this many indicator columns up: below it, the numpy path (the same
+# results) and no numba import.
+KERNEL_MIN_COLUMNS = 2**16
+
 # _row_sums counts by one pass over all entries (a matrix–vector product) when the rows
 # hold more than 1/_MATVEC_SHARE of them: a sequential pass costs a few times less per
 # entry than the gather of those rows' entries.
@@ -449,6 +456,10 @@ def _row_sums(A: DiscreteData, rows: np.ndarray) -> np.ndarray:
     m = A.indicators.shape[1]
     if rows.size == 0 or m == 0:
         return np.zeros(m, dtype=np.int64)
+    if not A.is_dense and m >= KERNEL_MIN_COLUMNS and use_numba():
+        # compiled: one walk over those rows' entries (the same integer counts)
+        csr = A.row_major
+        return row_counts(csr.indptr, csr.indices, np.asarray(rows, dtype=np.int64), m)
     if A.is_dense:
         return np.rint(np.add.reduce(A.indicators[rows], axis=0, dtype=np.float64)).astype(
             np.int64
@@ -704,6 +715,17 @@ def joint_entropy_one(
     for c in range(lo, hi):  # one pass per non-zero code of B_j (one for binary data)
         C[:, c - lo] = _row_sums(A, bcsc.indices[bcsc.indptr[c] : bcsc.indptr[c + 1]])
     table = _xlogx_table(n)
+    if (
+        hi - lo == 1
+        and A.indicators.shape[1] >= KERNEL_MIN_COLUMNS
+        and int(A.arity.max()) <= 2
+        and use_numba()
+    ):
+        # binary A and B_j: the four cells per variable in one compiled pass (the same
+        # additions in the same order as _sum_xlogx_block, bit-identical)
+        col_of_var = np.where(A.arity >= 2, A.ptr[:-1], -1)
+        s1 = binary_one_xlogx(C[:, 0], A.counts, col_of_var, int(B.counts[lo]), n, table)
+        return _to_base(np.log(n) - s1 / n, base)
     s = _sum_xlogx_tables(
         C, A.counts, B.counts[lo:hi], n, A, _Ptr(np.array([0, hi - lo])), table
     )

@@ -23,6 +23,7 @@ The counts of a block can also be accumulated over row blocks first
 from __future__ import annotations
 
 import os
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -37,6 +38,7 @@ from ._engine import (
     _sum_xlogx_tables,
     _xlogx_table,
 )
+from ._kernels import RowScratch, binary_rows_corrections, use_numba
 
 __all__ = [
     "binary_corrections",
@@ -57,6 +59,9 @@ DEFAULT_BLOCK_CELLS = 2**24
 # labels + the reduction's temporaries, ~20 MiB): scipy's product runs fastest with
 # chunks of about this size (measured 2**20 < 2**22 < 2**25 on Delicious-200K shapes).
 DEFAULT_ROW_CHUNK_ENTRIES = 2**20
+# Compiled path (numba, skmlfs.info._kernels): multiply–adds of one chunk of feature rows
+# (no product is stored, so chunks only need to be large enough for thread hand-over).
+KERNEL_ROW_CHUNK_FLOPS = 2**22
 # Threads running chunks of the binary path (scipy's product and numpy release the GIL).
 N_THREADS = max(1, min(2, os.cpu_count() or 1))
 # Set to a dict by benchmarks: seconds in products and in corrections (summed over
@@ -257,6 +262,8 @@ def binary_corrections(
     cum = np.concatenate([[0.0], np.cumsum(flops)])
     a, b = X.counts, Y.counts
     t_b = ext[n + b]
+    if use_numba():
+        return _binary_corrections_kernel(X, xt, yr, cum, a, b, t_b, ext)
     chunks = _budget_ranges(cum, min(block_entries, DEFAULT_ROW_CHUNK_ENTRIES))
 
     def one_chunk(bounds: tuple[int, int]) -> np.ndarray:
@@ -283,6 +290,46 @@ def binary_corrections(
     if workers > 1:
         # scipy's product and numpy's gathers and reductions release the GIL: chunks run
         # on the cores in parallel; each writes its own rows (the same sums as in order).
+        with ThreadPoolExecutor(workers) as pool:
+            for (r0, r1), res in zip(chunks, pool.map(one_chunk, chunks), strict=True):
+                out[r0:r1] = res
+    else:
+        for r0, r1 in chunks:
+            out[r0:r1] = one_chunk((r0, r1))
+    corr = np.zeros(X.n_vars)
+    corr[_var_of_col(X.ptr)] = out
+    return corr
+
+
+def _binary_corrections_kernel(X, xt, yr, cum, a, b, t_b, ext) -> np.ndarray:
+    """:func:`binary_corrections` by the compiled kernel: each chunk of feature rows walks
+    its samples' labels into a dense per-thread accumulator instead of a stored product
+    (same values, bit for bit: see :mod:`skmlfs.info._kernels`)."""
+    n, m_a, q = X.n_samples, xt.shape[0], yr.shape[1]
+    xp, xi = xt.indptr, xt.indices
+    yp, yi = yr.indptr, yr.indices
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    b = np.ascontiguousarray(b, dtype=np.int64)
+    chunks = _budget_ranges(cum, KERNEL_ROW_CHUNK_FLOPS)
+    local = threading.local()
+
+    def one_chunk(bounds: tuple[int, int]) -> np.ndarray:
+        scratch = getattr(local, "scratch", None)
+        if scratch is None:
+            scratch = local.scratch = RowScratch(q)
+        t0 = time.perf_counter()
+        res, pairs = binary_rows_corrections(
+            xp, xi, yp, yi, bounds[0], bounds[1], a, b, t_b, ext, n, scratch
+        )
+        if TIMINGS is not None:
+            TIMINGS["kernel_s"] = TIMINGS.get("kernel_s", 0.0) + time.perf_counter() - t0
+            TIMINGS["co_occurring_pairs"] += int(pairs)
+            TIMINGS["chunks"] += 1
+        return res
+
+    out = np.zeros(m_a)
+    workers = min(N_THREADS, len(chunks))
+    if workers > 1:
         with ThreadPoolExecutor(workers) as pool:
             for (r0, r1), res in zip(chunks, pool.map(one_chunk, chunks), strict=True):
                 out[r0:r1] = res
