@@ -71,7 +71,8 @@ class RowScratch:
 
     def __init__(self, q: int):
         self.acc = np.zeros(q, dtype=np.int32)
-        self.order = np.empty(q, dtype=np.int32)
+        # one more than the labels: the touch loop writes a label before knowing it is new
+        self.order = np.empty(q + 1, dtype=np.int32)
         self.vals = np.empty(q, dtype=np.float64)
 
 

@@ -62,6 +62,9 @@ DEFAULT_ROW_CHUNK_ENTRIES = 2**20
 # Compiled path (numba, skmlfs.info._kernels): multiply–adds of one chunk of feature rows
 # (no product is stored, so chunks only need to be large enough for thread hand-over).
 KERNEL_ROW_CHUNK_FLOPS = 2**22
+# ... and engages from this many multiply–adds up (below, the numpy path — the same
+# values — without importing numba).
+KERNEL_MIN_FLOPS = 2**24
 # Threads running chunks of the binary path (scipy's product and numpy release the GIL).
 N_THREADS = max(1, min(2, os.cpu_count() or 1))
 # Set to a dict by benchmarks: seconds in products and in corrections (summed over
@@ -262,7 +265,7 @@ def binary_corrections(
     cum = np.concatenate([[0.0], np.cumsum(flops)])
     a, b = X.counts, Y.counts
     t_b = ext[n + b]
-    if use_numba():
+    if cum[-1] >= KERNEL_MIN_FLOPS and use_numba():
         return _binary_corrections_kernel(X, xt, yr, cum, a, b, t_b, ext)
     chunks = _budget_ranges(cum, min(block_entries, DEFAULT_ROW_CHUNK_ENTRIES))
 

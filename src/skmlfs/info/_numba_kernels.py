@@ -101,7 +101,8 @@ def binary_rows(xp, xi, yp, yi, r0, r1, a, b, t_b, ext, n, acc, order, vals):
     """Corrections of feature rows ``r0:r1`` and their number of co-occurring pairs.
 
     See :func:`skmlfs.info._kernels.binary_rows_corrections`. ``acc`` must be all zero
-    on entry (it is left so); ``order`` and ``vals`` hold at least one entry per label.
+    on entry (it is left so); ``vals`` holds at least one entry per label, ``order`` one
+    more (a label is written at ``order[cnt]`` before it is known to be new).
     """
     out = np.empty(r1 - r0)
     pairs = 0
