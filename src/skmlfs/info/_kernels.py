@@ -67,10 +67,13 @@ def _kernels() -> dict:
 
 
 class RowScratch:
-    """Per-thread work arrays of :func:`binary_rows_corrections` (one per label count)."""
+    """Per-thread work arrays of :func:`binary_rows_corrections` for labels with ``b``
+    positives (``t(b)`` at ``ext[b + n]``)."""
 
-    def __init__(self, q: int):
-        self.acc = np.zeros(q, dtype=np.int32)
+    def __init__(self, b: np.ndarray, n: int):
+        q = b.size
+        # label k: (index of t(b_k) in ext) << 32 | running n11 (0 between rows)
+        self.acc = (np.asarray(b, dtype=np.int64) + n) << 32
         # one more than the labels: the touch loop writes a label before knowing it is new
         self.order = np.empty(q + 1, dtype=np.int32)
         self.vals = np.empty(q, dtype=np.float64)
@@ -84,8 +87,6 @@ def binary_rows_corrections(
     r0: int,
     r1: int,
     a: np.ndarray,
-    b: np.ndarray,
-    t_b: np.ndarray,
     ext: np.ndarray,
     n: int,
     scratch: RowScratch,
@@ -95,12 +96,13 @@ def binary_rows_corrections(
     co-occurring (feature, label) pairs of those rows.
 
     ``(xp, xi)``: CSR of ``X_indᵀ`` (feature row → samples); ``(yp, yi)``: CSR of
-    ``Y_ind`` (sample → labels); ``a``, ``b``: positives per feature row / label;
-    ``t_b = t(b)``; ``ext`` as in :func:`skmlfs.info._labelsum._ext_table`. Releases the
-    GIL: threads may run disjoint row ranges, each with its own ``scratch``.
+    ``Y_ind`` (sample → labels); ``a``: positives per feature row (int64); ``ext`` as in
+    :func:`skmlfs.info._labelsum._ext_table`; the labels' positives are in ``scratch``.
+    Needs ``3 n < 2**31``. Releases the GIL: threads may run disjoint row ranges, each
+    with its own ``scratch``.
     """
     return _kernels()["binary_rows"](
-        xp, xi, yp, yi, r0, r1, a, b, t_b, ext, n, scratch.acc, scratch.order, scratch.vals
+        xp, xi, yp, yi, r0, r1, a, ext, n, scratch.acc, scratch.order, scratch.vals
     )
 
 

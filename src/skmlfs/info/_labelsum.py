@@ -265,8 +265,8 @@ def binary_corrections(
     cum = np.concatenate([[0.0], np.cumsum(flops)])
     a, b = X.counts, Y.counts
     t_b = ext[n + b]
-    if cum[-1] >= KERNEL_MIN_FLOPS and use_numba():
-        return _binary_corrections_kernel(X, xt, yr, cum, a, b, t_b, ext)
+    if cum[-1] >= KERNEL_MIN_FLOPS and 3 * n < 2**31 and use_numba():
+        return _binary_corrections_kernel(X, xt, yr, cum, a, b, ext)
     chunks = _budget_ranges(cum, min(block_entries, DEFAULT_ROW_CHUNK_ENTRIES))
 
     def one_chunk(bounds: tuple[int, int]) -> np.ndarray:
@@ -304,25 +304,24 @@ def binary_corrections(
     return corr
 
 
-def _binary_corrections_kernel(X, xt, yr, cum, a, b, t_b, ext) -> np.ndarray:
+def _binary_corrections_kernel(X, xt, yr, cum, a, b, ext) -> np.ndarray:
     """:func:`binary_corrections` by the compiled kernel: each chunk of feature rows walks
     its samples' labels into a dense per-thread accumulator instead of a stored product
     (same values, bit for bit: see :mod:`skmlfs.info._kernels`)."""
-    n, m_a, q = X.n_samples, xt.shape[0], yr.shape[1]
+    n, m_a = X.n_samples, xt.shape[0]
     xp, xi = xt.indptr, xt.indices
     yp, yi = yr.indptr, yr.indices
     a = np.ascontiguousarray(a, dtype=np.int64)
-    b = np.ascontiguousarray(b, dtype=np.int64)
     chunks = _budget_ranges(cum, KERNEL_ROW_CHUNK_FLOPS)
     local = threading.local()
 
     def one_chunk(bounds: tuple[int, int]) -> np.ndarray:
         scratch = getattr(local, "scratch", None)
         if scratch is None:
-            scratch = local.scratch = RowScratch(q)
+            scratch = local.scratch = RowScratch(b, n)
         t0 = time.perf_counter()
         res, pairs = binary_rows_corrections(
-            xp, xi, yp, yi, bounds[0], bounds[1], a, b, t_b, ext, n, scratch
+            xp, xi, yp, yi, bounds[0], bounds[1], a, ext, n, scratch
         )
         if TIMINGS is not None:
             TIMINGS["kernel_s"] = TIMINGS.get("kernel_s", 0.0) + time.perf_counter() - t0

@@ -97,16 +97,19 @@ def _pairwise_sum(a, lo, n):
 
 
 @numba.njit(nogil=True, cache=True)
-def binary_rows(xp, xi, yp, yi, r0, r1, a, b, t_b, ext, n, acc, order, vals):
+def binary_rows(xp, xi, yp, yi, r0, r1, a, ext, n, acc, order, vals):
     """Corrections of feature rows ``r0:r1`` and their number of co-occurring pairs.
 
-    See :func:`skmlfs.info._kernels.binary_rows_corrections`. ``acc`` must be all zero
-    on entry (it is left so); ``vals`` holds at least one entry per label, ``order`` one
-    more (a label is written at ``order[cnt]`` before it is known to be new).
+    See :func:`skmlfs.info._kernels.binary_rows_corrections`. ``acc[k]`` packs label
+    ``k``'s index of ``t(b)`` in ``ext`` (high 32 bits) with its running ``n11`` (low 32
+    bits, zero on entry and on exit): the count and the label's total share a cache line.
+    ``vals`` holds at least one entry per label, ``order`` one more (a label is written
+    at ``order[cnt]`` before it is known to be new).
     """
     out = np.empty(r1 - r0)
     pairs = 0
     k4 = 4 * n
+    low = np.int64(0xFFFFFFFF)
     for r in range(r0, r1):
         # n11 of every label this feature co-occurs with, first-touch order kept; the
         # label is written unconditionally and kept only if new (no unpredictable branch)
@@ -115,23 +118,26 @@ def binary_rows(xp, xi, yp, yi, r0, r1, a, b, t_b, ext, n, acc, order, vals):
             s = xi[jj]
             for kk in range(yp[s], yp[s + 1]):
                 k = yi[kk]
+                x = acc[k]
                 order[cnt] = k
-                cnt += acc[k] == 0
-                acc[k] += 1
+                cnt += (x & low) == 0
+                acc[k] = x + 1
         ai = a[r] + n  # index of t(a) in ext
-        # scipy's product emits a row's columns in reverse first-touch order
+        # scipy's product emits a row's columns in reverse first-touch order; each pair's
+        # terms are added in the order of the numpy path (binary_row_corrections)
         for e in range(cnt):
             k = order[cnt - 1 - e]
-            v = np.int64(acc[k])
-            acc[k] = 0
-            bi = b[k] + n
+            x = acc[k]
+            v = x & low
+            bi = x >> 32  # index of t(b)
+            acc[k] = x - v
             cc = ext[v + n]  # t(n11)
             cc += ext[ai - v]  # t(a − n11)
             cc += ext[bi - v]  # t(b − n11)
             m = k4 - ai - bi  # index of t(n − a − b)
             cc += ext[m + v]
             cc -= ext[m]
-            cc -= t_b[k]
+            cc -= ext[bi]  # t(b)
             vals[e] = cc
         # np.add.reduceat: the first entry, plus numpy's pairwise sum of the rest
         s = 0.0
