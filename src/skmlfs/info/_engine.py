@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -304,6 +304,14 @@ class DiscreteData:
             out[r, var_of_col[c]] = code_of_col[c]
         return out
 
+    @cached_property
+    def binary_columns(self) -> np.ndarray | None:
+        """Indicator column of each variable when all have at most two codes (−1 for a
+        constant one), else None."""
+        if self.n_vars and int(self.arity.max()) > 2:
+            return None
+        return np.where(self.arity >= 2, self.ptr[:-1], -1)
+
     def zero_counts(self) -> np.ndarray:
         """Number of rows with code 0, per variable."""
         return self.n_samples - _group_sum(self.counts, self.ptr)
@@ -426,6 +434,14 @@ def _group_sum(a: np.ndarray, ptr: np.ndarray, axis: int = 0) -> np.ndarray:
         idx[axis] = nonempty
         out[tuple(idx)] = red
     return out
+
+
+@lru_cache(maxsize=4)
+def _xlogx_table_cached(n: int) -> np.ndarray:
+    """:func:`_xlogx_table` kept for the greedy steps of one fit (read-only)."""
+    t = _xlogx_table(n)
+    t.flags.writeable = False
+    return t
 
 
 def _xlogx_table(n: int) -> np.ndarray:
@@ -711,21 +727,27 @@ def joint_entropy_one(
     n = _check_rows(A, B)
     lo, hi = int(B.ptr[j]), int(B.ptr[j + 1])
     bcsc = B.col_major
+    if (
+        hi - lo == 1
+        and not A.is_dense
+        and A.indicators.shape[1] >= KERNEL_MIN_COLUMNS
+        and use_numba()
+        and A.binary_columns is not None
+    ):
+        # binary A and B_j: counts over B_j's rows and the four cells per variable in one
+        # compiled pass (the same integers, the same additions in the same order as
+        # below: bit-identical)
+        csr = A.row_major
+        rows = bcsc.indices[bcsc.indptr[lo] : bcsc.indptr[lo + 1]]
+        s1 = binary_one_xlogx(
+            csr.indptr, csr.indices, rows, A.counts, A.binary_columns, int(B.counts[lo]), n,
+            _xlogx_table_cached(n),
+        )
+        return _to_base(np.log(n) - s1 / n, base)
     C = np.empty((A.indicators.shape[1], hi - lo), dtype=np.int64)
     for c in range(lo, hi):  # one pass per non-zero code of B_j (one for binary data)
         C[:, c - lo] = _row_sums(A, bcsc.indices[bcsc.indptr[c] : bcsc.indptr[c + 1]])
     table = _xlogx_table(n)
-    if (
-        hi - lo == 1
-        and A.indicators.shape[1] >= KERNEL_MIN_COLUMNS
-        and int(A.arity.max()) <= 2
-        and use_numba()
-    ):
-        # binary A and B_j: the four cells per variable in one compiled pass (the same
-        # additions in the same order as _sum_xlogx_block, bit-identical)
-        col_of_var = np.where(A.arity >= 2, A.ptr[:-1], -1)
-        s1 = binary_one_xlogx(C[:, 0], A.counts, col_of_var, int(B.counts[lo]), n, table)
-        return _to_base(np.log(n) - s1 / n, base)
     s = _sum_xlogx_tables(
         C, A.counts, B.counts[lo:hi], n, A, _Ptr(np.array([0, hi - lo])), table
     )

@@ -18,9 +18,11 @@ results are bit-identical to it (``tests/test_kernel.py``):
   correction is computed with the same table look-ups in the same order, and the row's
   corrections are added with numpy's pairwise summation (what ``np.add.reduceat`` uses
   on contiguous float64), so every row's sum is the same float as before.
-* :func:`binary_one_xlogx` — ``Σ_cells c log c`` of the 2 × 2 tables of every binary
-  feature with one selected binary feature (the rest of that greedy step): the four
-  cells added in the order of :func:`skmlfs.info._engine._sum_xlogx_block`.
+* :func:`binary_one_xlogx` — the greedy step against one selected binary feature
+  (:func:`skmlfs.info._engine.joint_entropy_one`): the counts of every binary feature
+  over the selected feature's rows (integers, identical by construction), then
+  ``Σ_cells c log c`` of each 2 × 2 table with the four cells added in the order of
+  :func:`skmlfs.info._engine._sum_xlogx_block`.
 * :func:`row_counts` — counts of every indicator column over a set of rows (the greedy
   step against one selected feature, :func:`skmlfs.info._engine._row_sums`): integer
   counts, identical by construction.
@@ -112,12 +114,21 @@ def row_counts(indptr: np.ndarray, indices: np.ndarray, rows: np.ndarray, m: int
 
 
 def binary_one_xlogx(
-    C: np.ndarray, cnt_a: np.ndarray, col_of_var: np.ndarray, b: int, n: int, table: np.ndarray
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    rows: np.ndarray,
+    cnt_a: np.ndarray,
+    col_of_var: np.ndarray,
+    b: int,
+    n: int,
+    table: np.ndarray,
 ) -> np.ndarray:
-    """``Σ_cells t(c)`` of every binary variable ``i`` with one binary variable, shape (p,).
+    """``Σ_cells t(c)`` of every binary variable with one binary variable, shape (p,).
 
-    ``C``: both-one counts per indicator column; ``cnt_a``: ones per column;
-    ``col_of_var``: column of each variable, −1 for constants; ``b``: ones of the other
-    variable; ``table``: ``t(c)`` for ``c = 0..n``.
+    ``(indptr, indices)``: CSR of the variables' indicator columns; ``rows``: where the
+    other variable is 1 (``b`` rows); ``cnt_a``: ones per column; ``col_of_var``: column
+    of each variable, −1 for constants; ``table``: ``t(c)`` for ``c = 0..n``.
     """
-    return _kernels()["binary_one_xlogx"](C, cnt_a, col_of_var, int(b), int(n), table)
+    return _kernels()["binary_one_xlogx"](
+        indptr, indices, rows, cnt_a, col_of_var, int(b), int(n), table
+    )

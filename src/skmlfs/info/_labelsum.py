@@ -70,6 +70,9 @@ N_THREADS = max(1, min(2, os.cpu_count() or 1))
 # Set to a dict by benchmarks: seconds in products and in corrections (summed over
 # threads), co-occurring pairs and chunks of the binary path accumulate there.
 TIMINGS: dict | None = None
+# Chunks run on several threads: their updates of TIMINGS take this lock (a bare += on a
+# dict entry can lose an update when threads interleave).
+_TIMINGS_LOCK = threading.Lock()
 
 
 def _ext_table(n: int) -> np.ndarray:
@@ -282,10 +285,11 @@ def binary_corrections(
         t1 = time.perf_counter()
         res = binary_row_corrections(P.indptr, P.indices, P.data, a[r0:r1], b, t_b, n, ext)
         if TIMINGS is not None:
-            TIMINGS["product_s"] += t1 - t0
-            TIMINGS["corrections_s"] += time.perf_counter() - t1
-            TIMINGS["co_occurring_pairs"] += int(P.nnz)
-            TIMINGS["chunks"] += 1
+            with _TIMINGS_LOCK:
+                TIMINGS["product_s"] += t1 - t0
+                TIMINGS["corrections_s"] += time.perf_counter() - t1
+                TIMINGS["co_occurring_pairs"] += int(P.nnz)
+                TIMINGS["chunks"] += 1
         return res
 
     out = np.zeros(m_a)
@@ -324,9 +328,10 @@ def _binary_corrections_kernel(X, xt, yr, cum, a, b, ext) -> np.ndarray:
             xp, xi, yp, yi, bounds[0], bounds[1], a, ext, n, scratch
         )
         if TIMINGS is not None:
-            TIMINGS["kernel_s"] = TIMINGS.get("kernel_s", 0.0) + time.perf_counter() - t0
-            TIMINGS["co_occurring_pairs"] += int(pairs)
-            TIMINGS["chunks"] += 1
+            with _TIMINGS_LOCK:
+                TIMINGS["kernel_s"] = TIMINGS.get("kernel_s", 0.0) + time.perf_counter() - t0
+                TIMINGS["co_occurring_pairs"] += int(pairs)
+                TIMINGS["chunks"] += 1
         return res
 
     out = np.zeros(m_a)

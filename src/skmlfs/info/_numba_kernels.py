@@ -159,14 +159,21 @@ def row_counts(indptr, indices, rows, m):
 
 
 @numba.njit(nogil=True, cache=True)
-def binary_one_xlogx(C, cnt_a, col_of_var, b, n, table):
+def binary_one_xlogx(indptr, indices, rows, cnt_a, col_of_var, b, n, table):
     """``Σ_cells t`` of the 2 × 2 table of every binary variable with one binary variable.
 
-    ``C[c]``: rows where indicator column ``c`` and the other variable are both 1;
-    ``col_of_var[i]``: the column of variable ``i`` (−1 for a constant one); ``b``: rows
-    where the other variable is 1. Adds the four cells in the order of
-    ``skmlfs.info._engine._sum_xlogx_block`` (inner + left + top + corner).
+    The other variable is 1 on ``rows`` (``b`` of them); ``(indptr, indices)`` is the CSR
+    of the binary variables' indicator columns, ``cnt_a`` their ones, ``col_of_var[i]``
+    the column of variable ``i`` (−1 for a constant one). The both-one counts are taken
+    over those rows' entries (int32, as integers they equal the numpy path's), and the
+    four cells are added in the order of ``skmlfs.info._engine._sum_xlogx_block``
+    (inner + left + top + corner).
     """
+    C = np.zeros(cnt_a.size, dtype=np.int32)
+    for i in range(rows.size):
+        r = rows[i]
+        for jj in range(indptr[r], indptr[r + 1]):
+            C[indices[jj]] += 1
     p = col_of_var.size
     out = np.empty(p)
     for i in range(p):
@@ -174,7 +181,7 @@ def binary_one_xlogx(C, cnt_a, col_of_var, b, n, table):
         if c < 0:
             out[i] = ((0.0 + 0.0) + table[b]) + table[n - b]
         else:
-            v = C[c]
+            v = np.int64(C[c])
             a = cnt_a[c]
             out[i] = ((table[v] + table[a - v]) + table[b - v]) + table[n - a - b + v]
     return out
