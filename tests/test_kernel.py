@@ -206,3 +206,25 @@ def test_real_selection_identical(dataset_path, name, kernels_always, monkeypatc
     full = SCLS(n_features_to_select=k)
     ranking, _ = full._select(InfoCache(A, B), k)
     np.testing.assert_array_equal(ranking, fast[0])
+
+
+def test_table_budget_clear_error(monkeypatch):
+    """A full feature × label table above the budget is a TableTooLargeError naming the
+    budget, before any allocation; SCLS (label sums) still fits on the same data."""
+    from skmlfs.info import TableTooLargeError, max_table_bytes
+    from skmlfs.selection import MDMR
+
+    rng = np.random.default_rng(0)
+    X, Y = _power_law(rng, 300, 400, 10), _power_law(rng, 300, 40, 3)
+    assert np.all(Y.sum(axis=0) > 0)
+    monkeypatch.setenv("SKMLFS_MAX_TABLE_GIB", str(8 * 300 * 40 / 2**30))  # below 400×40
+    assert max_table_bytes() == 8 * 300 * 40
+    with pytest.raises(TableTooLargeError, match="SKMLFS_MAX_TABLE_GIB"):
+        MDMR(n_features_to_select=5).fit(X, Y)
+    assert issubclass(TableTooLargeError, ValueError)
+    monkeypatch.setattr("skmlfs.info._cache.FULL_BLOCK_PAIRS", 0)  # label sums
+    sel = SCLS(n_features_to_select=5).fit(X, Y)
+    assert sel.ranking_.size == 5
+    monkeypatch.delenv("SKMLFS_MAX_TABLE_GIB")
+    ref = MDMR(n_features_to_select=5).fit(X, Y)
+    assert ref.ranking_.size == 5

@@ -29,6 +29,7 @@ code-0 stratum by subtraction from the unrestricted counts.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -41,12 +42,14 @@ from ._kernels import binary_one_xlogx, row_counts, use_numba
 
 __all__ = [
     "DiscreteData",
+    "TableTooLargeError",
     "conditional_mutual_info",
     "entropy",
     "interaction_info",
     "iter_conditional_mutual_info",
     "joint_entropy",
     "joint_entropy_one",
+    "max_table_bytes",
     "mutual_info",
 ]
 
@@ -501,10 +504,52 @@ def _row_sums(A: DiscreteData, rows: np.ndarray) -> np.ndarray:
 _FEW_COLUMNS = 8
 
 
+class TableTooLargeError(ValueError):
+    """A dense count table above the memory budget (:func:`max_table_bytes`) was asked for.
+
+    Raised before any allocation, instead of a ``MemoryError`` (or swapping) part-way.
+    """
+
+
+# Largest dense count table (int64 bytes) the engine builds; SKMLFS_MAX_TABLE_GIB overrides.
+MAX_TABLE_GIB = 4.0
+
+
+def max_table_bytes() -> float:
+    """Budget of one dense ``(codes of A) × (codes of B)`` count table, in bytes.
+
+    :data:`MAX_TABLE_GIB` (4 GiB) unless the environment variable ``SKMLFS_MAX_TABLE_GIB``
+    gives another number of GiB. The full feature × label tables of MDMR, the MLFS
+    family, LRFS and the PPT filters are bounded by it; the label sums of SCLS, AMI,
+    MIRank and GICS never build such a table.
+
+    Returns
+    -------
+    float
+        Bytes; a table needing more raises :class:`TableTooLargeError`.
+    """
+    return float(os.environ.get("SKMLFS_MAX_TABLE_GIB", MAX_TABLE_GIB)) * 2**30
+
+
+def _check_table(m_a: int, m_b: int) -> None:
+    need = 8.0 * m_a * m_b
+    if need > max_table_bytes():
+        raise TableTooLargeError(
+            f"this needs a dense count table of {m_a:,} × {m_b:,} value codes "
+            f"({need / 2**30:.1f} GiB as int64, and several float64 tables of the same size), "
+            f"above the budget of {max_table_bytes() / 2**30:.1f} GiB (environment variable "
+            "SKMLFS_MAX_TABLE_GIB). Methods that need full feature × label tables (MDMR, "
+            "the MLFS family, LRFS, the PPT filters) do not scale to this many features "
+            "and labels; SCLS, AMI, MIRank and GICS sum over the labels without the table "
+            "(docs/methods/info.md, 'Complexity and large label sets')."
+        )
+
+
 def _cross_counts(A: DiscreteData, B: DiscreteData) -> np.ndarray:
     """Dense ``(m_A, m_B)`` int64 matrix ``A_indᵀ B_ind`` (cells with both codes ≥ 1)."""
     a, b = A.indicators, B.indicators
     n = A.n_samples
+    _check_table(a.shape[1], b.shape[1])
     if a.shape[1] == 0 or b.shape[1] == 0:
         return np.zeros((a.shape[1], b.shape[1]), dtype=np.int64)
     if b.shape[1] <= _FEW_COLUMNS and b.shape[1] < a.shape[1]:
