@@ -15,7 +15,14 @@ Problems (each in its own process, so the peak RSS printed is that problem's):
   frequencies; relevance Σ_l I(f; l) over label blocks plus SCLS with 100 features. The
   full feature × label block (what the engine built before) would need d·q·8 bytes
   (1.3 TB) for one float64 table; the printed "straightforward" time is a bincount loop
-  per pair extrapolated from a sample of pairs.
+  per pair extrapolated from a sample of pairs. With numba installed (the ``fast``
+  extra) the compiled kernel runs first and the numpy/scipy path second, in the same
+  process (``numpy_path_*`` keys, ratios ``numpy_over_numba_*``, and whether relevance
+  and selection are bit-identical); ``BENCH_NO_NUMPY_PATH=1`` skips the numpy path.
+  The rates of the relevance pass (multiply–adds and pair corrections per second of
+  wall clock) are printed next to a ceiling measured in the same run: tight numba loops
+  over the same numbers of label-distributed increments and table look-ups on as many
+  threads (``ceiling_*``, ``seconds_at_ceiling``, ``relevance_over_ceiling``).
 * ``eurlex`` / ``wiki10``: EURLex-4K (15,539 × 5,000 × 3,993) and Wiki10-31K
   (14,146 × 101,938 × 30,938) shapes, SCLS with ⌈√n⌉ features; for EURLex the label-block
   sums and the full block (both fit) are timed in the same run.
@@ -50,6 +57,13 @@ import numpy as np
 import scipy.sparse as sp
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "results" / "benchmarks"
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process, all threads (less sensitive to other jobs than the
+    wall clock: on a loaded machine, CPU seconds / threads estimates the idle time)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 def _rss_gib() -> float:
@@ -148,14 +162,16 @@ def run_delicious200k(f: float) -> dict:
         t0 = time.perf_counter()
         _ = cache.h_x, cache.h_y
         res[tag + "entropies_s"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu_s()
         prof = _profile_label_sums(_labelsum, A, B, cache)
         res[tag + "relevance_s"] = time.perf_counter() - t0
+        res[tag + "relevance_cpu_s"] = _cpu_s() - c0
         res.update({tag + k: v for k, v in prof.items()})
         sel = SCLS(100)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu_s()
         ranking, _ = sel._select(cache, 100)
         res[tag + "scls_greedy_100_s"] = time.perf_counter() - t0
+        res[tag + "scls_greedy_100_cpu_s"] = _cpu_s() - c0
         res[tag + "greedy_per_step_ms"] = 1000 * res[tag + "scls_greedy_100_s"] / 100
         res[tag + "relevance_plus_scls_s"] = (res[tag + "relevance_s"] + res[tag + "entropies_s"]
                                               + res[tag + "scls_greedy_100_s"])
@@ -182,6 +198,11 @@ def run_delicious200k(f: float) -> dict:
         res["seconds_at_ceiling"] = (res["multiply_adds"] / res["ceiling_increments_per_s"]
                                      + res["co_occurring_pairs"] / res["ceiling_lookups_per_s"])
         res["relevance_over_ceiling"] = res["relevance_s"] / res["seconds_at_ceiling"]
+        res["cpu_seconds_at_ceiling"] = (
+            res["multiply_adds"] / res["ceiling_increments_per_cpu_s"]
+            + res["co_occurring_pairs"] / res["ceiling_lookups_per_cpu_s"])
+        res["relevance_cpu_over_ceiling_cpu"] = (res["relevance_cpu_s"]
+                                                 / res["cpu_seconds_at_ceiling"])
     res["full_block_GiB_float64"] = d * q * 8 / 2**30
     res["pair_loop_s_extrapolated"] = per_pair * d * q
     res["ratio_vs_pair_loop"] = res["pair_loop_s_extrapolated"] / res["relevance_s"]
@@ -259,12 +280,14 @@ def _ceiling(B, n_increments: float, n_lookups: float, n: int) -> dict:
             fn(data, reps, tab)
 
         ts = [threading.Thread(target=work) for _ in range(threads)]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu_s()
         for t in ts:
             t.start()
         for t in ts:
             t.join()
-        out[f"ceiling_{name}_per_s"] = reps * idx.size * threads / (time.perf_counter() - t0)
+        ops = reps * idx.size * threads
+        out[f"ceiling_{name}_per_s"] = ops / (time.perf_counter() - t0)
+        out[f"ceiling_{name}_per_cpu_s"] = ops / (_cpu_s() - c0)
     return out
 
 
