@@ -335,15 +335,21 @@ def _binary_corrections_kernel(X, xt, yr, cum, a, b, ext) -> np.ndarray:
         return res
 
     out = np.zeros(m_a)
-    workers = min(N_THREADS, len(chunks))
+    corr = np.zeros(X.n_vars)
+    if not chunks:  # no feature has a non-zero value
+        return corr
+    # the first chunk in this thread: numba compiles (or loads) the kernel once, before
+    # any worker thread calls it
+    (r0, r1), rest = chunks[0], chunks[1:]
+    out[r0:r1] = one_chunk((r0, r1))
+    workers = min(N_THREADS, len(rest))
     if workers > 1:
         with ThreadPoolExecutor(workers) as pool:
-            for (r0, r1), res in zip(chunks, pool.map(one_chunk, chunks), strict=True):
+            for (r0, r1), res in zip(rest, pool.map(one_chunk, rest), strict=True):
                 out[r0:r1] = res
     else:
-        for r0, r1 in chunks:
+        for r0, r1 in rest:
             out[r0:r1] = one_chunk((r0, r1))
-    corr = np.zeros(X.n_vars)
     corr[_var_of_col(X.ptr)] = out
     return corr
 
