@@ -228,3 +228,12 @@ def test_table_budget_clear_error(monkeypatch):
     monkeypatch.delenv("SKMLFS_MAX_TABLE_GIB")
     ref = MDMR(n_features_to_select=5).fit(X, Y)
     assert ref.ranking_.size == 5
+
+
+def test_binary_corrections_no_feature_values(kernels_always):
+    """Features without a single non-zero value: no chunk, all corrections 0."""
+    X = sp.csr_matrix((50, 4))
+    Y = _power_law(np.random.default_rng(0), 50, 6, 2)
+    A, B = DiscreteData.from_array(X, dense=False), DiscreteData.from_array(Y, dense=False)
+    out = ls.binary_corrections(A, B, ls._ext_table(50), 2**20)
+    np.testing.assert_array_equal(out, np.zeros(4))
