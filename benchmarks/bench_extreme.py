@@ -15,7 +15,14 @@ Problems (each in its own process, so the peak RSS printed is that problem's):
   frequencies; relevance Σ_l I(f; l) over label blocks plus SCLS with 100 features. The
   full feature × label block (what the engine built before) would need d·q·8 bytes
   (1.3 TB) for one float64 table; the printed "straightforward" time is a bincount loop
-  per pair extrapolated from a sample of pairs.
+  per pair extrapolated from a sample of pairs. With numba installed (the ``fast``
+  extra) the compiled kernel runs first and the numpy/scipy path second, in the same
+  process (``numpy_path_*`` keys, ratios ``numpy_over_numba_*``, and whether relevance
+  and selection are bit-identical); ``BENCH_NO_NUMPY_PATH=1`` skips the numpy path.
+  The rates of the relevance pass (multiply–adds and pair corrections per second of
+  wall clock) are printed next to a ceiling measured in the same run: tight numba loops
+  over the same numbers of label-distributed increments and table look-ups on as many
+  threads (``ceiling_*``, ``seconds_at_ceiling``, ``relevance_over_ceiling``).
 * ``eurlex`` / ``wiki10``: EURLex-4K (15,539 × 5,000 × 3,993) and Wiki10-31K
   (14,146 × 101,938 × 30,938) shapes, SCLS with ⌈√n⌉ features; for EURLex the label-block
   sums and the full block (both fit) are timed in the same run.
@@ -51,6 +58,13 @@ import numpy as np
 import scipy.sparse as sp
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "results" / "benchmarks"
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process, all threads (less sensitive to other jobs than the
+    wall clock: on a loaded machine, CPU seconds / threads estimates the idle time)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 def _rss_gib() -> float:
@@ -115,7 +129,8 @@ def _pair_loop_seconds(X, Y, n_pairs=300, seed=0):
 
 # ---------------------------------------------------------------------- problems
 def run_delicious200k(f: float) -> dict:
-    from skmlfs.info import DiscreteData, InfoCache
+    from skmlfs.info import DiscreteData, InfoCache, _labelsum
+    from skmlfs.info import _kernels as kern
     from skmlfs.selection import SCLS
 
     rng = np.random.default_rng(0)
@@ -129,29 +144,152 @@ def run_delicious200k(f: float) -> dict:
     A, B = DiscreteData.from_array(X), DiscreteData.from_array(Y)
     res["coding_s"] = time.perf_counter() - t0
     del X
+    # multiply–adds of the sparse products X_indᵀ Y_ind: Σ_f Σ_{rows of f} |labels of row|
+    labels_per_row = np.diff(B.row_major.indptr).astype(np.float64)
+    res["multiply_adds"] = float((A.indicators.T @ labels_per_row).sum())
     per_pair = _pair_loop_seconds(A.indicators, B.indicators)
-    cache = InfoCache(A, B)
-    t0 = time.perf_counter()
-    _ = cache.h_x, cache.h_y
-    res["entropies_s"] = time.perf_counter() - t0
-    from skmlfs.info import _labelsum
-
-    t0 = time.perf_counter()
-    prof = _profile_label_sums(_labelsum, A, B, cache)
-    res["relevance_s"] = time.perf_counter() - t0
-    res.update(prof)
-    sel = SCLS(100)
-    t0 = time.perf_counter()
-    ranking, _ = sel._select(cache, 100)
-    res["scls_greedy_100_s"] = time.perf_counter() - t0
-    res["greedy_per_step_ms"] = 1000 * res["scls_greedy_100_s"] / 100
-    res["relevance_plus_scls_s"] = res["relevance_s"] + res["entropies_s"] + res[
-        "scls_greedy_100_s"]
-    res["selected"] = int(ranking.size)
+    if kern.NUMBA_AVAILABLE:
+        res["numba_load_or_compile_s"] = _warm_kernels(A, B)
+    # the compiled path (numba installed) and the numpy/scipy path in the same run;
+    # BENCH_NO_NUMPY_PATH=1 skips the second (it takes several times longer)
+    paths = ["numba", "numpy"] if kern.NUMBA_AVAILABLE else ["numpy"]
+    if len(paths) == 2 and os.environ.get("BENCH_NO_NUMPY_PATH"):
+        paths = ["numba"]
+    rankings = {}
+    for path in paths:
+        kern.FORCE_NUMPY = path == "numpy"
+        tag = "" if path == paths[0] else "numpy_path_"
+        cache = InfoCache(A, B)
+        t0 = time.perf_counter()
+        _ = cache.h_x, cache.h_y
+        res[tag + "entropies_s"] = time.perf_counter() - t0
+        t0, c0 = time.perf_counter(), _cpu_s()
+        prof = _profile_label_sums(_labelsum, A, B, cache)
+        res[tag + "relevance_s"] = time.perf_counter() - t0
+        res[tag + "relevance_cpu_s"] = _cpu_s() - c0
+        res.update({tag + k: v for k, v in prof.items()})
+        sel = SCLS(100)
+        t0, c0 = time.perf_counter(), _cpu_s()
+        ranking, _ = sel._select(cache, 100)
+        res[tag + "scls_greedy_100_s"] = time.perf_counter() - t0
+        res[tag + "scls_greedy_100_cpu_s"] = _cpu_s() - c0
+        res[tag + "greedy_per_step_ms"] = 1000 * res[tag + "scls_greedy_100_s"] / 100
+        res[tag + "relevance_plus_scls_s"] = (res[tag + "relevance_s"] + res[tag + "entropies_s"]
+                                              + res[tag + "scls_greedy_100_s"])
+        res[tag + "peak_rss_GiB_so_far"] = _rss_gib()
+        rankings[path] = (ranking, cache.relevance)
+        del cache
+    kern.FORCE_NUMPY = False
+    res["path"] = paths[0]
+    res["selected"] = int(rankings[paths[0]][0].size)
+    if len(paths) == 2:
+        res["numpy_over_numba_relevance"] = res["numpy_path_relevance_s"] / res["relevance_s"]
+        res["numpy_over_numba_greedy"] = (res["numpy_path_scls_greedy_100_s"]
+                                          / res["scls_greedy_100_s"])
+        res["numpy_over_numba_total"] = (res["numpy_path_relevance_plus_scls_s"]
+                                         / res["relevance_plus_scls_s"])
+        res["same_relevance_bits"] = bool(np.array_equal(rankings["numba"][1],
+                                                         rankings["numpy"][1]))
+        res["same_selection"] = bool(np.array_equal(rankings["numba"][0], rankings["numpy"][0]))
+    # the rate of the relevance pass (wall clock, all threads) next to the ceiling
+    res["multiply_adds_per_s"] = res["multiply_adds"] / res["relevance_s"]
+    res["pair_corrections_per_s"] = res["co_occurring_pairs"] / res["relevance_s"]
+    if kern.NUMBA_AVAILABLE:
+        res.update(_ceiling(B, res["multiply_adds"], res["co_occurring_pairs"], n))
+        res["seconds_at_ceiling"] = (res["multiply_adds"] / res["ceiling_increments_per_s"]
+                                     + res["co_occurring_pairs"] / res["ceiling_lookups_per_s"])
+        res["relevance_over_ceiling"] = res["relevance_s"] / res["seconds_at_ceiling"]
+        res["cpu_seconds_at_ceiling"] = (
+            res["multiply_adds"] / res["ceiling_increments_per_cpu_s"]
+            + res["co_occurring_pairs"] / res["ceiling_lookups_per_cpu_s"])
+        res["relevance_cpu_over_ceiling_cpu"] = (res["relevance_cpu_s"]
+                                                 / res["cpu_seconds_at_ceiling"])
     res["full_block_GiB_float64"] = d * q * 8 / 2**30
     res["pair_loop_s_extrapolated"] = per_pair * d * q
     res["ratio_vs_pair_loop"] = res["pair_loop_s_extrapolated"] / res["relevance_s"]
     return res
+
+
+def _warm_kernels(A, B) -> float:
+    """Load (or compile) the numba kernels on a few features, outside the timed passes."""
+    import skmlfs.info._engine as eng
+    from skmlfs.info import _labelsum, joint_entropy_one
+
+    t0 = time.perf_counter()
+    few = A.take(np.arange(20))
+    saved = _labelsum.KERNEL_MIN_FLOPS, eng.KERNEL_MIN_COLUMNS
+    _labelsum.KERNEL_MIN_FLOPS, eng.KERNEL_MIN_COLUMNS = 0, 0
+    try:
+        _labelsum.binary_corrections(few, B, _labelsum._ext_table(A.n_samples), 2**20)
+        joint_entropy_one(few, few, 0)
+    finally:
+        _labelsum.KERNEL_MIN_FLOPS, eng.KERNEL_MIN_COLUMNS = saved
+    return time.perf_counter() - t0
+
+
+def _ceiling(B, n_increments: float, n_lookups: float, n: int) -> dict:
+    """A simple measured ceiling on this machine for the two kinds of work.
+
+    Tight compiled loops (numba, one per thread, as many threads as the library uses),
+    over label indices drawn from the labels' own frequencies (the same cache behaviour
+    as the real access pattern, without the feature walk):
+
+    * ``increments``: ``acc[label] += 1`` into a dense int32 array over the labels — one
+      multiply–add of the sparse product at its cheapest;
+    * ``lookups``: ``s += table[b(label)]`` from an ``x log x`` table over ``0..2n`` — one
+      table look-up and add per co-occurring pair (the correction needs five).
+
+    Each loop runs over a fixed 2**24-entry index array, repeated to the same number of
+    operations as the real pass (capped at 2**31 per kind: rates, not totals, are used).
+    """
+    import threading
+
+    import numba
+
+    @numba.njit(nogil=True)
+    def increments(idx, reps, acc):
+        for _ in range(reps):
+            for i in range(idx.size):
+                acc[idx[i]] += 1
+        return acc[0]
+
+    @numba.njit(nogil=True)
+    def lookups(idx, reps, table):
+        s = 0.0
+        for _ in range(reps):
+            for i in range(idx.size):
+                s += table[idx[i]]
+        return s
+
+    from skmlfs.info import _labelsum
+
+    threads = _labelsum.N_THREADS
+    rng = np.random.default_rng(7)
+    yi = B.row_major.indices
+    idx = yi[rng.integers(0, yi.size, 2**24)].astype(np.int32)
+    q = B.indicators.shape[1]
+    ext = _labelsum._ext_table(n)
+    b_idx = (B.counts[idx] + n).astype(np.int32)
+    out = {"ceiling_threads": threads}
+    for name, fn, data, total in (("increments", increments, idx, n_increments),
+                                  ("lookups", lookups, b_idx, n_lookups)):
+        reps = max(1, int(min(total, 2**31) / threads / idx.size))
+        fn(data[:10], 1, np.zeros(q, np.int32) if name == "increments" else ext)
+
+        def work(fn=fn, data=data, name=name, reps=reps):
+            tab = np.zeros(q, np.int32) if name == "increments" else ext
+            fn(data, reps, tab)
+
+        ts = [threading.Thread(target=work) for _ in range(threads)]
+        t0, c0 = time.perf_counter(), _cpu_s()
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        ops = reps * idx.size * threads
+        out[f"ceiling_{name}_per_s"] = ops / (time.perf_counter() - t0)
+        out[f"ceiling_{name}_per_cpu_s"] = ops / (_cpu_s() - c0)
+    return out
 
 
 def _profile_label_sums(mod, A, B, cache) -> dict:

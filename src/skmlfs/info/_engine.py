@@ -29,22 +29,27 @@ code-0 stratum by subtraction from the unrestricted counts.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
+from ._kernels import binary_one_xlogx, row_counts, use_numba
+
 __all__ = [
     "DiscreteData",
+    "TableTooLargeError",
     "conditional_mutual_info",
     "entropy",
     "interaction_info",
     "iter_conditional_mutual_info",
     "joint_entropy",
     "joint_entropy_one",
+    "max_table_bytes",
     "mutual_info",
 ]
 
@@ -302,6 +307,14 @@ class DiscreteData:
             out[r, var_of_col[c]] = code_of_col[c]
         return out
 
+    @cached_property
+    def binary_columns(self) -> np.ndarray | None:
+        """Indicator column of each variable when all have at most two codes (−1 for a
+        constant one), else None."""
+        if self.n_vars and int(self.arity.max()) > 2:
+            return None
+        return np.where(self.arity >= 2, self.ptr[:-1], -1)
+
     def zero_counts(self) -> np.ndarray:
         """Number of rows with code 0, per variable."""
         return self.n_samples - _group_sum(self.counts, self.ptr)
@@ -426,6 +439,14 @@ def _group_sum(a: np.ndarray, ptr: np.ndarray, axis: int = 0) -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=4)
+def _xlogx_table_cached(n: int) -> np.ndarray:
+    """:func:`_xlogx_table` kept for the greedy steps of one fit (read-only)."""
+    t = _xlogx_table(n)
+    t.flags.writeable = False
+    return t
+
+
 def _xlogx_table(n: int) -> np.ndarray:
     c = np.arange(n + 1, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -433,6 +454,11 @@ def _xlogx_table(n: int) -> np.ndarray:
     t[0] = 0.0
     return t
 
+
+# The compiled kernels (skmlfs.info._kernels, numba) take the greedy step's counts and
+# tables from this many indicator columns up: below it, the numpy path (the same
+# results) and no numba import.
+KERNEL_MIN_COLUMNS = 2**16
 
 # _row_sums counts by one pass over all entries (a matrix–vector product) when the rows
 # hold more than 1/_MATVEC_SHARE of them: a sequential pass costs a few times less per
@@ -449,6 +475,10 @@ def _row_sums(A: DiscreteData, rows: np.ndarray) -> np.ndarray:
     m = A.indicators.shape[1]
     if rows.size == 0 or m == 0:
         return np.zeros(m, dtype=np.int64)
+    if not A.is_dense and m >= KERNEL_MIN_COLUMNS and use_numba():
+        # compiled: one walk over those rows' entries (the same integer counts)
+        csr = A.row_major
+        return row_counts(csr.indptr, csr.indices, np.asarray(rows, dtype=np.int64), m)
     if A.is_dense:
         return np.rint(np.add.reduce(A.indicators[rows], axis=0, dtype=np.float64)).astype(
             np.int64
@@ -474,10 +504,52 @@ def _row_sums(A: DiscreteData, rows: np.ndarray) -> np.ndarray:
 _FEW_COLUMNS = 8
 
 
+class TableTooLargeError(ValueError):
+    """A dense count table above the memory budget (:func:`max_table_bytes`) was asked for.
+
+    Raised before any allocation, instead of a ``MemoryError`` (or swapping) part-way.
+    """
+
+
+# Largest dense count table (int64 bytes) the engine builds; SKMLFS_MAX_TABLE_GIB overrides.
+MAX_TABLE_GIB = 4.0
+
+
+def max_table_bytes() -> float:
+    """Budget of one dense ``(codes of A) × (codes of B)`` count table, in bytes.
+
+    :data:`MAX_TABLE_GIB` (4 GiB) unless the environment variable ``SKMLFS_MAX_TABLE_GIB``
+    gives another number of GiB. The full feature × label tables of MDMR, the MLFS
+    family, LRFS and the PPT filters are bounded by it; the label sums of SCLS, AMI,
+    MIRank and GICS never build such a table.
+
+    Returns
+    -------
+    float
+        Bytes; a table needing more raises :class:`TableTooLargeError`.
+    """
+    return float(os.environ.get("SKMLFS_MAX_TABLE_GIB", MAX_TABLE_GIB)) * 2**30
+
+
+def _check_table(m_a: int, m_b: int) -> None:
+    need = 8.0 * m_a * m_b
+    if need > max_table_bytes():
+        raise TableTooLargeError(
+            f"this needs a dense count table of {m_a:,} × {m_b:,} value codes "
+            f"({need / 2**30:.1f} GiB as int64, and several float64 tables of the same size), "
+            f"above the budget of {max_table_bytes() / 2**30:.1f} GiB (environment variable "
+            "SKMLFS_MAX_TABLE_GIB). Methods that need full feature × label tables (MDMR, "
+            "the MLFS family, LRFS, the PPT filters) do not scale to this many features "
+            "and labels; SCLS, AMI, MIRank and GICS sum over the labels without the table "
+            "(docs/methods/info.md, 'Complexity and large label sets')."
+        )
+
+
 def _cross_counts(A: DiscreteData, B: DiscreteData) -> np.ndarray:
     """Dense ``(m_A, m_B)`` int64 matrix ``A_indᵀ B_ind`` (cells with both codes ≥ 1)."""
     a, b = A.indicators, B.indicators
     n = A.n_samples
+    _check_table(a.shape[1], b.shape[1])
     if a.shape[1] == 0 or b.shape[1] == 0:
         return np.zeros((a.shape[1], b.shape[1]), dtype=np.int64)
     if b.shape[1] <= _FEW_COLUMNS and b.shape[1] < a.shape[1]:
@@ -700,6 +772,23 @@ def joint_entropy_one(
     n = _check_rows(A, B)
     lo, hi = int(B.ptr[j]), int(B.ptr[j + 1])
     bcsc = B.col_major
+    if (
+        hi - lo == 1
+        and not A.is_dense
+        and A.indicators.shape[1] >= KERNEL_MIN_COLUMNS
+        and use_numba()
+        and A.binary_columns is not None
+    ):
+        # binary A and B_j: counts over B_j's rows and the four cells per variable in one
+        # compiled pass (the same integers, the same additions in the same order as
+        # below: bit-identical)
+        csr = A.row_major
+        rows = bcsc.indices[bcsc.indptr[lo] : bcsc.indptr[lo + 1]]
+        s1 = binary_one_xlogx(
+            csr.indptr, csr.indices, rows, A.counts, A.binary_columns, int(B.counts[lo]), n,
+            _xlogx_table_cached(n),
+        )
+        return _to_base(np.log(n) - s1 / n, base)
     C = np.empty((A.indicators.shape[1], hi - lo), dtype=np.int64)
     for c in range(lo, hi):  # one pass per non-zero code of B_j (one for binary data)
         C[:, c - lo] = _row_sums(A, bcsc.indices[bcsc.indptr[c] : bcsc.indptr[c + 1]])

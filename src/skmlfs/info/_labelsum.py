@@ -23,6 +23,7 @@ The counts of a block can also be accumulated over row blocks first
 from __future__ import annotations
 
 import os
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -37,6 +38,7 @@ from ._engine import (
     _sum_xlogx_tables,
     _xlogx_table,
 )
+from ._kernels import RowScratch, binary_rows_corrections, use_numba
 
 __all__ = [
     "binary_corrections",
@@ -57,11 +59,20 @@ DEFAULT_BLOCK_CELLS = 2**24
 # labels + the reduction's temporaries, ~20 MiB): scipy's product runs fastest with
 # chunks of about this size (measured 2**20 < 2**22 < 2**25 on Delicious-200K shapes).
 DEFAULT_ROW_CHUNK_ENTRIES = 2**20
+# Compiled path (numba, skmlfs.info._kernels): multiply–adds of one chunk of feature rows
+# (no product is stored, so chunks only need to be large enough for thread hand-over).
+KERNEL_ROW_CHUNK_FLOPS = 2**22
+# ... and engages from this many multiply–adds up (below, the numpy path — the same
+# values — without importing numba).
+KERNEL_MIN_FLOPS = 2**24
 # Threads running chunks of the binary path (scipy's product and numpy release the GIL).
 N_THREADS = max(1, min(2, os.cpu_count() or 1))
 # Set to a dict by benchmarks: seconds in products and in corrections (summed over
 # threads), co-occurring pairs and chunks of the binary path accumulate there.
 TIMINGS: dict | None = None
+# Chunks run on several threads: their updates of TIMINGS take this lock (a bare += on a
+# dict entry can lose an update when threads interleave).
+_TIMINGS_LOCK = threading.Lock()
 
 
 def _ext_table(n: int) -> np.ndarray:
@@ -257,6 +268,8 @@ def binary_corrections(
     cum = np.concatenate([[0.0], np.cumsum(flops)])
     a, b = X.counts, Y.counts
     t_b = ext[n + b]
+    if cum[-1] >= KERNEL_MIN_FLOPS and 3 * n < 2**31 and use_numba():
+        return _binary_corrections_kernel(X, xt, yr, cum, a, b, ext)
     chunks = _budget_ranges(cum, min(block_entries, DEFAULT_ROW_CHUNK_ENTRIES))
 
     def one_chunk(bounds: tuple[int, int]) -> np.ndarray:
@@ -272,10 +285,11 @@ def binary_corrections(
         t1 = time.perf_counter()
         res = binary_row_corrections(P.indptr, P.indices, P.data, a[r0:r1], b, t_b, n, ext)
         if TIMINGS is not None:
-            TIMINGS["product_s"] += t1 - t0
-            TIMINGS["corrections_s"] += time.perf_counter() - t1
-            TIMINGS["co_occurring_pairs"] += int(P.nnz)
-            TIMINGS["chunks"] += 1
+            with _TIMINGS_LOCK:
+                TIMINGS["product_s"] += t1 - t0
+                TIMINGS["corrections_s"] += time.perf_counter() - t1
+                TIMINGS["co_occurring_pairs"] += int(P.nnz)
+                TIMINGS["chunks"] += 1
         return res
 
     out = np.zeros(m_a)
@@ -290,6 +304,52 @@ def binary_corrections(
         for r0, r1 in chunks:
             out[r0:r1] = one_chunk((r0, r1))
     corr = np.zeros(X.n_vars)
+    corr[_var_of_col(X.ptr)] = out
+    return corr
+
+
+def _binary_corrections_kernel(X, xt, yr, cum, a, b, ext) -> np.ndarray:
+    """:func:`binary_corrections` by the compiled kernel: each chunk of feature rows walks
+    its samples' labels into a dense per-thread accumulator instead of a stored product
+    (same values, bit for bit: see :mod:`skmlfs.info._kernels`)."""
+    n, m_a = X.n_samples, xt.shape[0]
+    xp, xi = xt.indptr, xt.indices
+    yp, yi = yr.indptr, yr.indices
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    chunks = _budget_ranges(cum, KERNEL_ROW_CHUNK_FLOPS)
+    local = threading.local()
+
+    def one_chunk(bounds: tuple[int, int]) -> np.ndarray:
+        scratch = getattr(local, "scratch", None)
+        if scratch is None:
+            scratch = local.scratch = RowScratch(b, n)
+        t0 = time.perf_counter()
+        res, pairs = binary_rows_corrections(
+            xp, xi, yp, yi, bounds[0], bounds[1], a, ext, n, scratch
+        )
+        if TIMINGS is not None:
+            with _TIMINGS_LOCK:
+                TIMINGS["kernel_s"] = TIMINGS.get("kernel_s", 0.0) + time.perf_counter() - t0
+                TIMINGS["co_occurring_pairs"] += int(pairs)
+                TIMINGS["chunks"] += 1
+        return res
+
+    out = np.zeros(m_a)
+    corr = np.zeros(X.n_vars)
+    if not chunks:  # no feature has a non-zero value
+        return corr
+    # the first chunk in this thread: numba compiles (or loads) the kernel once, before
+    # any worker thread calls it
+    (r0, r1), rest = chunks[0], chunks[1:]
+    out[r0:r1] = one_chunk((r0, r1))
+    workers = min(N_THREADS, len(rest))
+    if workers > 1:
+        with ThreadPoolExecutor(workers) as pool:
+            for (r0, r1), res in zip(rest, pool.map(one_chunk, rest), strict=True):
+                out[r0:r1] = res
+    else:
+        for r0, r1 in rest:
+            out[r0:r1] = one_chunk((r0, r1))
     corr[_var_of_col(X.ptr)] = out
     return corr
 

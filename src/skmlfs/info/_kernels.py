@@ -1,0 +1,134 @@
+"""Optional compiled kernels (numba) of the count engine's hottest loops.
+
+The one switch between the compiled kernels and the numpy/scipy path is
+:func:`use_numba`: the kernels run when ``numba`` imports (the ``fast`` extra,
+``pip install scikit-mlfs[fast]``) unless the environment variable
+``SKMLFS_NO_NUMBA`` is set to a non-empty value other than ``0`` (tests and benchmarks
+force the fallback that way, or by setting :data:`FORCE_NUMPY`).
+
+The kernels reproduce the numpy path's arithmetic operation by operation, so their
+results are bit-identical to it (``tests/test_kernel.py``):
+
+* :func:`binary_rows_corrections` — the per-feature corrections of the binary label sums
+  (:func:`skmlfs.info._labelsum.binary_corrections`): for each feature row it walks the
+  feature's samples (CSR of ``X_indᵀ``) and each sample's labels (CSR of ``Y_ind``),
+  accumulating ``n11`` in a dense per-thread array with the list of touched labels — the
+  sparse product ``X_chunkᵀ Y`` is never materialised. The touched labels are then taken
+  in the order scipy's product emits them (the reverse of the first touch), each pair's
+  correction is computed with the same table look-ups in the same order, and the row's
+  corrections are added with numpy's pairwise summation (what ``np.add.reduceat`` uses
+  on contiguous float64), so every row's sum is the same float as before.
+* :func:`binary_one_xlogx` — the greedy step against one selected binary feature
+  (:func:`skmlfs.info._engine.joint_entropy_one`): the counts of every binary feature
+  over the selected feature's rows (integers, identical by construction), then
+  ``Σ_cells c log c`` of each 2 × 2 table with the four cells added in the order of
+  :func:`skmlfs.info._engine._sum_xlogx_block`.
+* :func:`row_counts` — counts of every indicator column over a set of rows (the greedy
+  step against one selected feature, :func:`skmlfs.info._engine._row_sums`): integer
+  counts, identical by construction.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import numpy as np
+
+__all__ = ["FORCE_NUMPY", "NUMBA_AVAILABLE", "use_numba"]
+
+# numba is imported (and the kernels compiled or loaded from numba's cache) on first use
+# only: ``import skmlfs`` and the small problems, which never reach a kernel, do not pay
+# the ~0.3 s of importing it.
+NUMBA_AVAILABLE = importlib.util.find_spec("numba") is not None
+
+# Set to True to force the numpy/scipy path in this process (tests, benchmarks).
+FORCE_NUMPY = False
+
+_K: dict = {}
+
+
+def use_numba() -> bool:
+    """Whether the compiled kernels run: numba installed, and not switched off by
+    :data:`FORCE_NUMPY` or the environment variable ``SKMLFS_NO_NUMBA``."""
+    if FORCE_NUMPY or not NUMBA_AVAILABLE:
+        return False
+    return os.environ.get("SKMLFS_NO_NUMBA", "") in ("", "0")
+
+
+def _kernels() -> dict:
+    if not _K:
+        from . import _numba_kernels as nk
+
+        _K.update(
+            binary_rows=nk.binary_rows,
+            row_counts=nk.row_counts,
+            binary_one_xlogx=nk.binary_one_xlogx,
+        )
+    return _K
+
+
+class RowScratch:
+    """Per-thread work arrays of :func:`binary_rows_corrections` for labels with ``b``
+    positives (``t(b)`` at ``ext[b + n]``)."""
+
+    def __init__(self, b: np.ndarray, n: int):
+        q = b.size
+        # label k: (index of t(b_k) in ext) << 32 | running n11 (0 between rows)
+        self.acc = (np.asarray(b, dtype=np.int64) + n) << 32
+        # one more than the labels: the touch loop writes a label before knowing it is new
+        self.order = np.empty(q + 1, dtype=np.int32)
+        self.vals = np.empty(q, dtype=np.float64)
+
+
+def binary_rows_corrections(
+    xp: np.ndarray,
+    xi: np.ndarray,
+    yp: np.ndarray,
+    yi: np.ndarray,
+    r0: int,
+    r1: int,
+    a: np.ndarray,
+    ext: np.ndarray,
+    n: int,
+    scratch: RowScratch,
+) -> tuple[np.ndarray, int]:
+    """Corrections of feature rows ``r0:r1`` (the numpy path's ``binary_row_corrections``
+    of the product ``X_indᵀ[r0:r1] @ Y_ind``), shape (r1 − r0,), and the number of
+    co-occurring (feature, label) pairs of those rows.
+
+    ``(xp, xi)``: CSR of ``X_indᵀ`` (feature row → samples); ``(yp, yi)``: CSR of
+    ``Y_ind`` (sample → labels); ``a``: positives per feature row (int64); ``ext`` as in
+    :func:`skmlfs.info._labelsum._ext_table`; the labels' positives are in ``scratch``.
+    Needs ``3 n < 2**31``. Releases the GIL: threads may run disjoint row ranges, each
+    with its own ``scratch``.
+    """
+    return _kernels()["binary_rows"](
+        xp, xi, yp, yi, r0, r1, a, ext, n, scratch.acc, scratch.order, scratch.vals
+    )
+
+
+def row_counts(indptr: np.ndarray, indices: np.ndarray, rows: np.ndarray, m: int) -> np.ndarray:
+    """Number of entries of each column ``0..m-1`` over the CSR rows ``rows`` (int64)."""
+    return _kernels()["row_counts"](indptr, indices, rows, m)
+
+
+def binary_one_xlogx(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    rows: np.ndarray,
+    cnt_a: np.ndarray,
+    col_of_var: np.ndarray,
+    b: int,
+    n: int,
+    table: np.ndarray,
+) -> np.ndarray:
+    """``Σ_cells t(c)`` of every binary variable with one binary variable, shape (p,).
+
+    ``(indptr, indices)``: CSR of the variables' indicator columns; ``rows``: where the
+    other variable is 1 (``b`` rows); ``cnt_a``: ones per column; ``col_of_var``: column
+    of each variable, −1 for constants; ``table``: ``t(c)`` for ``c = 0..n``.
+    """
+    return _kernels()["binary_one_xlogx"](
+        indptr, indices, rows, cnt_a, col_of_var, int(b), int(n), table
+    )

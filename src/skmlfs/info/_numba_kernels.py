@@ -1,0 +1,187 @@
+"""numba kernels of :mod:`skmlfs.info._kernels` (imported on first use only).
+
+Every kernel repeats the numpy path's arithmetic operation by operation (see
+:mod:`skmlfs.info._kernels`), so results are bit-identical to it.
+"""
+
+import numba
+import numpy as np
+
+# numpy's blocking of pairwise summation (PW_BLOCKSIZE in numpy's loops_utils.h)
+_PW_BLOCK = 128
+
+
+@numba.njit(nogil=True, cache=True)
+def _block_sum(a, lo, n):
+    """A leaf of numpy's pairwise summation (``n ≤ 128``): eight running sums."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r0 = a[lo]
+    r1 = a[lo + 1]
+    r2 = a[lo + 2]
+    r3 = a[lo + 3]
+    r4 = a[lo + 4]
+    r5 = a[lo + 5]
+    r6 = a[lo + 6]
+    r7 = a[lo + 7]
+    i = 8
+    end = n - (n % 8)
+    while i < end:
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@numba.njit(nogil=True, cache=True)
+def _pairwise_sum(a, lo, n):
+    """numpy's ``pairwise_sum`` of ``a[lo : lo + n]``: the same additions in the same order.
+
+    numpy recurses (halves rounded down to a multiple of 8 until ``n ≤ 128``); the
+    recursion is unrolled on an explicit stack here (numba's cache does not reload
+    recursive functions reliably).
+    """
+    if n <= _PW_BLOCK:
+        return _block_sum(a, lo, n)
+    # frames (lo, n, stage) and a stack of finished partial sums; depth ≤ log2(n)
+    f_lo = np.empty(64, np.int64)
+    f_n = np.empty(64, np.int64)
+    f_st = np.empty(64, np.int64)
+    vals = np.empty(64, np.float64)
+    top = 0
+    nv = 0
+    f_lo[0] = lo
+    f_n[0] = n
+    f_st[0] = 0
+    while top >= 0:
+        cl = f_lo[top]
+        cn = f_n[top]
+        if cn <= _PW_BLOCK:
+            vals[nv] = _block_sum(a, cl, cn)
+            nv += 1
+            top -= 1
+            continue
+        n2 = cn // 2
+        n2 -= n2 % 8
+        st = f_st[top]
+        if st == 0:  # left half first
+            f_st[top] = 1
+            top += 1
+            f_lo[top] = cl
+            f_n[top] = n2
+            f_st[top] = 0
+        elif st == 1:  # then the right half
+            f_st[top] = 2
+            top += 1
+            f_lo[top] = cl + n2
+            f_n[top] = cn - n2
+            f_st[top] = 0
+        else:  # both halves done: left + right
+            nv -= 1
+            vals[nv - 1] = vals[nv - 1] + vals[nv]
+            top -= 1
+    return vals[0]
+
+
+@numba.njit(nogil=True, cache=True)
+def binary_rows(xp, xi, yp, yi, r0, r1, a, ext, n, acc, order, vals):
+    """Corrections of feature rows ``r0:r1`` and their number of co-occurring pairs.
+
+    See :func:`skmlfs.info._kernels.binary_rows_corrections`. ``acc[k]`` packs label
+    ``k``'s index of ``t(b)`` in ``ext`` (high 32 bits) with its running ``n11`` (low 32
+    bits, zero on entry and on exit): the count and the label's total share a cache line.
+    ``vals`` holds at least one entry per label, ``order`` one more (a label is written
+    at ``order[cnt]`` before it is known to be new).
+    """
+    out = np.empty(r1 - r0)
+    pairs = 0
+    k4 = 4 * n
+    low = np.int64(0xFFFFFFFF)
+    for r in range(r0, r1):
+        # n11 of every label this feature co-occurs with, first-touch order kept; the
+        # label is written unconditionally and kept only if new (no unpredictable branch)
+        cnt = 0
+        for jj in range(xp[r], xp[r + 1]):
+            s = xi[jj]
+            for kk in range(yp[s], yp[s + 1]):
+                k = yi[kk]
+                x = acc[k]
+                order[cnt] = k
+                cnt += (x & low) == 0
+                acc[k] = x + 1
+        ai = a[r] + n  # index of t(a) in ext
+        # scipy's product emits a row's columns in reverse first-touch order; each pair's
+        # terms are added in the order of the numpy path (binary_row_corrections)
+        for e in range(cnt):
+            k = order[cnt - 1 - e]
+            x = acc[k]
+            v = x & low
+            bi = x >> 32  # index of t(b)
+            acc[k] = x - v
+            cc = ext[v + n]  # t(n11)
+            cc += ext[ai - v]  # t(a − n11)
+            cc += ext[bi - v]  # t(b − n11)
+            m = k4 - ai - bi  # index of t(n − a − b)
+            cc += ext[m + v]
+            cc -= ext[m]
+            cc -= ext[bi]  # t(b)
+            vals[e] = cc
+        # np.add.reduceat: the first entry, plus numpy's pairwise sum of the rest
+        s = 0.0
+        if cnt > 0:
+            s = vals[0] + _pairwise_sum(vals, 1, cnt - 1)
+        out[r - r0] = s - ext[ai] * np.float64(cnt)
+        pairs += cnt
+    return out, pairs
+
+
+@numba.njit(nogil=True, cache=True)
+def row_counts(indptr, indices, rows, m):
+    out = np.zeros(m, dtype=np.int64)
+    for i in range(rows.size):
+        r = rows[i]
+        for jj in range(indptr[r], indptr[r + 1]):
+            out[indices[jj]] += 1
+    return out
+
+
+@numba.njit(nogil=True, cache=True)
+def binary_one_xlogx(indptr, indices, rows, cnt_a, col_of_var, b, n, table):
+    """``Σ_cells t`` of the 2 × 2 table of every binary variable with one binary variable.
+
+    The other variable is 1 on ``rows`` (``b`` of them); ``(indptr, indices)`` is the CSR
+    of the binary variables' indicator columns, ``cnt_a`` their ones, ``col_of_var[i]``
+    the column of variable ``i`` (−1 for a constant one). The both-one counts are taken
+    over those rows' entries (int32, as integers they equal the numpy path's), and the
+    four cells are added in the order of ``skmlfs.info._engine._sum_xlogx_block``
+    (inner + left + top + corner).
+    """
+    C = np.zeros(cnt_a.size, dtype=np.int32)
+    for i in range(rows.size):
+        r = rows[i]
+        for jj in range(indptr[r], indptr[r + 1]):
+            C[indices[jj]] += 1
+    p = col_of_var.size
+    out = np.empty(p)
+    for i in range(p):
+        c = col_of_var[i]
+        if c < 0:
+            out[i] = ((0.0 + 0.0) + table[b]) + table[n - b]
+        else:
+            v = np.int64(C[c])
+            a = cnt_a[c]
+            out[i] = ((table[v] + table[a - v]) + table[b - v]) + table[n - a - b + v]
+    return out
