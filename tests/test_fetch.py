@@ -6,7 +6,6 @@ No test touches the network: files are served from $MLFS_DATASETS by a local HTT
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import http.server
 import os
@@ -17,21 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _mirror import serve_like_the_source, start_server
 
 from skmlfs.cli import main
 from skmlfs.datasets import REGISTRY, FetchError, data_home, fetch, load
 from skmlfs.datasets._fetch import RemoteDataset, RemoteFile, _verify
-
-
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    requests: list[str]
-
-    def log_message(self, *args):  # keep the test output clean
-        pass
-
-    def do_GET(self):
-        self.server.requests.append(self.path)
-        super().do_GET()
 
 
 @pytest.fixture
@@ -40,12 +29,9 @@ def serve():
     servers = []
 
     def start(directory: Path) -> tuple[str, list[str]]:
-        handler = functools.partial(_Handler, directory=str(directory))
-        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        srv.requests = []
-        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        srv, url, requests = start_server(directory)
         servers.append(srv)
-        return f"http://127.0.0.1:{srv.server_address[1]}/", srv.requests
+        return url, requests
 
     yield start
     for srv in servers:
@@ -220,17 +206,6 @@ def test_data_home_default_and_env(monkeypatch, tmp_path):
     assert data_home(tmp_path / "x") == tmp_path / "x"
 
 
-def _serve_like_the_source(tmp_path: Path, datasets_dir: Path, names) -> Path:
-    """The reference Mulan files laid out as the source repository names them."""
-    root = tmp_path / "source"
-    for name in names:
-        for rf in REGISTRY[name].files:
-            dst = root / rf.path
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            os.symlink(datasets_dir / "mulan" / name / rf.local, dst)
-    return root
-
-
 def test_registry_checksums_match_the_reference_files(datasets_dir):
     """Every registered file (sha256 from the source's Git LFS pointers, Git blob ids of the
     XML files) is byte-identical to the Mulan copy under $MLFS_DATASETS. (The PLCFS copies
@@ -256,7 +231,7 @@ def test_registry_checksums_match_the_reference_files(datasets_dir):
 
 
 def test_mlfs_fetch_then_bare_name_everywhere(tmp_path, datasets_dir, serve, monkeypatch, capsys):
-    root = _serve_like_the_source(tmp_path, datasets_dir, ["emotions", "scene"])
+    root = serve_like_the_source(tmp_path, datasets_dir, ["emotions", "scene"])
     url, requests = serve(root)
     cache = tmp_path / "cache"
     monkeypatch.setenv("MLFS_DATA_URL", url)
@@ -276,7 +251,7 @@ def test_mlfs_fetch_then_bare_name_everywhere(tmp_path, datasets_dir, serve, mon
     assert "emotions" in capsys.readouterr().out
     assert main(["select", "emotions", "-k", "3"]) == 0
     out_arff = tmp_path / "red.arff"
-    assert main(["transform", "emotions", "-k", "3", "-o", str(out_arff)]) == 0
+    assert main(["transform", "emotions", "-k", "3", "-w", str(out_arff)]) == 0
     assert load(out_arff).n_features == 3
     assert len(requests) == 5  # all from the cache
     from skmlfs.experiments._spec import DatasetSpec  # experiment files: load = "emotions"
@@ -305,7 +280,7 @@ def test_missing_name_says_where_it_looked(tmp_path, monkeypatch, capsys):
     with pytest.raises(FileNotFoundError, match="mlfs fetch emotions"):
         load("emotions")
     for command in ("info", "select", "evaluate", "transform"):
-        args = [command, "nosuchset"] + (["-o", str(tmp_path / "o.csv")] if command == "transform"
+        args = [command, "nosuchset"] + (["-w", str(tmp_path / "o.csv")] if command == "transform"
                                         else [])
         assert main(args) == 2
         err = capsys.readouterr().err
@@ -448,7 +423,7 @@ def test_scls_paper_datasets_can_all_be_fetched():
 def test_mlfs_fetch_of_a_set_in_mlfs_datasets_does_not_download(
     tmp_path, datasets_dir, serve, monkeypatch, capsys
 ):
-    root = _serve_like_the_source(tmp_path, datasets_dir, ["emotions"])
+    root = serve_like_the_source(tmp_path, datasets_dir, ["emotions"])
     url, requests = serve(root)
     cache = tmp_path / "cache"
     monkeypatch.setenv("MLFS_DATA_URL", url)
