@@ -126,3 +126,15 @@ def test_interval_covers_with_the_right_width():
     assert est.lower == pytest.approx(est.stability - half)
     assert est.upper == pytest.approx(est.stability + half)
     assert nogueira_stability(Z, alpha=0.5).upper < est.upper
+
+
+def test_sparse_selection_matrix_gives_the_same_values():
+    rng = np.random.default_rng(11)
+    subsets = [rng.choice(300, 12, replace=False) for _ in range(9)]
+    dense = selection_matrix(subsets, 300)
+    sparse = selection_matrix(subsets, 300, sparse=True)
+    assert sparse.format == "csr" and np.array_equal(sparse.toarray(), dense)
+    assert nogueira_stability(sparse) == pytest.approx(nogueira_stability(dense))
+    assert kuncheva_index(sparse) == pytest.approx(kuncheva_index(dense))
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        nogueira_stability(sparse * 2)

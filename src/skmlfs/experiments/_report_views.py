@@ -901,7 +901,8 @@ def stability_frame(df: Any, meta: Mapping, alpha: float = 0.05) -> Any:
         d = (json.loads(info) if isinstance(info, str) else info or {}).get("n_features")
         if not d:
             d = 1 + max((max(f) for f in g["features"] if len(f)), default=0)
-        Z = selection_matrix([np.asarray(f, dtype=np.intp) for f in g["features"]], int(d))
+        Z = selection_matrix([np.asarray(f, dtype=np.intp) for f in g["features"]], int(d),
+                             sparse=True)
         est = nogueira_stability(Z, alpha=alpha)
         try:
             kun = kuncheva_index(Z)

@@ -13,7 +13,8 @@ matrix ``Z`` (row ``i`` = run ``i``, ``Z[i, f] = 1`` when run ``i`` selected fea
   over all pairs of runs. For runs of one common size it equals Φ̂ (both correct the
   expected overlap of random subsets of that size).
 
-Both are computed from ``Z`` with vectorised column means and one ``Z Zᵀ`` product.
+Both are computed from ``Z`` as a sparse matrix (dense or sparse input): column means, one
+sparse matrix–vector product and one sparse ``Z Zᵀ``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ class StabilityEstimate(NamedTuple):
     upper: float
 
 
-def selection_matrix(selections: Iterable[Any], n_features: int) -> np.ndarray:
+def selection_matrix(
+    selections: Iterable[Any], n_features: int, *, sparse: bool = False
+) -> np.ndarray | sp.csr_matrix:
     """The ``M × d`` 0/1 matrix of a sequence of selections.
 
     Parameters
@@ -47,22 +50,25 @@ def selection_matrix(selections: Iterable[Any], n_features: int) -> np.ndarray:
         mask of length ``n_features`` (as ``SelectorMixin.get_support()`` returns).
     n_features : int
         ``d``, the number of features the runs chose from.
+    sparse : bool, default=False
+        Return a CSR matrix (for many features: memory of the selected entries only).
 
     Returns
     -------
-    ndarray of shape (M, d), dtype int8
+    ndarray or scipy.sparse.csr_matrix of shape (M, d), dtype int8
     """
     if isinstance(n_features, bool) or int(n_features) != n_features or n_features < 1:
         raise ValueError(f"n_features must be a positive integer, got {n_features!r}.")
     d = int(n_features)
-    rows = []
+    cols: list[np.ndarray] = []
     for i, s in enumerate(selections):
         s = np.asarray(s)
-        row = np.zeros(d, dtype=np.int8)
         if s.dtype == bool:
             if s.shape != (d,):
-                raise ValueError(f"selection {i} is a mask of shape {s.shape}; expected ({d},).")
-            row[s] = 1
+                raise ValueError(
+                    f"selection {i} is a mask of shape {s.shape}; expected ({d},)."
+                )
+            idx = np.flatnonzero(s)
         else:
             idx = s.ravel()
             if idx.size and (not np.issubdtype(idx.dtype, np.integer)):
@@ -77,26 +83,43 @@ def selection_matrix(selections: Iterable[Any], n_features: int) -> np.ndarray:
                 )
             if np.unique(idx).size != idx.size:
                 raise ValueError(f"selection {i} names a feature more than once.")
-            row[idx] = 1
-        rows.append(row)
-    if not rows:
+        cols.append(np.sort(idx.astype(np.intp)))
+    if not cols:
         raise ValueError("no selections given.")
-    return np.vstack(rows)
+    indptr = np.concatenate([[0], np.cumsum([c.size for c in cols])])
+    indices = np.concatenate(cols) if indptr[-1] else np.zeros(0, dtype=np.intp)
+    Z = sp.csr_matrix(
+        (np.ones(indices.size, dtype=np.int8), indices, indptr), shape=(len(cols), d)
+    )
+    return Z if sparse else Z.toarray()
 
 
-def _check_Z(Z: Any) -> np.ndarray:
-    Z = Z.toarray() if sp.issparse(Z) else np.asarray(Z)
-    if Z.ndim != 2:
-        raise ValueError(f"Z must be a 2-D (runs × features) 0/1 matrix, got {Z.ndim} dimensions.")
-    M, d = Z.shape
+def _check_Z(Z: Any) -> sp.csr_matrix:
+    """``Z`` validated, as a CSR matrix of float 0/1 (selections are sparse: one pass over
+    a dense ``Z`` to convert it, then products that touch the selected entries only)."""
+    if sp.issparse(Z):
+        Zc = sp.csr_matrix(Z)
+        values = Zc.data
+    else:
+        arr = np.asarray(Z)
+        if arr.ndim != 2:
+            raise ValueError(
+                f"Z must be a 2-D (runs × features) 0/1 matrix, got {arr.ndim} dimensions."
+            )
+        values = arr
+        Zc = None
+    if values.dtype != bool and np.any((values != 0) & (values != 1)):
+        raise ValueError("Z must hold only 0 and 1 (selected or not); it holds other values.")
+    if Zc is None:
+        Zc = sp.csr_matrix(arr)
+    M, d = Zc.shape
     if M < 2:
         raise ValueError(f"stability needs at least 2 runs (rows of Z), got {M}.")
     if d < 1:
         raise ValueError("Z has no features (columns).")
-    if Z.dtype != bool:
-        if not np.all(np.isin(Z, (0, 1))):
-            raise ValueError("Z must hold only 0 and 1 (selected or not); it holds other values.")
-    return Z.astype(np.float64)
+    Zc = Zc.astype(np.float64)
+    Zc.eliminate_zeros()
+    return Zc
 
 
 def nogueira_stability(Z: Any, *, alpha: float = 0.05) -> StabilityEstimate:
@@ -134,8 +157,8 @@ def nogueira_stability(Z: Any, *, alpha: float = 0.05) -> StabilityEstimate:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
     Z = _check_Z(Z)
     M, d = Z.shape
-    p = Z.mean(axis=0)
-    k = Z.sum(axis=1)
+    p = np.asarray(Z.mean(axis=0)).ravel()
+    k = np.asarray(Z.sum(axis=1)).ravel()
     kbar = float(p.sum())
     denom = (kbar / d) * (1.0 - kbar / d)
     if denom <= 0.0:
@@ -177,7 +200,7 @@ def kuncheva_index(Z: Any) -> float:
     """
     Z = _check_Z(Z)
     M, d = Z.shape
-    sizes = Z.sum(axis=1)
+    sizes = np.asarray(Z.sum(axis=1)).ravel()
     if np.any(sizes != sizes[0]):
         raise ValueError(
             "Kuncheva's index needs subsets of one size; the runs selected "
@@ -186,5 +209,5 @@ def kuncheva_index(Z: Any) -> float:
     kk = float(sizes[0])
     if kk == 0 or kk == d:
         return float("nan")
-    r = (Z @ Z.T)[np.triu_indices(M, k=1)]
+    r = (Z @ Z.T).toarray()[np.triu_indices(M, k=1)]
     return float(np.mean((r * d - kk**2) / (kk * (d - kk))))
