@@ -243,6 +243,28 @@ def binary_row_corrections(
     return out
 
 
+def _map_chunks(one_chunk, chunks, out: np.ndarray, *, first_in_caller: bool = False) -> None:
+    """``out[r0:r1] = one_chunk((r0, r1))`` for every chunk, on up to ``N_THREADS`` threads.
+
+    scipy's products, numpy's gathers and reductions and the compiled kernels release the
+    GIL, so chunks run on the cores in parallel; each writes its own rows (the same sums as
+    in order). ``first_in_caller``: the first chunk runs in the calling thread before the
+    others start (a compiled kernel is compiled or loaded once, not by several threads).
+    """
+    rest = chunks
+    if first_in_caller and chunks:
+        (r0, r1), rest = chunks[0], chunks[1:]
+        out[r0:r1] = one_chunk((r0, r1))
+    workers = min(N_THREADS, len(rest))
+    if workers > 1:
+        with ThreadPoolExecutor(workers) as pool:
+            for (r0, r1), res in zip(rest, pool.map(one_chunk, rest), strict=True):
+                out[r0:r1] = res
+    else:
+        for r0, r1 in rest:
+            out[r0:r1] = one_chunk((r0, r1))
+
+
 def binary_corrections(
     X: DiscreteData, Y: DiscreteData, ext: np.ndarray, block_entries: int
 ) -> np.ndarray:
@@ -293,16 +315,7 @@ def binary_corrections(
         return res
 
     out = np.zeros(m_a)
-    workers = min(N_THREADS, len(chunks))
-    if workers > 1:
-        # scipy's product and numpy's gathers and reductions release the GIL: chunks run
-        # on the cores in parallel; each writes its own rows (the same sums as in order).
-        with ThreadPoolExecutor(workers) as pool:
-            for (r0, r1), res in zip(chunks, pool.map(one_chunk, chunks), strict=True):
-                out[r0:r1] = res
-    else:
-        for r0, r1 in chunks:
-            out[r0:r1] = one_chunk((r0, r1))
+    _map_chunks(one_chunk, chunks, out)
     corr = np.zeros(X.n_vars)
     corr[_var_of_col(X.ptr)] = out
     return corr
@@ -340,16 +353,7 @@ def _binary_corrections_kernel(X, xt, yr, cum, a, b, ext) -> np.ndarray:
         return corr
     # the first chunk in this thread: numba compiles (or loads) the kernel once, before
     # any worker thread calls it
-    (r0, r1), rest = chunks[0], chunks[1:]
-    out[r0:r1] = one_chunk((r0, r1))
-    workers = min(N_THREADS, len(rest))
-    if workers > 1:
-        with ThreadPoolExecutor(workers) as pool:
-            for (r0, r1), res in zip(rest, pool.map(one_chunk, rest), strict=True):
-                out[r0:r1] = res
-    else:
-        for r0, r1 in rest:
-            out[r0:r1] = one_chunk((r0, r1))
+    _map_chunks(one_chunk, chunks, out, first_in_caller=True)
     corr[_var_of_col(X.ptr)] = out
     return corr
 
