@@ -71,63 +71,13 @@ def free_port() -> int:
 
 def created(db: Path) -> dict:
     """``cell_id -> created`` of every cell in the store ``db`` (a recomputed cell gets a
-    new time)."""
-    con = sqlite3.connect(db)
+    new time); empty before the store or its schema exists."""
+    if not Path(db).exists():
+        return {}
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
     try:
         return dict(con.execute("SELECT cell_id, created FROM cells"))
+    except sqlite3.Error:  # schema not created yet
+        return {}
     finally:
         con.close()
-
-
-def reference_run(folder: Path, name: str, experiment: str):
-    """Write ``experiment`` to ``folder/<name>.toml``, run it uninterrupted with ``mlfs
-    benchmark`` and return ``(file, its cells as a frame)``."""
-    import subprocess
-
-    from skmlfs.experiments import ResultStore
-
-    p = Path(folder) / f"{name}.toml"
-    p.write_text(experiment)
-    ref = Path(folder) / "ref.db"
-    subprocess.run(mlfs("benchmark", p, "--db", ref, "--quiet", "--no-report"), check=True,
-                   cwd=folder)
-    with ResultStore(ref, readonly=True) as st:
-        return p, st.to_frame()
-
-
-def kill_then_resume(spec: Path, db: Path, cwd: Path, thresholds, n_cells: int):
-    """Run ``mlfs benchmark spec`` into ``db`` and SIGKILL it once per threshold (after
-    that many more cells are stored), checking each time that the kill landed mid-run and
-    that no stored cell was rewritten; then run the same command to the end and check that
-    no finished cell was recomputed, the store is intact and holds every cell once.
-    Returns the cells stored at the last kill and the resumed run's ``CompletedProcess``."""
-    import signal
-    import subprocess
-
-    before: dict = {}
-    n = 0
-    for threshold in thresholds:
-        proc = subprocess.Popen(mlfs("benchmark", spec, "--db", db, "--quiet", "--no-report"),
-                                cwd=cwd)
-        wait_for_cells(proc, db, count(db) + threshold)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        assert proc.returncode == -signal.SIGKILL
-        n = count(db)
-        assert 0 < n < n_cells, "the kill must land mid-run"
-        now = created(db)
-        assert all(now[c] == t for c, t in before.items())  # nothing rewritten
-        before = now
-    res = subprocess.run(mlfs("benchmark", spec, "--db", db, "--no-report"), cwd=cwd,
-                         capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    after = created(db)
-    assert all(after[c] == t for c, t in before.items())  # finished cells not recomputed
-    con = sqlite3.connect(db)
-    try:
-        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        ids = [r[0] for r in con.execute("SELECT cell_id FROM cells")]
-    finally:
-        con.close()
-    assert len(ids) == len(set(ids)) == n_cells
-    return n, res

@@ -1,4 +1,6 @@
-"""``mlfs benchmark`` / ``mlfs report`` as real processes: SIGKILL and Ctrl-C mid-run, resume."""
+"""``mlfs benchmark`` / ``mlfs report`` as real processes: Ctrl-C mid-run and resume, the
+report, one-line errors. (SIGKILL and resume: tests/test_runner_safety.py, one test per
+backend; every partial store: tests/test_resume.py, in process.)"""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _subproc import count, kill_then_resume, mlfs, wait_for_cells
+from _subproc import count, mlfs, wait_for_cells
 
 from skmlfs.experiments import ResultStore
 
@@ -73,16 +75,6 @@ def same_results(db: Path, ref):
     cols = ["cell_id", "hamming_loss", "ranking_loss", "normalized_coverage", "n_selected"]
     assert df[cols].equals(ref[cols])
     assert df.features.tolist() == ref.features.tolist()
-
-
-def test_sigkill_mid_run_then_resume(experiment, tmp_path):
-    spec, ref, _ = experiment
-    assert len(ref) == N_CELLS
-    db = tmp_path / "run.db"
-    n, res = kill_then_resume(spec, db, tmp_path, (50, 200), N_CELLS)  # two kills
-    assert f"{n} already in" in res.stderr  # finished cells were not recomputed
-    check_complete(db)
-    same_results(db, ref)
 
 
 def test_ctrl_c_stops_cleanly_and_resumes(experiment, tmp_path):

@@ -297,7 +297,7 @@ def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
 def test_benchmark_reduced_run_by_datasets_and_selectors(tmp_path):
     import subprocess
 
-    from test_cli_benchmark import mlfs
+    from _subproc import mlfs
 
     gen = "skmlfs.datasets:make_multilabel_discrete"
     p = tmp_path / "small.toml"
@@ -362,98 +362,6 @@ def test_sensitivity_study_cells_and_figure(tmp_path):
     assert {"sensitivity_b_knn.png"} <= names
     table = (tmp_path / "rep" / "tables" / "macro_f1_knn.md").read_text()
     assert "alpha" not in table and "mdmr" in table
-
-
-KILL_EXPERIMENT = """
-name = "killrlefs"
-seed = 1
-n_features = "2..4"
-metrics = ["macro_f1", "micro_f1"]
-discretizer = { method = "skmlfs.experiments:MinMaxScale" }
-
-[protocol]
-kind = "holdout"
-repeats = 5
-
-[learners.svm]
-method = "sklearn.multiclass:OneVsRestClassifier"
-estimator = { method = "sklearn.svm:LinearSVC", C = 1.0, max_iter = 1000, random_state = 0 }
-tune = { estimator__C = [0.1, 1.0] }
-inner_cv = 2
-scoring = ["macro_f1", "micro_f1"]
-tune_budget = "largest"
-
-[learners.knn]
-method = "sklearn.neighbors:KNeighborsClassifier"
-n_neighbors = 3
-
-[selectors.rlefs]
-method = "rlefs"
-random_state = 0
-max_iter = 10
-tune = { alpha = [0.1, 0.5], lambda_ = [0.1, 0.5] }
-tune_with = "learner"
-inner_cv = 2
-scoring = ["macro_f1", "micro_f1"]
-tune_search = "coordinate"
-tune_start = { alpha = 0.5, lambda_ = 0.5 }
-feature_order = "index"
-
-[[datasets]]
-name = "synth"
-generator = "skmlfs.datasets:make_multilabel_discrete"
-params = { n_samples = 120, n_features = 12, n_labels = 4, random_state = 2 }
-"""
-
-
-def test_sigkill_of_a_selector_tuned_per_learner_then_resume(tmp_path):
-    """kill -9 twice mid-run, resume: no finished cell lost, rewritten or duplicated, and
-    every cell (chosen setting included) equal to an uninterrupted run (#14 §2)."""
-    import signal
-    import sqlite3
-    import subprocess
-
-    from test_cli_benchmark import count, mlfs, wait_for_cells
-
-    p = tmp_path / "k.toml"
-    p.write_text(KILL_EXPERIMENT)
-    n_cells = 5 * 2 * 3
-    ref = tmp_path / "ref.db"
-    subprocess.run(mlfs("benchmark", p, "--db", ref, "--quiet", "--no-report"), check=True,
-                   cwd=tmp_path)
-    db = tmp_path / "run.db"
-
-    def created():
-        con = sqlite3.connect(db)
-        try:
-            return dict(con.execute("SELECT cell_id, created FROM cells"))
-        finally:
-            con.close()
-
-    before: dict = {}
-    for threshold in (3, 9):
-        proc = subprocess.Popen(mlfs("benchmark", p, "--db", db, "--quiet", "--no-report"),
-                                cwd=tmp_path)
-        wait_for_cells(proc, db, count(db) + threshold)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        n = count(db)
-        assert 0 < n < n_cells, "the kill must land mid-run"
-        now = created()
-        assert all(now[c] == t for c, t in before.items())
-        before = now
-    subprocess.run(mlfs("benchmark", p, "--db", db, "--quiet", "--no-report"), check=True,
-                   cwd=tmp_path)
-    after = created()
-    assert all(after[c] == t for c, t in before.items())  # finished cells not recomputed
-    with ResultStore(ref, readonly=True) as st:
-        want = st.to_frame().sort_values("cell_id").reset_index(drop=True)
-    with ResultStore(db, readonly=True) as st:
-        got = st.to_frame().sort_values("cell_id").reset_index(drop=True)
-    assert len(got) == got.cell_id.nunique() == n_cells
-    cols = ["cell_id", "macro_f1", "micro_f1", "n_selected", "learner"]
-    assert got[cols].equals(want[cols])
-    assert got["info"].tolist() == want["info"].tolist()
 
 
 def test_selector_fits_are_shared_between_searches_of_one_process():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _subproc import child_env, count, mlfs, wait_for_cells
+from _subproc import child_env, count, created, mlfs, wait_for_cells
 
 from skmlfs.experiments import ResultStore, run_experiment
 from skmlfs.experiments._store import StoreBusyError, StoreError
@@ -127,8 +127,10 @@ BACKENDS = {"serial": [], "joblib": ["-j", "2"], "dask": ["--dask", "local", "-j
 @pytest.mark.parametrize("backend", list(BACKENDS))
 def test_sigkill_at_random_moments_then_resume(experiment, tmp_path, backend):
     """Kill the client with SIGKILL at a random moment (during start-up, or after a random
-    number of stored cells), twice, then resume: nothing lost, recomputed or duplicated,
-    every cell equal to the reference run, and no worker process outlives its client."""
+    number of stored cells), twice, then resume: nothing lost, rewritten, recomputed or
+    duplicated, every cell equal to the reference run, and no worker process outlives its
+    client. The real kill of each backend; every state a kill can leave a store in is
+    resumed in process in tests/test_resume.py."""
     if backend == "dask":
         pytest.importorskip("distributed")
     spec, ref = experiment
@@ -136,6 +138,7 @@ def test_sigkill_at_random_moments_then_resume(experiment, tmp_path, backend):
     rng = np.random.default_rng(list(BACKENDS).index(backend))
     db = tmp_path / "run.db"
     cmd = mlfs("benchmark", spec, "--db", db, "--quiet", "--no-report", *BACKENDS[backend])
+    stored: dict = {}
     for attempt in range(2):
         before = count(db)
         proc = subprocess.Popen(cmd, cwd=tmp_path, env=child_env())
@@ -150,6 +153,9 @@ def test_sigkill_at_random_moments_then_resume(experiment, tmp_path, backend):
         proc.wait()
         assert proc.returncode == -signal.SIGKILL, "the run ended before it was killed"
         assert count(db) < N_CELLS, "the kill must land before the end"
+        now = created(db)
+        assert all(now[c] == t for c, t in stored.items())  # no stored cell rewritten
+        stored = now
         # workers notice that their client died and exit (loky and Dask both watch it)
         assert_exit_within(kids, 30)
     n = count(db)
@@ -158,6 +164,8 @@ def test_sigkill_at_random_moments_then_resume(experiment, tmp_path, backend):
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert f"{n} already in" in res.stderr  # finished cells were not recomputed
+    after = created(db)
+    assert all(after[c] == t for c, t in stored.items())
     check_complete(db)
     same_results(db, ref)
 
