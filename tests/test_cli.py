@@ -571,6 +571,7 @@ def _mlfs(*argv, cwd=None) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
+@pytest.mark.subprocess
 def test_warnings_are_one_clean_line(tmp_path):
     res = _mlfs("select", tiny(tmp_path), "-k", 5)
     assert res.returncode == 0, res.stderr
@@ -600,6 +601,7 @@ def _copies_mat(tmp_path: Path) -> Path:
     return p
 
 
+@pytest.mark.subprocess
 def test_label_copies_advice_names_the_flag_and_the_flag_works(tmp_path):
     path = _copies_mat(tmp_path)
     res = _mlfs("info", path)
@@ -625,6 +627,7 @@ def test_labels_advice_names_the_flag_and_the_flag_works(capsys, tmp_path):
                                                               "2"]
 
 
+@pytest.mark.subprocess
 def test_missing_values_advice_names_the_flag_and_the_flag_works(tmp_path):
     path = tiny(tmp_path, TINY_ARFF.replace("1.5,y,0,1", "?,y,0,1"))
     res = _mlfs("info", path)

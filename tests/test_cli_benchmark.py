@@ -17,6 +17,8 @@ from _subproc import count, mlfs, wait_for_cells
 
 from skmlfs.experiments import ResultStore
 
+pytestmark = pytest.mark.subprocess
+
 GEN = "skmlfs.datasets:make_multilabel_discrete"
 
 # ~600 cells of a few ms each: long enough to be killed in the middle
@@ -77,6 +79,7 @@ def same_results(db: Path, ref):
     assert df.features.tolist() == ref.features.tolist()
 
 
+@pytest.mark.kill
 def test_ctrl_c_stops_cleanly_and_resumes(experiment, tmp_path):
     spec, ref, _ = experiment
     db = tmp_path / "run.db"

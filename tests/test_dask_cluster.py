@@ -20,6 +20,8 @@ from skmlfs.experiments import ResultStore, run_experiment
 
 distributed = pytest.importorskip("distributed")
 
+pytestmark = pytest.mark.cluster
+
 REPEATS = 16
 N_CELLS = REPEATS * 3 * 8  # splits x selectors x budgets (one learner)
 
@@ -98,6 +100,8 @@ def cluster(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.kill
+@pytest.mark.subprocess
 def test_real_cluster_with_a_killed_worker_matches_serial(tmp_path, cluster):
     address, workers = cluster
     ds = make_multilabel_discrete(n_samples=300, n_features=24, random_state=2)

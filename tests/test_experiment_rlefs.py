@@ -294,6 +294,7 @@ def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
     assert spec.learners[0].options["by_dataset"]["enron"]["tuning"]["budget"] == "largest"
 
 
+@pytest.mark.subprocess
 def test_benchmark_reduced_run_by_datasets_and_selectors(tmp_path):
     import subprocess
 

@@ -356,6 +356,7 @@ def test_cells_record_the_blas_kernel(tmp_path):
             assert lib["architecture"] in blas
 
 
+@pytest.mark.cluster
 def test_serial_joblib_and_dask_cluster_agree(tmp_path, capsys):
     import distributed  # a runtime dependency (dask[distributed])
 

@@ -33,7 +33,7 @@ from _mirror import serve_like_the_source, start_server
 from skmlfs.datasets import REGISTRY
 from skmlfs.datasets._fetch import _verify
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.venv, pytest.mark.subprocess]
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["flags", "emotions"]

@@ -80,6 +80,7 @@ def test_switch(monkeypatch):
     assert not kern.use_numba()
 
 
+@pytest.mark.subprocess
 def test_import_does_not_load_numba():
     """numba is imported on first use of a kernel, not by ``import skmlfs``."""
     code = "import sys, skmlfs, skmlfs.selection, skmlfs.info; print('numba' in sys.modules)"

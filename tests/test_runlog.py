@@ -80,6 +80,7 @@ def test_a_run_records_one_row_with_its_counts(tmp_path):
     assert len(runs(db)) == 1
 
 
+@pytest.mark.subprocess
 def test_the_backend_is_named(tmp_path):
     run(tmp_path / "j.db", n_jobs=2)
     assert runs(tmp_path / "j.db")["backend"].tolist() == ["joblib x2"]

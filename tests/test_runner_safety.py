@@ -124,7 +124,10 @@ BACKENDS = {"serial": [], "joblib": ["-j", "2"], "dask": ["--dask", "local", "-j
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("backend", list(BACKENDS))
+@pytest.mark.kill
+@pytest.mark.subprocess
+@pytest.mark.parametrize("backend", [
+    pytest.param(b, marks=pytest.mark.cluster) if b == "dask" else b for b in BACKENDS])
 def test_sigkill_at_random_moments_then_resume(experiment, tmp_path, backend):
     """Kill the client with SIGKILL at a random moment (during start-up, or after a random
     number of stored cells), twice, then resume: nothing lost, rewritten, recomputed or
@@ -183,6 +186,8 @@ def _loky_workers(pid: int) -> list[int]:
 
 
 @pytest.mark.slow
+@pytest.mark.kill
+@pytest.mark.subprocess
 def test_joblib_workers_that_never_got_a_batch_exit_with_the_killed_client(tmp_path):
     """One batch, two workers: the second worker never receives work. Killed with the
     client right after the workers start, both exit at once (before, an idle worker lived
@@ -212,6 +217,8 @@ params = {{ n_samples = 3000, n_features = 60, random_state = 1 }}
 
 
 # --------------------------------------------------------------------------- one writer
+@pytest.mark.kill
+@pytest.mark.subprocess
 def test_second_process_on_a_busy_store_stops_and_takes_over_after_kill(tmp_path):
     # a longer grid (30 repeats: 1,020 cells), so the first run is still busy when the
     # second one has started (seconds of imports on a loaded machine)
@@ -329,6 +336,7 @@ BAD = {
 }
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("kind", list(BAD))
 def test_unreadable_store_is_one_line_and_left_untouched(tmp_path, kind):
     make, what = BAD[kind]
@@ -379,6 +387,7 @@ BLOCK = ("import sys; sys.modules['dask'] = None; sys.modules['distributed'] = N
          "sys.argv[0] = 'mlfs'; ")
 
 
+@pytest.mark.subprocess
 def test_import_and_demo_without_dask(tmp_path):
     code = BLOCK + (
         "import skmlfs, skmlfs.experiments, skmlfs.selection, skmlfs.learners, "
@@ -395,6 +404,7 @@ def test_import_and_demo_without_dask(tmp_path):
     assert "SCLS" in res.stdout
 
 
+@pytest.mark.subprocess
 def test_dask_option_without_dask_says_how_to_install(tmp_path):
     exp = tmp_path / "e.toml"
     exp.write_text(EXPERIMENT)

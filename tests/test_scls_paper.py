@@ -9,6 +9,8 @@ from skmlfs.datasets import load
 from skmlfs.info import InfoCache
 from skmlfs.selection import AMI, SCLS
 
+pytestmark = pytest.mark.paper
+
 
 @pytest.fixture(scope="module")
 def bibtex(dataset_path):

@@ -345,6 +345,8 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.cluster
+@pytest.mark.subprocess
 def test_dask_cluster_two_worker_processes(tmp_path):
     distributed = pytest.importorskip("distributed")
     da = pytest.importorskip("dask.array")
