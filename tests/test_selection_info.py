@@ -426,6 +426,7 @@ def _plcfs(dataset_path, name):
     return m["data"], m["answer"], m["sim_seq"][:, :10] == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["enron", "genbase", "medical"])
 def test_plcfs_splits_match_straightforward(dataset_path, name):
     """AMI, SCLS and GICS on the authors' ten holdout splits, full ⌈√|W|⌉ budget."""
@@ -445,6 +446,7 @@ def test_plcfs_splits_match_straightforward(dataset_path, name):
             assert_same_selection(est, ref, err_msg=f"{est} split {split}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["enron", "genbase", "medical"])
 def test_plcfs_mdmr_matches_straightforward(dataset_path, name):
     """MDMR's per-step triple entropies are costly for the reference: first 4 picks on 2
@@ -464,6 +466,7 @@ def test_plcfs_mdmr_matches_straightforward(dataset_path, name):
         assert_same_selection(est, ref_mdmr_scls_authors(info, 4, rel), err_msg=f"split {split}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["enron", "genbase", "medical"])
 def test_plcfs_ami_authors_code(dataset_path, name):
     """ami.m's exact behaviour on the authors' splits, full ⌈√|W|⌉ budget.
