@@ -190,7 +190,8 @@ def _plcfs(dataset_path, name):
     return m["data"], m["answer"], m["sim_seq"][:, :10] == 1
 
 
-@pytest.mark.parametrize("name", ["enron", "genbase", "medical"])
+@pytest.mark.parametrize("name", [pytest.param("enron", marks=pytest.mark.slow), "genbase",
+                                  "medical"])
 def test_fimf_plcfs_matches_reference(dataset_path, name):
     """The authors' score (``fimf.m`` read per pair) on their ten splits, with cut-offs.
 
@@ -289,7 +290,8 @@ def test_qpfs_against_independent_solver_and_kkt():
     assert sep == sorted(sep, key=lambda f: -res.x[f])
 
 
-@pytest.mark.parametrize("name", ["enron", "genbase", "medical"])
+@pytest.mark.parametrize("name", [pytest.param("enron", marks=pytest.mark.slow), "genbase",
+                                  pytest.param("medical", marks=pytest.mark.slow)])
 def test_qpfs_plcfs(dataset_path, name):
     """Q, F against per-pair MI on a feature subset; KKT of the full program on 3 splits."""
     X, Y, masks = _plcfs(dataset_path, name)

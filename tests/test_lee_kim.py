@@ -249,7 +249,8 @@ def _columns(Xt, n_cols, rng):
     return np.unique(np.concatenate([top, extra, const]))
 
 
-@pytest.mark.parametrize("name", ["genbase", "medical", "enron"])
+@pytest.mark.parametrize("name", ["genbase", pytest.param("medical", marks=pytest.mark.slow),
+                                  pytest.param("enron", marks=pytest.mark.slow)])
 def test_plcfs_splits_match_per_pair_reference(dataset_path, name):
     """PMU and D2F, both variants, on the authors' splits (columns reduced for the
     reference: ~45 columns, all labels)."""

@@ -200,6 +200,7 @@ def test_constant_feature_last():
 
 
 # ----------------------------------------------------------------------------- real data
+@pytest.mark.slow
 def test_steps_match_references_on_emotions(dataset_path):
     X, Y = _load(dataset_path, "emotions")
     k = 5

@@ -90,7 +90,7 @@ def test_paper_file_is_an_engine_experiment(datasets_dir):
     assert spec.report["optimised"]["parameter"] == "metric"
 
 
-@pytest.mark.parametrize("name", ["emotions", "scene"])
+@pytest.mark.parametrize("name", ["emotions", pytest.param("scene", marks=pytest.mark.paper)])
 def test_engine_cells_equal_the_protocol(name, datasets_dir, tmp_path):
     metrics = ["one_error", "multilabel_accuracy"]
     g = _reduced(name, metrics)

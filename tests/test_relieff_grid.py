@@ -65,7 +65,7 @@ def test_paper_file_is_an_engine_experiment():
     assert set(spec.report["paper"]["hamming_loss"]) == {x.name for x in spec.datasets}
 
 
-@pytest.mark.parametrize("name", ["emotions", "genbase"])
+@pytest.mark.parametrize("name", ["emotions", pytest.param("genbase", marks=pytest.mark.paper)])
 def test_engine_cells_equal_straightforward_loops(name, datasets_dir, tmp_path):
     """Every learner, plain and -WF, k in {5, 10}, 3 folds: the engine's cells (shared
     neighbour graphs) equal each learner fitted with its own HEOM search; genbase's

@@ -210,7 +210,9 @@ def test_real_label_sums_match_engine(dataset_path, name):
         np.testing.assert_array_equal(r1, r0)  # dense label blocks: the same sums
 
 
-@pytest.mark.parametrize("name", _SELECTION_SETS)
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.slow) if n in ("delicious", "bibtex", "genbase") else n
+    for n in _SELECTION_SETS])
 def test_real_selection_same_from_label_blocks_and_row_blocks(dataset_path, name, monkeypatch):
     X, Y = _load_discrete(dataset_path, name)
     ref = SCLS().fit(X, Y)
