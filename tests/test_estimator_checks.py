@@ -217,6 +217,7 @@ def _expected(estimator: BaseEstimator) -> dict[str, str]:
     return EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {})
 
 
+@pytest.mark.slow
 @parametrize_with_checks(_estimators(), expected_failed_checks=_expected)
 def test_sklearn_compatible_estimator(estimator, check):
     with warnings.catch_warnings():

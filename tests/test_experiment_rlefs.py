@@ -141,6 +141,7 @@ def _reference(Xtr, Ytr, Xte, Yte):
     return ref, chosen
 
 
+@pytest.mark.paper
 def test_rlefs_protocol_cells_equal_a_straightforward_computation(dataset_path, tmp_path):
     tr = dataset_path("mulan/flags/flags-train.arff")
     te = dataset_path("mulan/flags/flags-test.arff")

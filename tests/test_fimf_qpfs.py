@@ -191,7 +191,7 @@ def _plcfs(dataset_path, name):
 
 
 @pytest.mark.parametrize("name", [pytest.param("enron", marks=pytest.mark.slow), "genbase",
-                                  "medical"])
+                                  pytest.param("medical", marks=pytest.mark.slow)])
 def test_fimf_plcfs_matches_reference(dataset_path, name):
     """The authors' score (``fimf.m`` read per pair) on their ten splits, with cut-offs.
 

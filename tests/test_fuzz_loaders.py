@@ -559,6 +559,7 @@ def _base_reading(path: Path):
     return ds.X, ds.Y, ds.feature_names, ds.label_names
 
 
+@pytest.mark.slow
 def test_seeded_loader_fuzz(base_files, tmp_path):
     rng = random.Random(SEED)
     b = base_files

@@ -627,6 +627,7 @@ class _StableNN:
         return np.argsort(D, axis=1, kind="stable")[:, :n_neighbors]
 
 
+@pytest.mark.slow
 def test_mlknn_equals_scikit_multilearn_enron(dataset_path, monkeypatch):
     """Binary bag-of-words: many distance ties and duplicate documents.
 

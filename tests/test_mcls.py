@@ -145,6 +145,7 @@ def test_pin_shift_midpoint_of_feasible_segment():
     )
 
 
+@pytest.mark.slow
 def test_label_manifold_matches_generic_solver_small():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))

@@ -90,7 +90,8 @@ def test_paper_file_is_an_engine_experiment(datasets_dir):
     assert spec.report["optimised"]["parameter"] == "metric"
 
 
-@pytest.mark.parametrize("name", ["emotions", pytest.param("scene", marks=pytest.mark.paper)])
+@pytest.mark.paper
+@pytest.mark.parametrize("name", ["emotions", "scene"])
 def test_engine_cells_equal_the_protocol(name, datasets_dir, tmp_path):
     metrics = ["one_error", "multilabel_accuracy"]
     g = _reduced(name, metrics)
@@ -140,6 +141,7 @@ def test_engine_cells_equal_the_protocol(name, datasets_dir, tmp_path):
                 assert len(hist) == sel.n_evaluations_
 
 
+@pytest.mark.paper
 def test_report_optimised_ablation_convergence(datasets_dir, tmp_path):
     from skmlfs.experiments import write_report
 
@@ -178,6 +180,7 @@ def test_report_optimised_ablation_convergence(datasets_dir, tmp_path):
     np.testing.assert_allclose(c["best_loss"], r["info"]["selector"]["history"], rtol=1e-5)
 
 
+@pytest.mark.paper
 def test_report_versus_texts_runtime_and_ablation_filter(datasets_dir, tmp_path):
     """The ``versus`` view equals the means and scipy's paired t-test of the stored cells;
     ``include`` files are read at report time (an edit survives a rerun that
@@ -253,6 +256,7 @@ def test_report_text_files_must_exist(tmp_path):
         ExperimentSpec.from_dict(g, source="reduced", base_dir=str(tmp_path))
 
 
+@pytest.mark.paper
 def test_records_view_equals_the_searches_own_history(datasets_dir, tmp_path):
     """Selectors with ``record`` store the low-label curves and the success ratio of their
     search; the ``records`` view's table equals them computed from the selector's own

@@ -65,7 +65,8 @@ def test_paper_file_is_an_engine_experiment():
     assert set(spec.report["paper"]["hamming_loss"]) == {x.name for x in spec.datasets}
 
 
-@pytest.mark.parametrize("name", ["emotions", pytest.param("genbase", marks=pytest.mark.paper)])
+@pytest.mark.paper
+@pytest.mark.parametrize("name", ["emotions", "genbase"])
 def test_engine_cells_equal_straightforward_loops(name, datasets_dir, tmp_path):
     """Every learner, plain and -WF, k in {5, 10}, 3 folds: the engine's cells (shared
     neighbour graphs) equal each learner fitted with its own HEOM search; genbase's
@@ -143,6 +144,7 @@ def test_shared_graphs_equal_each_learners_own_search(metric):
     assert graphs.n_built == 3
 
 
+@pytest.mark.paper
 def test_report_views_k_choice_paper_values_and_wilcoxon(datasets_dir, tmp_path):
     """The report's 'tuned' k is the argmin of the fold-mean Hamming loss (ties → smaller
     k), its cells the stored fold values, and Table 5's p-values those of the signed-rank
