@@ -3,7 +3,7 @@
 Run:  MLFS_DATASETS=/path/to/datasets python benchmarks/bench_graph.py [--dataset bibtex]
 
 For each method it times, in one process, the library selector on the sparse ``X`` and the
-straightforward implementation of its equations that ``tests/test_graph_mcdm.py``
+straightforward implementation of its equations that ``tests/selection/test_graph_mcdm.py``
 compares against (pair-by-pair correlations, double loops over features for the graph
 and the weighted distances, the padded square assignment of the authors' code, PageRank
 by a dense linear solve, ``pinv`` ridge and a TOPSIS loop) on the dense ``X``, and prints
@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))  # the tests' reference implementations
+sys.path.insert(0, str(ROOT / "tests" / "selection"))  # the tests' reference implementations
 
 COMPLEXITY = {
     "bmfs": "O(nnz(X)·q + d²·q) time (CDM product, weighted distances, ⌈d/q⌉ assignments "

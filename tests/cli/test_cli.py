@@ -477,7 +477,7 @@ README_NAMES = {
 def test_every_readme_name_resolves(kind):
     from skmlfs.experiments import resolve
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     for spelling, cls_name in README_NAMES[kind].items():
         assert spelling in readme, spelling  # the list above is the README's
         for variant in (spelling, spelling.lower(), spelling.upper(),
@@ -723,5 +723,5 @@ def test_docs_methods_table_is_the_registry(capsys):
     (the command is in the file's header)."""
     code, md, _ = run(capsys, "methods", "--markdown")
     assert code == 0
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "method_names.md").read_text("utf-8")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "method_names.md").read_text("utf-8")
     assert doc.endswith(md), "docs/method_names.md is out of date: mlfs methods --markdown"

@@ -1,6 +1,6 @@
 """``mlfs benchmark`` / ``mlfs report`` as real processes: Ctrl-C mid-run and resume, the
-report, one-line errors. (SIGKILL and resume: tests/test_runner_safety.py, one test per
-backend; every partial store: tests/test_resume.py, in process.)"""
+report, one-line errors. (SIGKILL and resume: tests/experiments/test_runner_safety.py, one test per
+backend; every partial store: tests/experiments/test_resume.py, in process.)"""
 
 from __future__ import annotations
 

@@ -135,7 +135,7 @@ def test_engine_default_is_no_discretizer_and_paper_files_declare_theirs():
     import inspect
 
     assert inspect.signature(evaluate).parameters["discretizer"].default == "none"
-    root = Path(__file__).resolve().parents[1] / "experiments"
+    root = Path(__file__).resolve().parents[2] / "experiments"
     for name in ("scls_paper", "scls_curves", "memetic_paper"):
         data = tomllib.loads((root / f"{name}.toml").read_text(encoding="utf-8"))
         assert data.get("discretizer") == "auto", name

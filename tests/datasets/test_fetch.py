@@ -409,7 +409,7 @@ def test_scls_paper_datasets_can_all_be_fetched():
     from skmlfs.datasets import registry_key
     from skmlfs.experiments import load_experiment
 
-    spec = load_experiment(Path(__file__).parents[1] / "experiments" / "scls_paper.toml")
+    spec = load_experiment(Path(__file__).parents[2] / "experiments" / "scls_paper.toml")
     mats = [d.path for d in spec.datasets if d.path and d.path.endswith(".mat")]
     assert len(mats) == 3
     for path in mats:

@@ -10,7 +10,7 @@ import pytest
 from skmlfs.experiments import load_experiment
 from skmlfs.experiments._registry import SELECTORS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FILES = ["mlfs_benchmark.toml", "mlfs_benchmark_lee.toml", "mlfs_benchmark_quick.toml"]
 
 

@@ -17,7 +17,7 @@ from skmlfs.learners import MLkNN
 from skmlfs.metrics import hamming_loss
 from skmlfs.selection import ReliefFML
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 GEN = {"name": "toy", "generator": "skmlfs.datasets:make_multilabel_discrete",
        "params": {"n_samples": 100, "n_features": 10, "n_labels": 3, "random_state": 1}}
 

@@ -21,7 +21,7 @@ from skmlfs.experiments import (
 from skmlfs.experiments._parts import PART_KEYS, parts_from_dict
 from skmlfs.experiments._parts_report import REPORT_KEYS, SECTION_KEYS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _experiment(n_folds: int = 2) -> dict:

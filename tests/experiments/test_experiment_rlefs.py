@@ -274,7 +274,7 @@ def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
     from skmlfs.experiments import load_experiment
 
     monkeypatch.setenv("MLFS_DATASETS", str(datasets_dir))
-    spec = load_experiment(Path(__file__).resolve().parents[1] / "experiments"
+    spec = load_experiment(Path(__file__).resolve().parents[2] / "experiments"
                            / "rlefs_paper.toml")
     assert [m.name for m in spec.selectors][:7] == ["PPTMI", "PPTCHI", "MIFS", "MDMR", "LRFS",
                                                    "RALMFS", "RLEFS"]

@@ -18,7 +18,7 @@ from skmlfs.experiments._registry import canonical_name
 from skmlfs.learners import MLNB
 from skmlfs.metrics import METRICS
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PAPER = REPO / "experiments" / "memetic_paper.toml"
 METRIC_NAMES = ("multilabel_accuracy", "one_error", "ranking_loss", "coverage")
 # single-cell filters of the file (one cell per split each); bmfs comes with branch

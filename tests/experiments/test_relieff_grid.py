@@ -26,7 +26,7 @@ from skmlfs.learners import DMLkNN, MLCWkNN, MLkNN
 from skmlfs.metrics import hamming_loss, multilabel_accuracy, one_error, ranking_loss
 from skmlfs.selection import ReliefFML
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PAPER = REPO / "experiments" / "relieff_ml_paper.toml"
 
 

@@ -7,7 +7,7 @@ one dataset, split and selector; the client commits its ranking, then each of it
 each in its own transaction): nothing of the task, its ranking but no cell, or its
 ranking and some of its cells. Each test builds all three states by deleting rows from a
 finished store, so the tests cover what the SIGKILL tests of the real processes
-(tests/test_runner_safety.py, one per backend) can only hit at random.
+(tests/experiments/test_runner_safety.py, one per backend) can only hit at random.
 """
 
 from __future__ import annotations

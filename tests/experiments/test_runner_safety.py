@@ -133,7 +133,7 @@ def test_sigkill_at_random_moments_then_resume(experiment, tmp_path, backend):
     number of stored cells), twice, then resume: nothing lost, rewritten, recomputed or
     duplicated, every cell equal to the reference run, and no worker process outlives its
     client. The real kill of each backend; every state a kill can leave a store in is
-    resumed in process in tests/test_resume.py."""
+    resumed in process in tests/experiments/test_resume.py."""
     if backend == "dask":
         pytest.importorskip("distributed")
     spec, ref = experiment

@@ -18,7 +18,7 @@ from skmlfs.experiments import (
     iterative_stratification,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _label_distribution(Y: np.ndarray, folds: list[np.ndarray]) -> float:

@@ -7,7 +7,7 @@ The one switch between the compiled kernels and the numpy/scipy path is
 force the fallback that way, or by setting :data:`FORCE_NUMPY`).
 
 The kernels reproduce the numpy path's arithmetic operation by operation, so their
-results are bit-identical to it (``tests/test_kernel.py``):
+results are bit-identical to it (``tests/info/test_kernel.py``):
 
 * :func:`binary_rows_corrections` — the per-feature corrections of the binary label sums
   (:func:`skmlfs.info._labelsum.binary_corrections`): for each feature row it walks the
