@@ -462,7 +462,8 @@ def test_experiment_file_builds_every_learner():
     from skmlfs.experiments import load_parts
 
     ep = load_parts(Path(__file__).resolve().parents[2] / "experiments/occ_paper.toml")
-    spec = ep.checked["main"]  # the main grid (the other parts: tests/experiments/test_experiment_parts)
+    # the main grid (the other parts: tests/experiments/test_experiment_parts.py)
+    spec = ep.checked["main"]
     built = {m.name: m.build(random_state=0) for m in spec.learners}
     assert {"BR", "ECC", "EBCC", "EoCC", "oCC_M0.5", "MDDM_thr0.1", "LLSF_b1"} <= set(built)
     assert isinstance(built["EoCC"], EnsembleOfChains)
