@@ -63,7 +63,7 @@ print(summarize(frame, metrics=["hamming_loss", "ranking_loss"]).round(4))
 # %%
 # ``write_report`` (``mlfs report``) writes the Markdown/LaTeX/CSV tables, Friedman and
 # post-hoc tests and the figures of the whole store.
-from skmlfs.experiments._report import write_report
+from skmlfs.experiments.report import write_report
 
 files = write_report(folder / "small_paper.db", folder / "report", formats=("md",))
 print(sorted(p.name for p in files)[:8])

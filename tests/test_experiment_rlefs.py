@@ -277,7 +277,8 @@ def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
                            / "rlefs_paper.toml")
     assert [m.name for m in spec.selectors][:7] == ["PPTMI", "PPTCHI", "MIFS", "MDMR", "LRFS",
                                                    "RALMFS", "RLEFS"]
-    assert spec.selectors[7].name == "ALL" and spec.report["reference"] == ["ALL"]
+    kinds = {t["kind"].rsplit(":", 1)[-1]: t for t in spec.report["section"]}
+    assert spec.selectors[7].name == "ALL" and kinds["ReferenceMethods"]["methods"] == ["ALL"]
     sens = [m for m in spec.selectors[8:] if m.options.get("sensitivity")]
     seeds = [m for m in spec.selectors[8:] if "seed_offset" in m.options]
     assert len(sens) == 4 * 7 and len(seeds) == 2 * 5
@@ -286,7 +287,7 @@ def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
     assert sorted(m.options["seed_offset"] for m in seeds) == sorted([0, 1, 2, 3, 4] * 2)
     assert sorted(tuple(m.options["learners"]) for m in seeds) == (
         [("BR-3NN",)] * 5 + [("BR-SVM",)] * 5)
-    assert set(spec.report["seeds"]["methods"]) == {"RLEFS-seeds-SVM", "RLEFS-seeds-3NN"}
+    assert set(kinds["SeedRobustness"]["methods"]) == {"RLEFS-seeds-SVM", "RLEFS-seeds-3NN"}
     rlefs = spec.selectors[6]
     assert rlefs.tuning["tune_with"] == "learner" and rlefs.tuning["search"] == "coordinate"
     assert rlefs.options["by_dataset"]["flags"]["tuning"].get("search", "grid") == "grid"

@@ -187,7 +187,7 @@ def _run(args: argparse.Namespace, spec, db: Path) -> int:
             if verbose:
                 print(f"exported {p}", file=sys.stderr)
     if not args.no_report:
-        from ..experiments._report import write_report
+        from ..experiments.report import write_report
 
         files = write_report(
             db, out, figures=not args.no_figures, cell_ids=summary.cell_ids,
@@ -201,7 +201,7 @@ def _run_multipart(args: argparse.Namespace) -> int:
     """A file with ``[[part]]`` tables: every part into one store, then its report."""
     from ..experiments import ResultStore
     from ..experiments._parts import load_parts, run_parts
-    from ..experiments._parts_report import write_parts_report
+    from ..experiments.report._multipart import write_parts_report
 
     ep = load_parts(args.experiment)
     db = Path(args.db) if args.db else Path("runs") / f"{ep.name}.db"
@@ -230,7 +230,7 @@ def _run_multipart(args: argparse.Namespace) -> int:
 
 def _report_options(spec) -> dict:
     opts = {}
-    for key in ("control", "decimals", "alpha", "columns"):
+    for key in ("control", "decimals", "alpha", "columns", "title"):
         if key in spec.report:
             opts[key] = spec.report[key]
     return opts

@@ -22,7 +22,6 @@ from ._cells import prepare_split, run_task
 from ._histories import plot_search_histories, search_histories
 from ._methods import WeightedLearner, metric_scorer
 from ._parts import ExperimentParts, load_parts, run_parts
-from ._parts_report import write_parts_report
 from ._protocols import Split, holdout_splits, kfold_splits, mat_splits
 from ._registry import DISCRETIZERS, LEARNERS, SELECTORS, AllFeatures, resolve
 from ._runner import RunSummary, evaluate, run_experiment, summarize
@@ -90,7 +89,11 @@ __all__ = [
 def __getattr__(name):
     # the report pulls in matplotlib; import it only when asked for
     if name in ("write_report", "metric_tables", "wilcoxon_table", "win_tie_loss_table"):
-        from . import _report
+        from . import report
 
-        return getattr(_report, name)
+        return getattr(report, name)
+    if name == "write_parts_report":
+        from .report._multipart import write_parts_report
+
+        return write_parts_report
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

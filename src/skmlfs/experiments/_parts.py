@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from ._spec import ExperimentSpec, SpecError, _fail, _unknown
+from ._spec import ExperimentSpec, SpecError, _fail, _unknown, check_sections
 
 __all__ = ["PART_KEYS", "ExperimentParts", "load_parts", "parts_from_dict", "run_parts"]
 
@@ -62,6 +62,8 @@ PART_KEYS = {
     "estimator_seed",
     "seed",
 }
+#: keys of the ``[report]`` table of a file with parts
+REPORT_KEYS = {"title", "intro", "labels", "decimals", "section"}
 _BEST_KEYS = {"best", "metric", "param", "part", "lower_is_better"}
 _SHARE_KEYS = {"share_of_features", "cap", "label"}
 
@@ -284,9 +286,10 @@ def parts_from_dict(d: Mapping[str, Any], *, source: str = "<dict>",
     report = top.get("report", {})
     if not isinstance(report, Mapping):
         raise _fail(src, "report", "must be a table.")
-    from ._parts_report import check_report
-
-    check_report(src, report, [n for n, _ in out_parts])
+    _unknown(src, "report", report, REPORT_KEYS)
+    check_sections(src, report.get("section", []),
+                   {m.name for m in checked["main"].metrics}, None,
+                   parts=[n for n, _ in out_parts])
     return ExperimentParts(name=name, parts=tuple(out_parts), report=dict(report),
                            source=src, base_dir=base_dir, checked=checked)
 
@@ -480,4 +483,7 @@ def run_parts(ep: ExperimentParts, store: Any, *, parts: Sequence[str] | None = 
         ids[pname] = [c for s in res.summaries[pname] for c in s.cell_ids]
         names[pname] = [s.name for s in specs]
         store.set_meta(f"parts:{ep.name}", canonical_json(names))
+    if getattr(ep, "text", None):  # `mlfs report` on the store alone rebuilds the report
+        store.set_meta(f"parts_file:{ep.name}", canonical_json(
+            {"path": str(ep.source), "text": ep.text}))
     return res

@@ -339,6 +339,69 @@ def resolve(kind: str, name: str) -> Any:
     return obj
 
 
+#: short names of the generic report sections -> "module:Class" (imported only when a
+#: report or an experiment file's check needs one: the spec does not import the report)
+_R = "skmlfs.experiments.report._sections"
+_M = "skmlfs.experiments.report._multipart"
+SECTIONS: dict[str, str] = {
+    "overview": f"{_R}:Overview",
+    "include": f"{_R}:Include",
+    "metrics": f"{_R}:MetricTables",
+    "search_convergence": f"{_R}:SearchConvergence",
+    "stability": f"{_R}:Stability",
+    "sensitivity": f"{_R}:Sensitivity",
+    "objectives": f"{_R}:Objectives",
+    "tuning": f"{_R}:Tuning",
+    "run_time": f"{_R}:RunTime",
+    "memory": f"{_R}:Memory",
+    "runs": f"{_R}:Runs",
+    "failures": f"{_R}:Failures",
+    "versions": f"{_R}:Versions",
+    "compare": f"{_M}:Compare",
+    "table": f"{_M}:Table",
+    "curve": f"{_M}:Curve",
+    "parts": f"{_M}:Parts",
+    "bars": f"{_M}:Bars",
+}
+
+
+def resolve_section(kind: str) -> type:
+    """The report section class named ``kind``: a short name of :data:`SECTIONS` or a
+    ``"package.module:Class"`` path (a paper's own section), imported now.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither; the message lists the short names.
+    """
+    if not isinstance(kind, str) or not kind:
+        raise ValueError(f"a report section is named by a string; got {kind!r}.")
+    if ":" not in kind:
+        if kind not in SECTIONS:
+            close = difflib.get_close_matches(kind, list(SECTIONS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(
+                f"unknown report section {kind!r}{hint}; short names: "
+                f"{', '.join(SECTIONS)}, or a 'package.module:Class' path."
+            )
+        kind = SECTIONS[kind]
+    module, _, attr = kind.partition(":")
+    try:
+        obj = importlib.import_module(module)
+    except ImportError as exc:
+        raise ValueError(f"report section {kind!r}: cannot import module {module!r} "
+                         f"({exc}).") from exc
+    for part in attr.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise ValueError(f"report section {kind!r}: module {module!r} has no "
+                             f"{attr!r}.")
+    if not (isinstance(obj, type) and any(
+            c.__name__ == "ReportSection" for c in obj.__mro__)):
+        raise ValueError(f"report section {kind!r} is not a ReportSection class.")
+    return obj
+
+
 class AllFeatures(SelectorMixin, BaseEstimator):
     """Baseline pseudo-selector: keeps every feature, in their original order.
 

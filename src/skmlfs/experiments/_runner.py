@@ -609,11 +609,8 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
         meta[f"description:{spec.name}"] = spec.description
     if spec.report.get("control"):
         meta[f"control:{spec.name}"] = str(spec.report["control"])
-    from ._report_views import REPORT_VIEW_KEYS
-
-    views = {k: v for k, v in spec.report.items() if k in REPORT_VIEW_KEYS}
-    if views:  # the declared report views, for `mlfs report` on the store alone
-        meta[f"report:{spec.name}"] = canonical_json(views)
+    if spec.report.get("section"):  # the declared sections, for `mlfs report` on the store
+        meta[f"report:{spec.name}"] = canonical_json(spec.report["section"])
     for m in spec.metrics:
         meta[f"metric:{m.name}"] = canonical_json(
             {

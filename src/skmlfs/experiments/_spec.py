@@ -421,10 +421,18 @@ _TOP_KEYS = {
     "train_fractions",
     "estimator_seed",
 }
-_REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
-_REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation",  # see _report_views
-                 "versus", "include", "records", "reference", "over_budgets", "seeds",
-                 "stability"}
+#: keys of ``[report]``; what one paper needs is an option of its section
+#: (``[[report.section]]``, resolved through ``_registry.SECTIONS`` or "module:Class")
+_REPORT_KEYS = {"title", "control", "decimals", "alpha", "columns", "section"}
+_P = "skmlfs.experiments.report.papers:"
+#: keys of ``[report]`` before 0.2.0 -> the section that took them over (for the message)
+_FORMER_REPORT_KEYS = {
+    "optimised": _P + "FoldOptimised", "choose": _P + "ChosenParameter",
+    "pairs": _P + "ChosenParameter", "paper": _P + "PaperValues",
+    "over_budgets": _P + "OverBudgets", "reference": _P + "ReferenceMethods",
+    "versus": _P + "Versus", "seeds": _P + "SeedRobustness", "records": _P + "SearchRecords",
+    "ablation": _P + "Ablation", "stability": "stability", "include": "include",
+}
 _DATASET_KEYS = {
     "name",
     "load",
@@ -877,19 +885,20 @@ def _parse_report(
     """The ``[report]`` table, checked against the experiment's metrics and methods."""
     if not isinstance(report, Mapping):
         raise _fail(src, "report", "must be a table.")
+    for k in report:
+        if k in _FORMER_REPORT_KEYS:  # moved out of the core schema in 0.2.0
+            raise _fail(src, f"report.{k}", "now a report section: [[report.section]] with "
+                        f"kind = \"{_FORMER_REPORT_KEYS[k]}\" and the former keys as its "
+                        "options (docs/experiment_file.md#report).")
     _unknown(src, "report", report, _REPORT_KEYS)
     if report.get("columns", "selectors") not in ("selectors", "learners"):
         raise _fail(src, "report.columns", "must be 'selectors' or 'learners'.")
-    from ._report_views import check_report_views, resolve_includes
-
-    try:
-        check_report_views(src, report, {m.name for m in metrics})
-    except ValueError as exc:
-        raise SpecError(str(exc)) from None
-    try:  # include files relative to the experiment file
-        report = resolve_includes(report, base_dir)
-    except ValueError as exc:
-        raise SpecError(f"{src}: {exc}") from None
+    if "decimals" in report and (isinstance(report["decimals"], bool) or not isinstance(
+            report["decimals"], int) or report["decimals"] < 0):
+        raise _fail(src, "report.decimals", "a count of decimals (0 or more).")
+    report = dict(report)
+    report["section"] = check_sections(src, report.get("section", []),
+                                       {m.name for m in metrics}, base_dir)
     compared = {m.name for m in
                 (learners if report.get("columns") == "learners" else selectors)}
     if "control" in report and report["control"] not in compared:
@@ -897,7 +906,33 @@ def _parse_report(
             src, "report.control", f"{report['control']!r} is not one of the compared "
             "methods."
         )
-    return dict(report)
+    return report
+
+
+def check_sections(src: str, sections: Any, metrics: set[str], base_dir: str | None, *,
+                   parts: Sequence[str] | None = None) -> list[dict]:
+    """The ``[[report.section]]`` tables, each checked by constructing its class (short
+    name or ``"module:Class"``, imported now: the spec does not import the report
+    package), with the ``file`` of ``include`` sections made absolute against
+    ``base_dir`` so that ``mlfs report`` on the store alone finds it."""
+    import importlib
+
+    if isinstance(sections, Mapping):
+        sections = [sections]
+    if not isinstance(sections, Sequence) or isinstance(sections, str):
+        raise _fail(src, "report.section", "must be an array of tables ([[report.section]]).")
+    build = importlib.import_module("skmlfs.experiments.report._stored").build_sections
+    build(sections, source=src, metrics=metrics, parts=parts)  # raises SpecError
+    out = []
+    for i, t in enumerate(sections):
+        t = dict(t)
+        if t.get("kind") == "include" and base_dir is not None:
+            p = Path(base_dir) / t["file"]
+            if not p.is_file():
+                raise _fail(src, f"report.section[{i}].file", f"no file {p}.")
+            t["file"] = str(p.resolve())
+        out.append(t)
+    return out
 
 
 def _parse_dataset(
