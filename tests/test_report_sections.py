@@ -104,3 +104,19 @@ def test_a_section_of_ones_own_is_checked_with_the_file_and_renders(tmp_path):
         "## Selection time")
     table = text[text.index("## hamming loss"):text.index("MARKER")]
     assert "| Dataset | A | B |" in table and " C " not in table
+
+
+def test_a_declared_generic_section_replaces_the_default_one(tmp_path):
+    """``kind = "metrics"`` with ``paired_tests = false``: the tables once, in their place,
+    without the paired tests; the default prints them."""
+    from skmlfs.experiments.report import build_sections
+
+    cells = _cells()
+    write_report(cells, tmp_path / "a", figures=False, formats=["md"])
+    assert "Paired t-tests over the splits" in (tmp_path / "a" / "README.md").read_text()
+    secs = build_sections([{"kind": "metrics", "paired_tests": False}])
+    write_report(cells, tmp_path / "b", figures=False, formats=["md"], sections=secs)
+    text = (tmp_path / "b" / "README.md").read_text()
+    assert text.count("## hamming loss") == 1 and "Paired t-tests" not in text
+    with pytest.raises(SpecError, match=r"report\.section\[0\]\.curves: true or false"):
+        build_sections([{"kind": "metrics", "curves": "no"}])

@@ -347,6 +347,8 @@ SECTIONS: dict[str, str] = {
     "overview": f"{_R}:Overview",
     "include": f"{_R}:Include",
     "metrics": f"{_R}:MetricTables",
+    "paired_tests": f"{_R}:PairedTests",
+    "curves": f"{_R}:Curves",
     "search_convergence": f"{_R}:SearchConvergence",
     "stability": f"{_R}:Stability",
     "sensitivity": f"{_R}:Sensitivity",

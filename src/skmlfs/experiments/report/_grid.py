@@ -458,69 +458,87 @@ def _figure_section(md: list, written: list, files: list, heading: str, intro: s
         md.append(f"![{heading.lower()}](figures/{f.name})\n")
 
 
-def _metric_sections(ctx: Any) -> Any:
-    """The per-metric part of a report (see :class:`~._sections.MetricTables`)."""
+def _table_names(t: MetricTable) -> tuple[str, str]:
+    """``(stem, heading)`` of a metric table: file names and its README heading."""
+    stem = _slug(t.metric + (f"_{t.learner}" if t.learner else ""))
+    heading = f"{t.metric.replace('_', ' ')} {_arrow(t)}" + (
+        f" — learner {t.learner}" if t.learner else ""
+    )
+    return stem, heading
 
-    out, df, alpha, control = ctx.out, ctx.frame, ctx.alpha, ctx.control
-    formats, k = ctx.extra.get("formats", ("md",)), ctx.extra.get("k")
-    declared = ctx.extra.get("declared", [])
-    md: list[str] = []
-    written: list[Path] = []
-    for t in ctx.tables:
-        stem = _slug(t.metric + (f"_{t.learner}" if t.learner else ""))
-        heading = f"{t.metric.replace('_', ' ')} {_arrow(t)}" + (
-            f" — learner {t.learner}" if t.learner else ""
-        )
-        md.append(f"## {heading}\n")
-        body = table_markdown(t)
-        md.append(body)
-        md.append(_stats_line(t, alpha, control))
-        for s in declared:  # the paper's values, the values over the budgets, ...
-            extra = s.after_table(t, ctx)
-            if extra is not None:
-                md.append(extra)
-        ctrl = control if control in t.mean.columns else (
-            t.mean.columns[0] if t.mean.shape[1] == 2 else None
-        )
-        if ctrl is not None:
-            wil = wilcoxon_table(t, ctrl, alpha)
-            if wil is not None:
-                md.append(_wilcoxon_markdown(wil, ctrl, alpha))
-                if "csv" in formats:
-                    p = out / "tables" / f"{stem}_wilcoxon.csv"
-                    wil.to_csv(p, float_format="%.6g")
-                    written.append(p)
-        wtl = win_tie_loss_table(t, alpha)
-        if wtl is not None:
-            md.append(_wtl_markdown(wtl, alpha))
+
+def _metric_table_block(t: MetricTable, ctx: Any) -> Rendered:
+    """One metric's table (README and ``tables/<stem>.md/.tex/.csv``), its Friedman line
+    and the declared sections' lines under it."""
+    alpha, control = ctx.alpha, ctx.control
+    _, heading = _table_names(t)
+    body = table_markdown(t)
+    md = [f"## {heading}\n", body, _stats_line(t, alpha, control)]
+    for s in ctx.extra.get("declared", []):  # the paper's values, over the budgets, ...
+        extra = s.after_table(t, ctx)
+        if extra is not None:
+            md.append(extra)
+    return Rendered(md, [])
+
+
+def _table_files(t: MetricTable, ctx: Any) -> list[Path]:
+    out, formats = ctx.out, ctx.extra.get("formats", ("md",))
+    stem, heading = _table_names(t)
+    written = []
+    if "md" in formats:
+        p = out / "tables" / f"{stem}.md"
+        p.write_text(f"# {heading}\n\n{table_markdown(t)}", encoding="utf-8")
+        written.append(p)
+    if "latex" in formats:
+        p = out / "tables" / f"{stem}.tex"
+        p.write_text(table_latex(t), encoding="utf-8")
+        written.append(p)
+    if "csv" in formats:
+        p = out / "tables" / f"{stem}.csv"
+        table_csv(t, p)
+        written.append(p)
+    return written
+
+
+def _paired_tests_block(t: MetricTable, ctx: Any) -> Rendered:
+    """The Wilcoxon signed-rank tests of the control (or of the first of two methods)
+    and the paired t-test win/tie/loss counts of one metric table."""
+    out, alpha, control = ctx.out, ctx.alpha, ctx.control
+    formats = ctx.extra.get("formats", ("md",))
+    stem, _ = _table_names(t)
+    r = Rendered()
+    ctrl = control if control in t.mean.columns else (
+        t.mean.columns[0] if t.mean.shape[1] == 2 else None
+    )
+    if ctrl is not None:
+        wil = wilcoxon_table(t, ctrl, alpha)
+        if wil is not None:
+            r.markdown.append(_wilcoxon_markdown(wil, ctrl, alpha))
             if "csv" in formats:
-                p = out / "tables" / f"{stem}_wtl.csv"
-                wtl.to_csv(p, index_label="dataset")
-                written.append(p)
-        if "md" in formats:
-            p = out / "tables" / f"{stem}.md"
-            p.write_text(f"# {heading}\n\n{body}", encoding="utf-8")
-            written.append(p)
-        if "latex" in formats:
-            p = out / "tables" / f"{stem}.tex"
-            p.write_text(table_latex(t), encoding="utf-8")
-            written.append(p)
+                p = out / "tables" / f"{stem}_wilcoxon.csv"
+                wil.to_csv(p, float_format="%.6g")
+                r.files.append(p)
+    wtl = win_tie_loss_table(t, alpha)
+    if wtl is not None:
+        r.markdown.append(_wtl_markdown(wtl, alpha))
         if "csv" in formats:
-            p = out / "tables" / f"{stem}.csv"
-            table_csv(t, p)
-            written.append(p)
-        if ctx.figures:
-            written += _figures_for(t, df, out, stem, control, k)
-            for f in written:
-                if f.parent.name == "figures" and f.name.startswith(f"cd_{stem}."):
-                    md.append(f"![CD diagram, {heading}](figures/{f.name})\n")
-            curves = [
-                f for f in written
-                if f.parent.name == "figures" and f.name.startswith(f"curves_{stem}__")
-            ]
-            for f in curves:
-                md.append(f"![{heading} versus number of features](figures/{f.name})\n")
-    return Rendered(md, written)
+            p = out / "tables" / f"{stem}_wtl.csv"
+            wtl.to_csv(p, index_label="dataset")
+            r.files.append(p)
+    return r
+
+
+def _curves_block(t: MetricTable, ctx: Any) -> Rendered:
+    """The CD diagram and the metric-versus-budget curves of one metric table."""
+    if not ctx.figures:
+        return Rendered()
+    stem, heading = _table_names(t)
+    files = _figures_for(t, ctx.frame, ctx.out, stem, ctx.control, ctx.extra.get("k"))
+    md = [f"![CD diagram, {heading}](figures/{f.name})\n" for f in files
+          if f.name.startswith(f"cd_{stem}.")]
+    md += [f"![{heading} versus number of features](figures/{f.name})\n" for f in files
+           if f.name.startswith(f"curves_{stem}__")]
+    return Rendered(md, files)
 
 
 def _overview(df, meta, k, ds_pref=(), m_pref=()) -> str:

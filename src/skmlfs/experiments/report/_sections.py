@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 from ._grid import (
+    _curves_block,
     _figure_section,
     _memory_section,
-    _metric_sections,
+    _metric_table_block,
     _overview,
+    _paired_tests_block,
     _runtime_figure,
     _runtime_section,
+    _table_files,
     _time_breakdown,
     _versions_line,
     runs_section,
@@ -21,8 +25,8 @@ from ._tuning import tuning_section
 from ._views import _stability_sections, included
 
 __all__ = [
-    "Failures", "Include", "Memory", "MetricTables", "Objectives",
-    "Overview", "RunTime", "RunTimeFigure", "Runs", "SearchConvergence", "Sensitivity",
+    "Curves", "Failures", "Include", "Memory", "MetricTables", "Objectives", "Overview",
+    "PairedTests", "RunTime", "RunTimeFigure", "Runs", "SearchConvergence", "Sensitivity",
     "Stability", "Tuning", "Versions",
 ]
 
@@ -78,15 +82,65 @@ class Include(ReportSection):
         return Rendered(md + ["\n" + p.read_text(encoding="utf-8")])
 
 
+class PairedTests(ReportSection):
+    """Per metric table: the Wilcoxon signed-rank tests of the control against every
+    other method (R⁺/R⁻ over the data sets) and the paired t-test win/tie/loss counts
+    per data set (``tables/<metric>_wilcoxon.csv``, ``_wtl.csv``)."""
+
+    def for_table(self, table: Any, ctx: ReportContext) -> Rendered:
+        return _paired_tests_block(table, ctx)
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        r = Rendered()
+        for t in ctx.tables:
+            r += self.for_table(t, ctx)
+        return r
+
+
+class Curves(ReportSection):
+    """Per metric table: the critical-difference diagram and, for methods with several
+    budgets, the metric against the number of selected features per data set."""
+
+    def for_table(self, table: Any, ctx: ReportContext) -> Rendered:
+        return _curves_block(table, ctx)
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        r = Rendered()
+        for t in ctx.tables:
+            r += self.for_table(t, ctx)
+        return r
+
+
 class MetricTables(ReportSection):
     """Per metric (and learner): mean ± std table with the best marked, average ranks,
     the Friedman / Iman–Davenport test with the critical difference (Nemenyi, or
-    Bonferroni–Dunn against the control), the sections' lines under each table, the
-    Wilcoxon signed-rank tests of the control and the paired t-test win/tie/loss counts,
-    the CD diagram and the metric-versus-budget curves."""
+    Bonferroni–Dunn against the control), the declared sections' lines under each
+    table, then that table's :class:`PairedTests` and :class:`Curves` (``paired_tests``,
+    ``curves``: false leaves them out)."""
+
+    OPTIONS = {"paired_tests": "the Wilcoxon and win/tie/loss tests (true)",
+               "curves": "the CD diagram and budget curves (true)"}
+
+    def check(self, metrics: set[str] | None) -> None:
+        for k in self.OPTIONS:
+            if not isinstance(self.options.get(k, True), bool):
+                raise self.fail(k, "true or false.")
 
     def render(self, ctx: ReportContext) -> Rendered:
-        return _metric_sections(ctx)
+        parts = [s for k, s in (("paired_tests", PairedTests()), ("curves", Curves()))
+                 if self.options.get(k, True)]
+        r = Rendered()
+        for t in ctx.tables:
+            r += _metric_table_block(t, ctx)
+            tests = parts[0].for_table(t, ctx) if parts and isinstance(
+                parts[0], PairedTests) else Rendered()
+            r.markdown += tests.markdown
+            files = _table_files(t, ctx)  # the old order of the written files
+            r.files += tests.files + files
+            for s in parts:
+                if isinstance(s, Curves):
+                    r += s.for_table(t, ctx)
+        return r
 
 
 class SearchConvergence(ReportSection):

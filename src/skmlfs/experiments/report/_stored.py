@@ -108,11 +108,17 @@ def frame_sections(declared: Sequence[Any]) -> list[Any]:
     """Every section of a single-grid report in print order: the overview, the included
     text placed at the start, the metric tables, the search convergence, the declared
     sections, the run time, tuning and run log, the failures, the text placed at the
-    end and the software versions."""
+    end and the software versions. A declared section of one of these classes replaces
+    the default one (same place, its options)."""
 
+    frame = [Overview, MetricTables, SearchConvergence, Sensitivity, Objectives, Tuning,
+             RunTime, Memory, Runs, RunTimeFigure, Failures, Versions]
+    # a declared frame section (e.g. `kind = "metrics"` with `paired_tests = false`)
+    # takes the place of the default one instead of printing twice
+    given = {type(s): s for s in declared if type(s) in frame}
     start = [s for s in declared if isinstance(s, Include) and s.at == "start"]
     end = [s for s in declared if isinstance(s, Include) and s.at == "end"]
-    middle = [s for s in declared if not isinstance(s, Include)]
-    return [Overview(), *start, MetricTables(), SearchConvergence(), *middle, Sensitivity(),
-            Objectives(), Tuning(), RunTime(), Memory(), Runs(), RunTimeFigure(),
-            Failures(), *end, Versions()]
+    middle = [s for s in declared if not isinstance(s, Include) and type(s) not in given]
+    made = {c: given.get(c) or c() for c in frame}
+    return [made[Overview], *start, made[MetricTables], made[SearchConvergence], *middle,
+            *(made[c] for c in frame[3:-1]), *end, made[Versions]]
