@@ -620,10 +620,10 @@ def test_evaluate_passes_the_nominal_columns_of_a_dataset():
     train, test = np.arange(45), np.arange(45, 60)
     _Spy.seen.clear()
     # discretizing before the selector (not evaluate's default, which passes X as given)
-    evaluate(ds, {"spy": _Spy()}, splits=[(train, test)], n_features=2, progress=False,
+    evaluate(ds, {"spy": _Spy()}, splits=[(train, test)], n_features_to_select=2, progress=False,
              discretizer="auto")
     ds.feature_types[2] = "numeric"  # undeclared: binned like the numeric columns
-    evaluate(ds, {"spy": _Spy()}, splits=[(train, test)], n_features=2, progress=False,
+    evaluate(ds, {"spy": _Spy()}, splits=[(train, test)], n_features_to_select=2, progress=False,
              discretizer="auto")
     seen, undeclared = _Spy.seen
     np.testing.assert_array_equal(seen[:, 2], X[train, 2])
