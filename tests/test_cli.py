@@ -399,7 +399,7 @@ def test_benchmark_seed_overrides_the_experiment_seed(capsys, tmp_path):
     data = tiny(tmp_path)
     exp = tmp_path / "exp.toml"
     exp.write_text(
-        f'name = "seeded"\nseed = 1\nn_features = 1\nselectors = ["scls"]\n'
+        f'name = "seeded"\nseed = 1\nn_features_to_select = 1\nselectors = ["scls"]\n'
         f'[[datasets]]\nname = "tiny"\npath = "{data.as_posix()}"\n'
         '[protocol]\nkind = "holdout"\nrepeats = 2\ntest_size = 0.5\n',
         encoding="utf-8",

@@ -162,7 +162,7 @@ def test_spec_missing_file_and_bad_toml(tmp_path):
 
 # small_spec() as an experiment file
 SMALL_TOML = (
-    'name = "t"\nseed = 1\nn_features = [2, 4]\nselectors = ["scls", "ami", "all"]\n'
+    'name = "t"\nseed = 1\nn_features_to_select = [2, 4]\nselectors = ["scls", "ami", "all"]\n'
     'metrics = ["hamming_loss", "ranking_loss"]\n[protocol]\nkind = "holdout"\nrepeats = 3\n'
     f'[[datasets]]\nname = "a"\ngenerator = "{GEN}"\n'
     "params = { n_samples = 120, n_features = 10, random_state = 0 }\n"

@@ -167,7 +167,7 @@ def test_budgets_a_selector_cannot_fill_are_left_out(tmp_path, monkeypatch):
         + [",".join(map(str, [*Y[i], *X[i]])) for i in range(80)]
     ) + "\n")
     spec = ExperimentSpec.from_dict({
-        "name": "short", "seed": 0, "n_features": [2, 4, 8], "selectors": ["scls", "ami"],
+        "name": "short", "seed": 0, "n_features_to_select": [2, 4, 8], "selectors": ["scls", "ami"],
         "metrics": ["hamming_loss"], "protocol": {"kind": "holdout", "repeats": 3},
         "datasets": [{"name": "toy", "path": str(arff)}],
     })

@@ -19,7 +19,7 @@ def spec(**over):
     d = {
         "name": "st",
         "seed": 0,
-        "n_features": [2, 4],
+        "n_features_to_select": [2, 4],
         "selectors": ["scls", "ami"],
         "metrics": METRICS,
         "protocol": {"kind": "holdout", "repeats": 3},
