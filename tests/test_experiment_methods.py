@@ -191,7 +191,7 @@ def test_one_wrapper_search_per_metric_with_its_history(tmp_path):
         "selectors": {"mem": {"method": "memetic", "population_size": 6,
                               "max_evaluations": 20,
                               "variants": {"metric": ["multilabel_accuracy", "ranking_loss"]}}},
-        "n_features": 3, "learners": ["mlnb"], "datasets": [GEN], "seed": 1,
+        "n_features_to_select": 3, "learners": ["mlnb"], "datasets": [GEN], "seed": 1,
         "protocol": {"kind": "holdout", "repeats": 1}, "metrics": ["hamming_loss"],
     })
     run_experiment(spec, tmp_path / "w.db", verbose=False, progress=False)
@@ -400,7 +400,7 @@ def test_learner_evaluates_only_its_selectors(tmp_path):
 
     base = {"selectors": {"scls": {"method": "scls"},
                           "rf": {"method": "relieff_ml", "variants": {"k": [3, 5]}}},
-            "n_features": 3, "datasets": [GEN], "seed": 5, "discretizer": "none",
+            "n_features_to_select": 3, "datasets": [GEN], "seed": 5, "discretizer": "none",
             "protocol": {"kind": "holdout", "repeats": 2, "test_size": 0.25},
             "metrics": ["hamming_loss"]}
     one = ExperimentSpec.from_dict({**base, "learners": ["mlnb"]})

@@ -121,7 +121,8 @@ def test_report_defaults_to_the_latest_version_of_the_experiment(tmp_path):
 
     def spec(n_features):
         return ExperimentSpec.from_dict({
-            "name": "v", "seed": 0, "n_features": n_features, "selectors": ["scls", "ami"],
+            "name": "v", "seed": 0, "n_features_to_select": n_features,
+            "selectors": ["scls", "ami"],
             "metrics": ["hamming_loss"], "protocol": {"kind": "holdout", "repeats": 2},
             "datasets": [{"name": "a", "generator": "skmlfs.datasets:make_multilabel_discrete",
                           "params": {"n_samples": 80, "n_features": 10, "random_state": 0}}],

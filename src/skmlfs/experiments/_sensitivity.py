@@ -2,9 +2,9 @@
 
 A selector table with ``sensitivity = "alpha"`` and ``variants = { alpha = [...] }`` (the
 other parameters fixed in the table, usually restricted with ``datasets``,
-``n_features_to_select`` and ``learners``) is a sensitivity study: its cells are left out of the comparison tables
-and drawn as one figure per (dataset, learner): each metric against the value of the varied
-parameter, one panel per parameter.
+``n_features_to_select`` and ``learners``) is a sensitivity study: its cells are left out
+of the comparison tables and drawn as one figure per (dataset, learner): each metric
+against the value of the varied parameter, one panel per parameter.
 """
 
 from __future__ import annotations
