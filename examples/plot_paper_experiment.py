@@ -22,7 +22,7 @@ toml.write_text('''
 name = "small_paper"
 description = "SCLS against AMI and MDMR with MLNB, the SCLS paper's protocol in miniature"
 seed = 0
-n_features = "ceil_sqrt"            # the SCLS paper's budget
+n_features_to_select = "ceil_sqrt"  # the SCLS paper's budget
 metrics = ["hamming_loss", "ranking_loss", "normalized_coverage"]
 selectors = ["scls", "ami", "mdmr", "all"]
 learners = ["mlnb"]

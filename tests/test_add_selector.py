@@ -38,7 +38,7 @@ class LowestVariance(SelectorMixin, BaseEstimator):
 EXPERIMENT = """
 name = "mine"
 selectors = ["mi_rank"]
-n_features = [4, 8]
+n_features_to_select = [4, 8]
 metrics = ["hamming_loss"]
 learners = ["mlknn"]
 [protocol]

@@ -197,20 +197,26 @@ def test_select_keeps_nominal_columns(capsys, tmp_path, dataset_path):
     assert table["feature"].iloc[0] == "location"
 
 
-def test_selector_input_leaves_the_selectors_parameters_alone(dataset_path):
-    """Nominal columns pass through the library's "auto" rule; the selector keeps
-    discretizer="auto" (it finds codes and uses them as they are), same ranking."""
-    from skmlfs.cli._common import selector_input
+def test_nominal_columns_and_budget_reach_the_selector(dataset_path):
+    """-k reaches the selector as typed ("10%") and the nominal columns as its
+    categorical_features; its own fit discretizes ("auto") and gives the ranking of the
+    former route (the CLI discretized with the nominal columns passed through, then the
+    selector used the codes as they were)."""
+    from skmlfs.cli._common import make_selector
 
     ds = load(dataset_path("mulan/birds/birds-train.arff"))
     nominal = np.array([t == "nominal" for t in ds.feature_types])
-    sel = SCLS(n_features_to_select=10)
-    X = selector_input(sel, ds)
-    assert sel.get_params()["discretizer"] == "auto"
+    sel = make_selector("scls", "10%", ds, 0)
+    params = sel.get_params()
+    assert params["n_features_to_select"] == "10%"
+    assert params["categorical_features"] == [258, 259]
+    assert params["discretizer"] == "auto"
+    sel.fit(ds.X, ds.Y)
+    assert sel.n_features_to_select_ == int(np.ceil(0.1 * ds.X.shape[1]))
     Xd = discretize_features("auto", ds.X, ds.Y, categorical_features=nominal)
-    np.testing.assert_array_equal(X, Xd)
-    ref = SCLS(n_features_to_select=10, discretizer=None).fit(Xd, ds.Y)
-    np.testing.assert_array_equal(sel.fit(X, ds.Y).ranking_, ref.ranking_)
+    ref = SCLS(n_features_to_select=sel.n_features_to_select_, discretizer=None).fit(Xd, ds.Y)
+    np.testing.assert_array_equal(sel.ranking_, ref.ranking_)
+    np.testing.assert_array_equal(sel.scores_, ref.scores_)
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -227,7 +233,7 @@ def test_evaluate_uses_the_stored_splits_of_a_mat_file(capsys, tmp_path, dataset
     assert code == 0
     assert "; 2 mat splits;" in out.splitlines()[0]
     ds = load_name("plcfs/genbase", root=path.parents[1], label_copies="keep")
-    ref = evaluate(ds, ["ami"], "mlnb", mat_splits(ds, 2), n_features="ceil_sqrt",
+    ref = evaluate(ds, ["ami"], "mlnb", mat_splits(ds, 2), n_features_to_select="ceil_sqrt",
                    metrics=["hamming_loss"], random_state=0, progress=False)
     got = pd.read_csv(out_csv)
     np.testing.assert_array_equal(got["hamming_loss"], ref["hamming_loss"])
@@ -393,7 +399,7 @@ def test_benchmark_seed_overrides_the_experiment_seed(capsys, tmp_path):
     data = tiny(tmp_path)
     exp = tmp_path / "exp.toml"
     exp.write_text(
-        f'name = "seeded"\nseed = 1\nn_features = 1\nselectors = ["scls"]\n'
+        f'name = "seeded"\nseed = 1\nn_features_to_select = 1\nselectors = ["scls"]\n'
         f'[[datasets]]\nname = "tiny"\npath = "{data.as_posix()}"\n'
         '[protocol]\nkind = "holdout"\nrepeats = 2\ntest_size = 0.5\n',
         encoding="utf-8",
@@ -659,7 +665,7 @@ def test_bad_k_says_what_k_accepts(capsys, tmp_path, command):
         main([command, str(tiny(tmp_path)), "-k", "abc"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert "argument -k/--n-features: cannot read 'abc'" in err
+    assert "argument -k/--n-features-to-select/--n-features: cannot read 'abc'" in err
     for form in ("'sqrt'", "an int >= 1", "a fraction in (0, 1]", "'P%'"):
         assert form in err
     assert "invalid literal" not in err
@@ -675,7 +681,7 @@ def test_select_takes_one_budget(capsys, tmp_path):
 def test_one_budget_parser_for_selectors_experiments_and_cli(capsys, tmp_path, value):
     """resolve_n_features (selectors), parse_n_features (experiment files) and -k (the
     command line) give the same count; 0.07 of 100 features is 7 everywhere."""
-    from skmlfs._validation import budget_count, resolve_n_features
+    from skmlfs._validation import resolve_n_features
     from skmlfs.cli._common import parse_k
     from skmlfs.experiments import parse_n_features, resolve_n_features_grid
 
@@ -684,8 +690,8 @@ def test_one_budget_parser_for_selectors_experiments_and_cli(capsys, tmp_path, v
     with pytest.warns(UserWarning) if value == 250 else _nothing():
         py = resolve_n_features(value, n, d)
     grid = resolve_n_features_grid(parse_n_features(spec_value), n, d)
-    (term,) = parse_k(None if value is None else str(value))
-    cli = budget_count(term, n, d)
+    (budget,) = parse_k(None if value is None else str(value))  # handed to the selector
+    cli = resolve_n_features(budget, n, d, warn=False)
     assert grid == [py] and cli == py
     expected = {None: 25, 7: 7, "7": 7, 0.07: 7, "0.07": 7, "7%": 7, "all": 100,
                 "round_sqrt": 24, 250: 100, 0.5: 50}[value]

@@ -274,7 +274,7 @@ def small_store(tmp_path_factory):
         "selectors": ["scls", "ami", "mdmr"],
         "learners": ["mlnb"],
         "protocol": {"kind": "holdout", "repeats": 2, "test_size": 0.3},
-        "n_features": [2, 3],
+        "n_features_to_select": [2, 3],
         "metrics": ["hamming_loss"],
     })
     db = tmp / "r.db"

@@ -37,7 +37,8 @@ def test_subsample_train_is_nested_and_keeps_test():
 
 def test_train_fractions_axis_runs_as_datasets(tmp_path):
     spec = ExperimentSpec.from_dict({
-        "selectors": ["mi_rank"], "n_features": 4, "learners": ["mlnb"], "datasets": [GEN],
+        "selectors": ["mi_rank"], "n_features_to_select": 4, "learners": ["mlnb"],
+        "datasets": [GEN],
         "train_fractions": [0.3, 1.0], "protocol": {"kind": "holdout", "repeats": 2},
     })
     assert [d.name for d in spec.datasets] == ["toy (train 0.3)", "toy"]

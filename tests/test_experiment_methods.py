@@ -191,7 +191,7 @@ def test_one_wrapper_search_per_metric_with_its_history(tmp_path):
         "selectors": {"mem": {"method": "memetic", "population_size": 6,
                               "max_evaluations": 20,
                               "variants": {"metric": ["multilabel_accuracy", "ranking_loss"]}}},
-        "n_features": 3, "learners": ["mlnb"], "datasets": [GEN], "seed": 1,
+        "n_features_to_select": 3, "learners": ["mlnb"], "datasets": [GEN], "seed": 1,
         "protocol": {"kind": "holdout", "repeats": 1}, "metrics": ["hamming_loss"],
     })
     run_experiment(spec, tmp_path / "w.db", verbose=False, progress=False)
@@ -223,7 +223,7 @@ def test_search_histories_table_and_convergence_figure(tmp_path):
                               "max_evaluations": 15,
                               "variants": {"metric": ["multilabel_accuracy", "one_error"]}},
                       "scls": "scls"},
-        "n_features": [2, 3], "learners": ["mlnb"], "datasets": [GEN], "seed": 2,
+        "n_features_to_select": [2, 3], "learners": ["mlnb"], "datasets": [GEN], "seed": 2,
         "protocol": {"kind": "holdout", "repeats": 2}, "metrics": ["hamming_loss"],
     })
     db = tmp_path / "h.db"
@@ -295,7 +295,7 @@ def test_tuned_selector_prefixes_of_the_chosen_ranking(tmp_path):
                                  "tune": {"variant": ["lin2015", "interaction"]},
                                  "inner_cv": 3, "scoring": "ranking_loss",
                                  "tune_with": {"method": "mlnb"}}},
-        "n_features": [2, 5], "learners": ["mlnb"], "datasets": [GEN], "seed": 4,
+        "n_features_to_select": [2, 5], "learners": ["mlnb"], "datasets": [GEN], "seed": 4,
         "protocol": {"kind": "holdout", "repeats": 2}, "metrics": ["ranking_loss"],
     })
     run_experiment(spec, tmp_path / "s.db", verbose=False, progress=False)
@@ -400,7 +400,7 @@ def test_learner_evaluates_only_its_selectors(tmp_path):
 
     base = {"selectors": {"scls": {"method": "scls"},
                           "rf": {"method": "relieff_ml", "variants": {"k": [3, 5]}}},
-            "n_features": 3, "datasets": [GEN], "seed": 5, "discretizer": "none",
+            "n_features_to_select": 3, "datasets": [GEN], "seed": 5, "discretizer": "none",
             "protocol": {"kind": "holdout", "repeats": 2, "test_size": 0.25},
             "metrics": ["hamming_loss"]}
     one = ExperimentSpec.from_dict({**base, "learners": ["mlnb"]})

@@ -28,7 +28,7 @@ def _experiment(n_folds: int = 2) -> dict:
     return {
         "name": "tiny",
         "seed": 0,
-        "n_features": "all",
+        "n_features_to_select": "all",
         "selectors": ["all"],
         "discretizer": "none",
         "metrics": ["subset_accuracy", "macro_f1"],
@@ -261,7 +261,7 @@ def test_cli_runs_parts_with_dataset_and_part_filters(tmp_path, datasets_dir, mo
     monkeypatch.setenv("MLFS_DATASETS", str(datasets_dir))
     exp = tmp_path / "p.toml"
     exp.write_text(
-        'name = "p"\nselectors = ["all"]\nn_features = "all"\ndiscretizer = "none"\n'
+        'name = "p"\nselectors = ["all"]\nn_features_to_select = "all"\ndiscretizer = "none"\n'
         'metrics = ["subset_accuracy"]\nprotocol = { kind = "kfold", k = 2 }\n'
         'datasets = ["mulan/emotions", "mulan/yeast"]\n'
         '[learners.BR]\nmethod = "br"\n'
@@ -305,7 +305,7 @@ def test_compare_section_prefers_complete_parts_and_keeps_a_family_together(tmp_
     gen = "skmlfs.datasets:make_multilabel_discrete"
     knn = {"method": "mlknn", "variants": {"k": [3, 5]}}
     d = {
-        "name": "cmp", "seed": 1, "n_features": "all", "selectors": ["all"],
+        "name": "cmp", "seed": 1, "n_features_to_select": "all", "selectors": ["all"],
         "discretizer": "none", "metrics": ["hamming_loss", "subset_accuracy"],
         "protocol": {"kind": "kfold", "k": 2},
         "datasets": [{"name": "A", "generator": gen, "params": {
@@ -369,7 +369,7 @@ def test_parts_section_and_curve_ranks_equal_the_cells(tmp_path):
     B = {"name": "B", "generator": gen, "params": {
         "n_samples": 120, "n_features": 12, "n_labels": 3, "random_state": 1}}
     d = {
-        "name": "prt", "seed": 2, "n_features": "all", "selectors": ["all"],
+        "name": "prt", "seed": 2, "n_features_to_select": "all", "selectors": ["all"],
         "discretizer": "none", "metrics": ["hamming_loss", "subset_accuracy"],
         "protocol": {"kind": "kfold", "k": 3},
         "datasets": [B],
@@ -429,7 +429,7 @@ def test_curve_wide_tables_references_and_times_equal_the_cells(tmp_path):
             "n_samples": 120, "n_features": d, "n_labels": 3, "random_state": seed}}
 
     d = {
-        "name": "wide", "seed": 3, "n_features": "all", "selectors": ["all"],
+        "name": "wide", "seed": 3, "n_features_to_select": "all", "selectors": ["all"],
         "discretizer": "none", "metrics": ["subset_accuracy", "hamming_loss"],
         "protocol": {"kind": "kfold", "k": 2},
         "datasets": [ds("B", 1, 12), ds("A", 2, 10)],  # declared B first: B first

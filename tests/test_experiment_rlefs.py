@@ -39,7 +39,7 @@ START = {"alpha": 0.5, "lambda_": 0.5}
 def _spec(flags_train, flags_test, **extra) -> ExperimentSpec:
     mean = ["macro_f1", "micro_f1"]
     return ExperimentSpec.from_dict({
-        "name": "rlefs_tiny", "seed": 0, "n_features": "5%..15%",  # d = 19: k = 1, 2, 3
+        "name": "rlefs_tiny", "seed": 0, "n_features_to_select": "5%..15%",  # d = 19: k = 1, 2, 3
         "metrics": ["macro_f1", "micro_f1"], "protocol": "train_test",
         "discretizer": {"method": "skmlfs.experiments:MinMaxScale"},
         "datasets": [{"name": "flags", "train": str(flags_train), "test": str(flags_test)}],
@@ -192,7 +192,7 @@ def test_tune_budget_largest_and_by_dataset(dataset_path, tmp_path):
     spec = _spec(tr, te)
     svm = dict(spec.learners[0].params)
     d = {
-        "name": "t", "seed": 0, "n_features": "5%..15%", "metrics": ["macro_f1"],
+        "name": "t", "seed": 0, "n_features_to_select": "5%..15%", "metrics": ["macro_f1"],
         "protocol": "train_test", "discretizer": {"method": "skmlfs.experiments:MinMaxScale"},
         "datasets": [{"name": "flags", "train": str(tr), "test": str(te)}],
         "selectors": {"PPTMI": {"method": "ppt_mi", "preprocess": "none",
@@ -304,7 +304,7 @@ def test_benchmark_reduced_run_by_datasets_and_selectors(tmp_path):
     p = tmp_path / "small.toml"
     p.write_text(f"""
 name = "small"
-n_features = [2, 3]
+n_features_to_select = [2, 3]
 selectors = ["mi_rank", "mdmr"]
 metrics = ["hamming_loss"]
 protocol = {{ kind = "holdout", repeats = 2 }}
@@ -335,7 +335,7 @@ def test_sensitivity_study_cells_and_figure(tmp_path):
 
     gen = "skmlfs.datasets:make_multilabel_discrete"
     spec = ExperimentSpec.from_dict({
-        "name": "sens", "n_features": [2, 4], "metrics": ["macro_f1", "micro_f1"],
+        "name": "sens", "n_features_to_select": [2, 4], "metrics": ["macro_f1", "micro_f1"],
         "protocol": {"kind": "holdout", "repeats": 2},
         "datasets": [{"name": "a", "generator": gen, "params": {"n_samples": 80,
                       "n_features": 10, "n_labels": 3, "random_state": 0}},
@@ -346,7 +346,7 @@ def test_sensitivity_study_cells_and_figure(tmp_path):
         "selectors": {"mdmr": "mdmr", "mi_rank": "mi_rank",
                       "r": {"method": "rlefs", "random_state": 0, "max_iter": 5,
                             "variants": {"alpha": [0.1, 0.5]}, "sensitivity": "alpha",
-                            "datasets": ["b"], "n_features": "30%", "learners": ["knn"],
+                            "datasets": ["b"], "n_features_to_select": "30%", "learners": ["knn"],
                             "feature_order": "index"}},
     })
     db = tmp_path / "s.db"
@@ -368,7 +368,7 @@ def test_sensitivity_study_cells_and_figure(tmp_path):
 KILL_EXPERIMENT = """
 name = "killrlefs"
 seed = 1
-n_features = "2..4"
+n_features_to_select = "2..4"
 metrics = ["macro_f1", "micro_f1"]
 discretizer = { method = "skmlfs.experiments:MinMaxScale" }
 

@@ -186,7 +186,7 @@ def test_tuned_parameters_section_reads_the_cells(datasets_dir, tmp_path):
     mean = ["macro_f1", "micro_f1"]
     flags = datasets_dir / "mulan" / "flags"
     spec = ExperimentSpec.from_dict({
-        "name": "tun", "seed": 0, "n_features": "5%..10%", "metrics": mean,
+        "name": "tun", "seed": 0, "n_features_to_select": "5%..10%", "metrics": mean,
         "protocol": "train_test", "discretizer": {"method": "skmlfs.experiments:MinMaxScale"},
         "datasets": [{"name": "flags", "train": str(flags / "flags-train.arff"),
                       "test": str(flags / "flags-test.arff")}],
@@ -220,13 +220,13 @@ def test_tuned_parameters_section_reads_the_cells(datasets_dir, tmp_path):
 
 REF_TOML = """
 name = "ref"
-n_features = [3, 6]
+n_features_to_select = [3, 6]
 """ + EMOTIONS_2FOLD + """
 [selectors.MDMR]
 method = "mdmr"
 [selectors.ALL]
 method = "all"
-n_features = "all"
+n_features_to_select = "all"
 [[report.section]]
 kind = "skmlfs.experiments.report.papers:ReferenceMethods"
 methods = ["ALL"]
@@ -281,7 +281,7 @@ def test_over_budgets_summarises_each_method_curve(datasets_dir, tmp_path):
 STABILITY_TOML = """
 name = "stab"
 selectors = ["scls", "mi_rank"]
-n_features = [3, 6]
+n_features_to_select = [3, 6]
 """ + EMOTIONS_2FOLD.replace("k = 2\n", "k = 3\n") + """
 [[report.section]]
 kind = "stability"

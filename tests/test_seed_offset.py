@@ -70,7 +70,8 @@ def test_seed_offset_reseeds_nested_estimators_and_selectors(tmp_path):
     spec = _spec({"ML-kNN-WF-seeds": SEEDS}, selectors={
         "all": {"method": "all"},
         "relieff": {"method": "relieff_ml", "k": 5, "variants": {"seed_offset": [0, 7]},
-                    "n_features": [3], "learners": ["ML-kNN-WF-seeds[seed_offset=1000]"]}})
+                    "n_features_to_select": [3],
+                    "learners": ["ML-kNN-WF-seeds[seed_offset=1000]"]}})
     assert spec.learners[0].options == {"seed_offset": 1000}
     assert spec.learners[0].build(random_state=5).weighter.random_state == 1005
     run_experiment(spec, tmp_path / "r.db", verbose=False, progress=False)
@@ -140,7 +141,7 @@ def test_seeds_view_summarises_the_seed_runs_and_leaves_the_main_tables(tmp_path
 
 def test_seeds_view_feature_overlap_of_selector_seeds(tmp_path):
     report = {"section": [{"kind": SEEDS_SECTION, "methods": {"relieff-seeds": "relieff"}}]}
-    sel = {"method": "relieff_ml", "k": 5, "n_features": [4]}
+    sel = {"method": "relieff_ml", "k": 5, "n_features_to_select": [4]}
     spec = _spec({"ML-kNN": {"method": "mlknn", "k": 5}}, selectors={
         "relieff": sel, "relieff-seeds": {**sel, "variants": {"seed_offset": [1, 2, 3]}}},
         report=report)

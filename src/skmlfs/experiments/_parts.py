@@ -54,7 +54,8 @@ PART_KEYS = {
     "base_learners",
     "selectors",
     "protocol",
-    "n_features",
+    "n_features_to_select",
+    "n_features",  # the former name of n_features_to_select (deprecated)
     "metrics",
     "discretizer",
     "use_discretized",

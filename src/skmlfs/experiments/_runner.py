@@ -301,9 +301,10 @@ def evaluate(
     selectors: Any,
     learner: Any = "mlnb",
     splits: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
-    n_features: Any = None,
+    n_features_to_select: Any = None,
     metrics: Sequence[Any] | None = None,
     *,
+    n_features: Any = None,
     discretizer: Any = "none",
     use_discretized: bool = False,
     random_state: int | None = 0,
@@ -329,9 +330,12 @@ def evaluate(
     learner : estimator, registry name, or dict name → learner, default="mlnb"
     splits : sequence of (train, test) index arrays, optional
         Default: :func:`holdout_splits` ``(n, 10, 0.2, random_state)``.
-    n_features : int, float, str or list, optional
-        Budgets (:func:`~skmlfs.experiments.parse_n_features` forms); default
-        ``"ceil_sqrt"`` = ⌈√n⌉ with n the number of patterns of ``dataset``.
+    n_features_to_select : int, float, str or list, optional
+        Budgets: one value a selector's ``n_features_to_select`` takes, or a grid of them
+        (a list, ``"5..20:5"``, ``"1%..20%"``; :func:`~skmlfs.experiments.parse_n_features`);
+        default ``"ceil_sqrt"`` = ⌈√n⌉ with n the number of patterns of ``dataset``.
+    n_features : deprecated
+        The former name of ``n_features_to_select`` (a ``FutureWarning``).
     metrics : list of names (or tables with parameters), optional
         Default: Hamming loss, ranking loss, normalized coverage (SCLS §4.1).
     discretizer : "none", "auto", a registered name or a transformer, default="none"
@@ -374,8 +378,16 @@ def evaluate(
     if splits is None:
         splits = holdout_splits(n, 10, 0.2, random_state=random_state)
     splits = _as_split_list(splits)
+    if n_features is not None:
+        if n_features_to_select is not None:
+            raise TypeError("evaluate: give n_features_to_select only (n_features is its "
+                            "former name).")
+        warnings.warn("evaluate: n_features is renamed n_features_to_select; the old name "
+                      "will be removed in a future release.", FutureWarning, stacklevel=2)
+        n_features_to_select = n_features
     ks = resolve_n_features_grid(
-        parse_n_features("ceil_sqrt" if n_features is None else n_features), n, d
+        parse_n_features("ceil_sqrt" if n_features_to_select is None else n_features_to_select),
+        n, d,
     )
     token = uuid.uuid4().hex
     tasks, _ = _build_tasks(
@@ -550,9 +562,10 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
         prot = spec.protocol_of(ds)
         protocols[ds.name] = canonical_json(prot.identity())
         splits = prot.splits(obj, n, spec.seed)
-        terms = spec.n_features_of(ds)
-        ks = resolve_n_features_grid(terms, n, d)
-        over = sorted({int(t[1]) for t in terms if t[0] == "count" and int(t[1]) > d})
+        budgets = spec.n_features_of(ds)
+        ks = resolve_n_features_grid(budgets, n, d)
+        # counts above the features (an int, or its digits as text as "-k 200" gives)
+        over = sorted({int(b) for b in budgets if str(b).strip().isdigit() and int(b) > d})
         if over:
             notes.append(
                 f"{ds.name}: budget{'s' if len(over) > 1 else ''} "

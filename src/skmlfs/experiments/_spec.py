@@ -14,6 +14,7 @@ import numbers
 import os
 import re
 import tomllib
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import budget_count, parse_budget
+from .._validation import budget_grid, resolve_n_features
 from ._protocols import (
     Split,
     holdout_splits,
@@ -80,11 +81,11 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_json_default)
 
 
-# --------------------------------------------------------------------------- n_features
-def parse_n_features(value: Any, key: str = "n_features") -> tuple[tuple, ...]:
-    """Parse a feature-budget specification into terms ``("ceil_sqrt",)``, ``("count", k)``
-    or ``("percent", p)``: :func:`skmlfs._validation.parse_budget`, the one budget parser
-    of the library, with its errors raised as :class:`SpecError`.
+# --------------------------------------------------------------------------- budgets
+def parse_n_features(value: Any, key: str = "n_features_to_select") -> tuple:
+    """Read a budget grid (``n_features_to_select`` of an experiment) into its single
+    budgets: :func:`skmlfs._validation.budget_grid`, with its errors raised as
+    :class:`SpecError`.
 
     Accepted forms (and lists of them, whose budgets are united):
 
@@ -96,20 +97,42 @@ def parse_n_features(value: Any, key: str = "n_features") -> tuple[tuple, ...]:
       percentages (RLEFS: ``"1%..20%"`` = 1 %, 2 %, …, 20 %); ``S`` defaults to 1;
     * ``"all"``: every feature.
 
+    Each budget returned is a value a selector's ``n_features_to_select`` takes.
+
     Raises
     ------
     SpecError
         Naming ``key`` and the accepted forms.
     """
     try:
-        return parse_budget(value, key)
+        return tuple(budget_grid(value, key))
     except ValueError as exc:
         raise SpecError(str(exc)) from None
 
 
-def resolve_n_features_grid(terms: Sequence[tuple], n_samples: int, n_features: int) -> list[int]:
-    """Turn parsed budget terms into sorted distinct feature counts, capped at ``n_features``."""
-    return sorted({budget_count(t, n_samples, n_features) for t in terms})
+def resolve_n_features_grid(budgets: Sequence[Any], n_samples: int, n_features: int) -> list[int]:
+    """The sorted distinct feature counts of ``budgets`` (:func:`parse_n_features`), each
+    resolved by :func:`skmlfs._validation.resolve_n_features` — the selectors' own
+    resolution, in ``fit`` — and so capped at ``n_features``."""
+    return sorted({resolve_n_features(b, n_samples, n_features, warn=False) for b in budgets})
+
+
+def _budget_key(source: str, key: str, table: Mapping) -> Any:
+    """The budget grid of an experiment, dataset or selector table: its
+    ``n_features_to_select``, or the former key ``n_features`` (deprecated, with a
+    ``FutureWarning``); ``None`` when neither is set."""
+    prefix = f"{key}." if key else ""
+    if "n_features" in table:
+        if "n_features_to_select" in table:
+            raise _fail(source, f"{prefix}n_features", "the former name of "
+                        "'n_features_to_select'; give only 'n_features_to_select'.")
+        warnings.warn(
+            f"{source}: {prefix}n_features is renamed n_features_to_select (the selectors' "
+            "parameter); the old key will be removed in a future release.",
+            FutureWarning, stacklevel=4,
+        )
+        return table["n_features"]
+    return table.get("n_features_to_select")
 
 
 # --------------------------------------------------------------------------- pieces
@@ -413,7 +436,8 @@ _TOP_KEYS = {
     "selectors",
     "learners",
     "protocol",
-    "n_features",
+    "n_features_to_select",
+    "n_features",  # the former name of n_features_to_select (deprecated)
     "metrics",
     "discretizer",
     "use_discretized",
@@ -443,7 +467,8 @@ _DATASET_KEYS = {
     "use_discretized",
     "discretizer",
     "protocol",
-    "n_features",
+    "n_features_to_select",
+    "n_features",  # the former name of n_features_to_select (deprecated)
     "train",
     "test",
     "train_fractions",
@@ -536,6 +561,19 @@ def _parse_discretizer(source: str, key: str, value: Any) -> Any:
     raise _fail(source, key, f"must be 'auto', 'none', a name or a table; got {value!r}.")
 
 
+def _own_budgets(source: str, key: str, body: Any) -> Any:
+    """A selector table with its own budgets (``n_features_to_select``, or the former
+    ``n_features``): the grid kept as the option ``n_features``, the name that enters the
+    selector's identity, so that stored cell ids stay as they were."""
+    if not isinstance(body, Mapping):
+        return body
+    budgets = _budget_key(source, key, body)
+    body = {k: v for k, v in body.items() if k != "n_features_to_select"}
+    if budgets is not None:
+        body["n_features"] = budgets
+    return body
+
+
 def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[MethodSpec, ...]:
     """Accept ``["a", "b"]``, ``{name: params-table | estimator | str}`` or ``[{name=..}]``."""
     items: list[tuple[str, str, Any]] = []  # (key path, name, body)
@@ -563,6 +601,8 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
         raise _fail(source, key, f"at least one {kind} is needed.")
     from ._methods import build_method, check_tuning_grid, expand_variants, parse_tuning
 
+    if kind == "selector":
+        items = [(kp, name, _own_budgets(source, kp, body)) for kp, name, body in items]
     expanded: list[tuple[str, str, Any]] = []
     for kp, name, body in items:
         if isinstance(body, Mapping) and "variants" in body:
@@ -652,8 +692,9 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
             raise _fail(
                 source,
                 f"{kp}.n_features_to_select",
-                "is set by the experiment's 'n_features' (one ranking per split serves every "
-                "budget); remove it here.",
+                "is the experiment's budget grid (one ranking per split serves every "
+                "budget): set n_features_to_select in the selector's table, not in its "
+                "params.",
             )
         out.append(spec)
     return tuple(out)
@@ -750,7 +791,7 @@ class ExperimentSpec:
 
             name = "scls_paper"            # default: the file name
             seed = 0                       # splits and every random_state left at None
-            n_features = "ceil_sqrt"       # or 20, "10%", [5, 10, 20], "1%..20%", ...
+            n_features_to_select = "ceil_sqrt"  # or 20, "10%", [5, 10, 20], "1%..20%", ...
             metrics = ["hamming_loss", "ranking_loss", "normalized_coverage"]
             # or tables: { name = "rl_zh", metric = "ranking_loss", convention = "zhang" }
             discretizer = "none"           # default of every dataset: none|auto|laim|...
@@ -791,7 +832,7 @@ class ExperimentSpec:
             protocol = "mat"               # per-dataset override (string or table)
             use_discretized = true         # the .mat file's X_discrete (data_dis)
             discretizer = "laim"           # per-dataset override
-            n_features = 50                # per-dataset override
+            n_features_to_select = 50      # per-dataset override (also per selector table)
 
         In Python, ``selectors``/``learners`` may also map names to estimator instances.
         """
@@ -807,7 +848,8 @@ class ExperimentSpec:
         seed = _int(src, "seed", d.get("seed", 0), 0)
         protocol = _parse_protocol(src, "protocol", d.get("protocol", {}))
         try:
-            n_features = parse_n_features(d.get("n_features", "ceil_sqrt"))
+            budgets = _budget_key(src, "", d)
+            n_features = parse_n_features("ceil_sqrt" if budgets is None else budgets)
         except SpecError as exc:
             raise SpecError(f"{src}: {exc}") from None
         metrics = _parse_metrics(src, d.get("metrics", list(DEFAULT_METRICS)))
@@ -1001,9 +1043,10 @@ def _parse_dataset(
     if "protocol" in ds:
         prot = _parse_protocol(src, f"{key}.protocol", ds["protocol"])
     nf = None
-    if "n_features" in ds:
+    budgets = _budget_key(src, key, ds)
+    if budgets is not None:
         try:
-            nf = parse_n_features(ds["n_features"], f"{key}.n_features")
+            nf = parse_n_features(budgets, f"{key}.n_features_to_select")
         except SpecError as exc:
             raise SpecError(f"{src}: {exc}") from None
     spec = DatasetSpec(

@@ -337,7 +337,7 @@ def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -
     if "n_features" in opts:
         from ._spec import parse_n_features
 
-        parse_n_features(opts["n_features"], f"{key}.n_features")
+        parse_n_features(opts["n_features"], f"{key}.n_features_to_select")
     if "sensitivity" in opts and not isinstance(opts["sensitivity"], str):
         raise ValueError(f"{key}.sensitivity: the name of the parameter varied.")
     off = opts.get("seed_offset")

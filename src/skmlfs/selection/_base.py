@@ -12,12 +12,18 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import NotFittedError
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    Options,
+    RealNotInt,
+    StrOptions,
+)
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._progress import fit_progress
 from .._progress import report_step as report_step
-from .._validation import check_target, resolve_n_features
+from .._validation import categorical_mask, check_target, is_one_budget, resolve_n_features
 from ..discretize._auto import discretize_features as discretize_features
 from ..discretize._auto import is_discrete as is_discrete
 from ..info import DiscreteData, InfoCache
@@ -185,14 +191,35 @@ class Number(Interval):
         return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
-#: Constraints of ``n_features_to_select``: a count >= 1, a fraction in (0, 1], a budget
-#: string of :func:`skmlfs._validation.parse_budget` ("sqrt", "10%", ...) or None (⌈√n⌉);
-#: the string's content is checked when the count is resolved in ``fit``.
+class BudgetString(Options):
+    """A string that is one feature budget: ``"sqrt"`` (``"ceil_sqrt"``), ``"round_sqrt"``,
+    ``"all"``, ``"P%"``, or a count or fraction as text (``"20"``, ``"0.1"``).
+
+    Checked by :func:`skmlfs._validation.is_one_budget`, the parser :func:`fit` resolves
+    it with; a grid (``"1%..20%"``, a list) is several budgets and is refused here, when
+    ``fit`` starts, with scikit-learn's ``InvalidParameterError``.
+    """
+
+    # An ``Options`` subclass: scikit-learn's validation takes instances of its own
+    # constraint classes only, and an open set of strings is an option set with a test.
+    def __init__(self) -> None:
+        super().__init__(str, set())
+
+    def is_satisfied_by(self, val: Any) -> bool:
+        return isinstance(val, str) and is_one_budget(val)
+
+    def __str__(self) -> str:
+        return "a budget string such as 'sqrt', 'round_sqrt', 'all', '10%' or '20'"
+
+
+#: Constraints of ``n_features_to_select``: a count >= 1, a fraction in (0, 1], one budget
+#: string ("sqrt", "10%", ...) or None (⌈√n⌉); resolved to a count once, in ``fit``
+#: (:func:`skmlfs._validation.resolve_n_features`).
 BUDGET_CONSTRAINT = [
     None,
     Number(Integral, 1, None, closed="left"),
     Number(RealNotInt, 0, 1, closed="right"),
-    str,
+    BudgetString(),
 ]
 #: Non-negative finite real (``inf`` is refused: ``[0, inf)``).
 NON_NEGATIVE = Number(Real, 0, np.inf, closed="left")
@@ -414,6 +441,13 @@ class BaseInfoSelector(BaseSelector):
         :class:`~skmlfs.discretize.LAIMDiscretizer` fitted on the training data (the
         supervised method the SCLS and memetic papers use). ``None``: values are used as
         symbols as they are. A transformer is cloned and fitted with ``fit(X, Y)``.
+    categorical_features : None, bool mask or int indices, default=None
+        Nominal columns (e.g. ``np.flatnonzero(np.array(ds.feature_types) == "nominal")``
+        of a loaded data set): their integer codes are symbols as they are and pass
+        through the discretizer unchanged, so a 12-valued nominal code is never binned as
+        if it were a number (as :func:`skmlfs.discretize.fit_discretizer` does with its
+        ``categorical_features``). ``None``: every column is numeric. The same form as the
+        lazy learners' ``categorical_features``.
 
     Input
     -----
@@ -435,6 +469,8 @@ class BaseInfoSelector(BaseSelector):
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "discretizer": DISCRETIZER_CONSTRAINT,
+        # its length depends on the data: checked in fit (categorical_mask)
+        "categorical_features": ["array-like", None],
         "verbose": ["verbose"],
     }
     _greedy = True
@@ -443,9 +479,10 @@ class BaseInfoSelector(BaseSelector):
     _row_blocks_ok = False
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto", *,
-                 verbose: int = 0):
+                 categorical_features: Any = None, verbose: int = 0):
         self.n_features_to_select = n_features_to_select
         self.discretizer = discretizer
+        self.categorical_features = categorical_features
         self.verbose = verbose
 
     # ------------------------------------------------------------------ fit
@@ -515,7 +552,17 @@ class BaseInfoSelector(BaseSelector):
         return StreamInfoCache(source, discrete_only=self.discretizer == "auto")
 
     def _discretize(self, X, Y):
-        return discretize_features(self.discretizer, X, Y)
+        """``X`` as symbols: the ``discretizer`` parameter applied here, in ``fit``, on the
+        training data, with the nominal columns (``categorical_features``) passed through
+        unchanged — the one place the ``"auto"`` rule is decided for this selector."""
+        return discretize_features(self.discretizer, X, Y, self._categorical(X))
+
+    def _categorical(self, X: Any) -> np.ndarray | None:
+        """``categorical_features`` as a mask of the columns of ``X`` (checked whether or not
+        a discretizer runs), ``None`` when not set."""
+        if self.categorical_features is None:
+            return None
+        return categorical_mask(self.categorical_features, X.shape[1])
 
     @abstractmethod
     def _select(self, cache: InfoCache, k: int) -> tuple[np.ndarray, np.ndarray]:

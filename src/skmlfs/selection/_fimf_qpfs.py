@@ -161,12 +161,14 @@ class FIMF(BaseInfoSelector):
         n_labels: int | None = None,
         discretizer: Any = "auto",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.n_candidates = n_candidates
         self.n_labels = n_labels
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _effective_b(self, k: int, d: int) -> int:
         b = d if self.n_candidates is None else int(self.n_candidates)
@@ -508,10 +510,12 @@ class QPFS(BaseInfoSelector):
         max_features: int = QPFS_MAX_FEATURES,
         discretizer: Any = "auto",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.verbose = verbose
+        self.categorical_features = categorical_features
         self.alpha = alpha
         self.tol = tol
         self.weight_tol = weight_tol

@@ -124,11 +124,13 @@ class AMI(BaseInfoSelector):
         discretizer: Any = "auto",
         variant: str = "eq2",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.variant = variant
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
@@ -211,11 +213,13 @@ class MDMR(BaseInfoSelector):
         discretizer: Any = "auto",
         variant: str = "scls_authors",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.variant = variant
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance

@@ -86,11 +86,13 @@ class _LeeKim(BaseInfoSelector):
         discretizer: Any = "auto",
         variant: str = "paper",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.variant = variant
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _candidates(self, cache: InfoCache) -> np.ndarray:
         # The library never selects a constant column (docs/methods/info.md#greedy-search);

@@ -90,9 +90,11 @@ class MLCFS(BaseInfoSelector):
     )
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = None, *,
+                 categorical_features: Any = None,
                  verbose: int = 0):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _fit(self, X: Any, Y: Any) -> MLCFS:
         X = validate_data(

@@ -36,11 +36,11 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods, RealNotInt, StrOptions
 
 from .._progress import report_step
 from .._validation import resolve_count
+from ..discretize import fit_discretizer
 from ..info import DiscreteData, InfoCache, conditional_mutual_info, mutual_info
 from ..info._engine import iter_conditional_mutual_info
 from ._base import NON_NEGATIVE, TIE_TOL, BaseInfoSelector, Number, argmax_tol
@@ -534,8 +534,10 @@ class _MLFSBase(BaseInfoSelector):
                 )
             disc = _meanstd_default(disc)
         elif disc is None:
+            self._categorical(X)  # checked even when nothing is discretized
             return X
-        return clone(disc).fit(X, Y).transform(X)
+        # the transformer cloned and fitted with the nominal columns passed through
+        return fit_discretizer(disc, X, Y, self._categorical(X)).transform(X)
 
 
 class MLFS(_MLFSBase):
@@ -622,6 +624,7 @@ class MLFS(_MLFSBase):
         gamma: float = 1.0,
         max_candidates: int | None = 100,
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
@@ -631,6 +634,7 @@ class MLFS(_MLFSBase):
         self.gamma = gamma
         self.max_candidates = max_candidates
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     @property
     def _greedy(self) -> bool:  # step_scores_ in global mode; votes in local mode
@@ -703,10 +707,12 @@ class MLMIM(_MLFSBase):
 
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
-                 max_candidates: int | None = 100, *, verbose: int = 0):
+                 max_candidates: int | None = 100, *, categorical_features: Any = None,
+                 verbose: int = 0):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.max_candidates = max_candidates
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _select(self, cache: InfoCache, K: int):
         self._relevance = cache.mi_xy.sum(axis=1)
@@ -724,10 +730,12 @@ class MLJMI(_MLFSBase):
     """
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
-                 max_candidates: int | None = 100, *, verbose: int = 0):
+                 max_candidates: int | None = 100, *, categorical_features: Any = None,
+                 verbose: int = 0):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.max_candidates = max_candidates
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _select(self, cache: InfoCache, K: int):
         return global_select(cache.X, cache.Y, K, beta=0.0, gamma=1.0,
@@ -750,11 +758,13 @@ class MLMRMR(_MLFSBase):
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
                  max_candidates: int | None = 100, redundancy_scale: str = "q", *,
+                 categorical_features: Any = None,
                  verbose: int = 0):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.max_candidates = max_candidates
         self.redundancy_scale = redundancy_scale
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _select(self, cache: InfoCache, K: int):
         return global_select(cache.X, cache.Y, K, beta=0.0, gamma=1.0,

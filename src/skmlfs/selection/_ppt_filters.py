@@ -89,12 +89,14 @@ class _PPTFilter(BaseInfoSelector):
         min_support: int = 6,
         strategy: str = "discard",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.min_support = min_support
         self.strategy = strategy
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _fit(self, X: Any, Y: Any) -> _PPTFilter:
         """Transform ``Y`` by PPT and score the (discretized) features of ``X``."""
@@ -172,11 +174,13 @@ class PPTMI(_PPTFilter):
         strategy: str = "discard",
         search: str = "rank",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select, discretizer, min_support, strategy)
         self.search = search
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     @property
     def _greedy(self) -> bool:
