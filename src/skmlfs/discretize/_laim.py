@@ -189,6 +189,14 @@ class LAIMDiscretizer(_CountRuleDiscretizer):
         """
         return super().fit(X, Y)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # supervised by a label matrix: scikit-learn's checks then fit it on one
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        return tags
+
     def _fit_edges(self, X: np.ndarray, Y: np.ndarray) -> list[np.ndarray]:
         edges = []
         for j in range(X.shape[1]):
