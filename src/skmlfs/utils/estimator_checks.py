@@ -760,7 +760,7 @@ def check_multilabel_estimator(
     expected_failed_checks : dict of str to str, default=None
         Check name -> reason for checks known to fail; they are skipped here.
     """
-    from sklearn.exceptions import SkipTest
+    from unittest import SkipTest
 
     expected = expected_failed_checks or {}
     for check in multilabel_checks(estimator):
