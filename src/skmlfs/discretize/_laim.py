@@ -168,7 +168,8 @@ class LAIMDiscretizer(_CountRuleDiscretizer):
     def _validate_Y(self, Y: Any, n: int) -> np.ndarray:
         if Y is None:
             raise ValueError(
-                "LAIMDiscretizer is supervised: fit(X, Y) needs the (n_samples, n_labels) "
+                "LAIMDiscretizer requires y to be passed, but the target y is None: it is "
+                "supervised, fit(X, Y) needs the (n_samples, n_labels) "
                 "label matrix."
             )
         return check_labels(Y, n)

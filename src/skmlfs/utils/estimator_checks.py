@@ -566,7 +566,58 @@ def check_transformer_n_iter(name: str, transformer: BaseEstimator) -> None:
         X, Y = multilabel_data()
         set_random_state(est, 0)
         _fit(est, X, Y)
-        assert est.n_iter_ >= 1, f"{name}.n_iter_ = {est.n_iter_}"
+        # one count, or one per label for solvers run label by label
+        assert np.all(np.asarray(est.n_iter_) >= 1), f"{name}.n_iter_ = {est.n_iter_}"
+
+
+def _sparse_formats(X_csr: Any) -> Iterator[tuple[str, Any]]:
+    """``X_csr`` in every scipy format, and with 64-bit indices (as scikit-learn does)."""
+    for fmt in ("csr", "dok", "lil", "dia", "bsr", "csc", "coo"):
+        yield fmt, X_csr.asformat(fmt)
+    coo = X_csr.asformat("coo")
+    coo.row, coo.col = coo.row.astype(np.int64), coo.col.astype(np.int64)
+    yield "coo_64", coo
+    for fmt in ("csc", "csr"):
+        big = X_csr.asformat(fmt)
+        big.indices, big.indptr = big.indices.astype(np.int64), big.indptr.astype(np.int64)
+        yield f"{fmt}_64", big
+
+
+def _check_sparse_container(name: str, est: BaseEstimator, container: Callable) -> None:
+    X, Y = multilabel_data()
+    X = np.where(X < 2, 0.0, X)
+    for fmt, Xs in _sparse_formats(container(X)):
+        c = clone(est)
+        set_random_state(c)
+        try:
+            _fit(c, Xs, Y)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for method in ("predict", "predict_proba", "transform"):
+                    if hasattr(c, method):
+                        out = getattr(c, method)(Xs)
+                        assert out.shape[0] == N_SAMPLES, f"{name}.{method} on {fmt}"
+                        if method != "transform":
+                            assert out.shape == Y.shape, f"{name}.{method} {out.shape}"
+        except (TypeError, ValueError) as exc:
+            # scikit-learn's wording: the message names sparse input (also for the
+            # 64-bit indices that its check_array refuses)
+            if "sparse" not in str(exc).lower():
+                raise AssertionError(
+                    f"{name} fails on {fmt} input without saying sparse input is not "
+                    f"supported: {exc}"
+                ) from exc
+
+
+def check_estimator_sparse_matrix(name: str, est: BaseEstimator) -> None:
+    """Every scipy sparse matrix format is fitted (outputs of shape (n, q)) or rejected
+    with a TypeError/ValueError naming sparse input."""
+    _check_sparse_container(name, est, sp.csr_matrix)
+
+
+def check_estimator_sparse_array(name: str, est: BaseEstimator) -> None:
+    """As :func:`check_estimator_sparse_matrix`, with scipy sparse arrays."""
+    _check_sparse_container(name, est, sp.csr_array)
 
 
 def check_classifiers_train(
@@ -669,6 +720,8 @@ _LABEL_MATRIX_VERSIONS: dict[str, Callable] = {
         check_transformer_data_not_an_array,
         check_transformer_preserve_dtypes,
         check_transformer_n_iter,
+        check_estimator_sparse_matrix,
+        check_estimator_sparse_array,
         check_classifiers_train,
         check_classifiers_classes,
         check_classifiers_one_label,
