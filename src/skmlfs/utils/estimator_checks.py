@@ -1,13 +1,21 @@
 """Common checks for multi-label estimators, driven with a real 0/1 label matrix.
 
-scikit-learn's :func:`~sklearn.utils.estimator_checks.check_estimator` fits every
-estimator on a single-output (or multi-class) target ``y``; a multi-label selector or
+scikit-learn's common checks (:func:`sklearn.utils.estimator_checks.check_estimator`) fit
+every estimator on a single-output or multi-class target ``y``; a multi-label selector or
 learner needs a 0/1 label matrix ``Y`` of shape ``(n_samples, n_labels)`` and rightly
-rejects anything else, so most of those checks cannot test it. The checks here cover the
-same contract — clone, pickling, idempotent ``fit``, ``n_features_in_`` and feature
-names, sample-order invariance, sparse/dense agreement, read-only memory maps, input
-dtypes, NaN/infinity rejection, inputs left unmodified, ``get_params``/``set_params`` —
-plus the library's own output contracts:
+rejects anything else. Here scikit-learn's checks run on a multi-label estimator — one
+tagged ``target_tags.multi_output=True`` and ``target_tags.single_output=False``
+(:func:`needs_label_matrix`) — with the target each check builds turned into a label
+matrix (:func:`as_label_matrix`); the few checks that build their ``y`` themselves have
+label-matrix versions of the same name here. So they test what they are about: clone and
+parameter invariance, pickling, idempotent ``fit``, ``n_features_in_``, sample-order and
+subset invariance, sparse input, dtypes, NaN/infinity rejection, read-only memory maps,
+and the transformer and classifier contracts.
+
+The library's own checks follow, for what scikit-learn does not test: clone of a fitted
+estimator, a refit on other data, feature names, sparse/dense and sparse-``Y`` agreement,
+outputs equal across input and label dtypes, NaN in ``Y``, inputs left unmodified, and
+the output contracts:
 
 * selectors (anything with ``get_support``): ``get_support`` and ``transform`` agree and
   ``ranking_`` lists distinct feature indices whose first entries are the selected ones;
@@ -25,11 +33,11 @@ Third-party estimators can use them the way scikit-learn's checks are used::
     def test_my_estimators(estimator, check):
         check(estimator)
 
-The data are small and integer-valued (40 samples, 8 features with values 0..3, 3 labels
-that depend on the features), so discretizers and discrete criteria see no rounding noise
-and every estimator fits in a fraction of a second. Estimators with a ``random_state``
-parameter should be passed with a fixed seed, or the idempotence and pickling checks
-compare two different random runs.
+The library's data are small and integer-valued (40 samples, 8 features with values
+0..3, 3 labels that depend on the features), so discretizers and discrete criteria see
+no rounding noise and every estimator fits in a fraction of a second. Estimators with a
+``random_state`` parameter should be passed with a fixed seed, or the idempotence and
+pickling checks compare two different random runs.
 """
 
 from __future__ import annotations
