@@ -150,8 +150,16 @@ def check_labels(
             )
         if Yd.dtype == bool:
             Yd = Yd.astype(np.uint8)
+        if Yd.dtype == object:
+            # an object array of numbers (e.g. from a mixed DataFrame) is read as numbers
+            try:
+                Yd = Yd.astype(np.float64)
+            except (TypeError, ValueError):
+                pass
         if not np.issubdtype(Yd.dtype, np.number):
-            raise ValueError(f"{name} must be numeric 0/1; got dtype {Yd.dtype}.")
+            raise ValueError(
+                f"Unknown label type: {name} must be numeric 0/1; got dtype {Yd.dtype}."
+            )
         bad = (Yd != 0) & (Yd != 1)
         if bad.any():
             i, j = np.argwhere(bad)[0]

@@ -522,6 +522,13 @@ class LLSFClassifier(BinaryRelevance):
         return LLSF(alpha=self.alpha, beta=self.beta, gamma=self.gamma,
                     max_iter=self.max_iter, tol=self.tol)
 
+    def fit(self, X: Any, Y: Any) -> LLSFClassifier:
+        """Fit LLSF, then one classifier per label on its label-specific features."""
+        super().fit(X, Y)
+        # the iterations of LLSF's solver, as every estimator with max_iter reports them
+        self.n_iter_ = self.selector_.n_iter_
+        return self
+
 
 class MDDMClassifier(BinaryRelevance):
     """The "MDDM" learner of the oCC experiments: BR on the MDDM projection (global FS-DR).

@@ -257,5 +257,7 @@ class MDDM(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False  # the target is a 0/1 label matrix
         tags.input_tags.sparse = True
         return tags

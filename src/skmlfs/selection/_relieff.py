@@ -152,8 +152,9 @@ class _ReliefBase(BaseSelector):
     def transform(self, X: Any) -> Any:
         """Keep the selected features of ``X``; NaN is a missing value, ±inf is refused."""
         # allow_nan makes SelectorMixin.transform skip the finiteness check altogether
-        assert_all_finite(X.data if sp.issparse(X) else np.asarray(X), allow_nan=True,
-                          input_name="X")
+        # (DOK and LIL matrices have no flat .data: read it from a CSR copy)
+        assert_all_finite(X.tocsr().data if sp.issparse(X) else np.asarray(X),
+                          allow_nan=True, input_name="X")
         return super().transform(X)
 
     def __sklearn_tags__(self):

@@ -403,6 +403,11 @@ class RLEFS(_RowNormSelector):
         "scale": ["boolean"],
     }
 
+    def __sklearn_is_fitted__(self) -> bool:
+        # the parameter lambda_ ends in "_" like a fitted attribute, so scikit-learn's
+        # default test (any such attribute) would call an unfitted RLEFS fitted
+        return hasattr(self, "ranking_")
+
     def __init__(
         self,
         n_features_to_select: Any = None,
