@@ -140,19 +140,22 @@ class FIMF(BaseInfoSelector):
     (4,)
     """
 
-    _scores_meaning = (
-        "fimf_score",
-        "J(f): relevance minus the interaction with the top-entropy label pairs, bits "
-        "(NaN: not a candidate)",
-    )
-
     _parameter_constraints: dict = {
         **BaseInfoSelector._parameter_constraints,
         "n_candidates": [None, Number(Integral, 1, None, closed="left")],
         "n_labels": [None, Number(Integral, 1, None, closed="left")],
     }
-    # a ranking by a fixed per-feature score, not a greedy search: no step_scores_
-    _greedy = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "fimf_score",
+            "J(f): relevance minus the interaction with the top-entropy label pairs, bits "
+            "(NaN: not a candidate)",
+        )
+        # a ranking by a fixed per-feature score, not a greedy search: no step_scores_
+        tags.selector_tags.greedy = False
+        return tags
 
     def __init__(
         self,
@@ -485,11 +488,6 @@ class QPFS(BaseInfoSelector):
     (4,)
     """
 
-    _scores_meaning = (
-        "weight",
-        "the quadratic program's weight w_f in [0, 1] (NaN: zero entropy)",
-    )
-
     _parameter_constraints: dict = {
         **BaseInfoSelector._parameter_constraints,
         "alpha": [StrOptions({"auto"}), Number(Real, 0, 1, closed="both")],
@@ -497,7 +495,15 @@ class QPFS(BaseInfoSelector):
         "weight_tol": [Number(Real, 0, 1, closed="left")],
         "max_features": [Number(Integral, 1, None, closed="left")],
     }
-    _greedy = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "weight",
+            "the quadratic program's weight w_f in [0, 1] (NaN: zero entropy)",
+        )
+        tags.selector_tags.greedy = False
+        return tags
 
     def __init__(
         self,

@@ -186,16 +186,19 @@ class BMFS(BaseSelector):
     [0, 1, 2]
     """
 
-    _scores_meaning = (
-        "borda",
-        "n_features minus the position in the ranking (matching round, then order within it)",
-    )
-
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "order": [StrOptions({"distance", "label_frequency"})],
     }
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "borda",
+            "n_features minus the position in the ranking (matching round, then order within it)",
+        )
+        tags.selector_tags.orders_all_features = True
+        return tags
 
     def __init__(self, n_features_to_select: Any = None, order: str = "distance"):
         self.n_features_to_select = n_features_to_select
@@ -244,7 +247,7 @@ class BMFS(BaseSelector):
         self.matched_label_ = labels
         self.weighted_distance_ = wcd
         self.correlation_distance_ = cdm
-        self._set_ranking(ranking, k=k, n_samples=n, scores=scores)
+        self._set_order(ranking, k=k, n_samples=n, scores=scores)
         return self
 
 
@@ -332,18 +335,21 @@ class MGFS(BaseSelector):
     (3,)
     """
 
-    _scores_meaning = (
-        "pagerank",
-        "PageRank of the feature in the correlation-distance graph (higher first)",
-    )
-
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "damping": [Number(Real, 0, 1, closed="left")],
         "tol": [POSITIVE],
         "max_iter": [Number(Integral, 1, None, closed="left")],
     }
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "pagerank",
+            "PageRank of the feature in the correlation-distance graph (higher first)",
+        )
+        tags.selector_tags.orders_all_features = True
+        return tags
 
     def __init__(
         self,
@@ -379,7 +385,7 @@ class MGFS(BaseSelector):
         self.correlation_distance_ = cdm
         self.n_iter_ = int(n_iter)
         self.residuals_ = residuals
-        self._set_ranking(
+        self._set_order(
             _full_ranking(scores * var_idx.size, varying), k=k, n_samples=n, scores=scores
         )
         return self
@@ -484,18 +490,21 @@ class MFSMCDM(BaseSelector):
     (3,)
     """
 
-    _scores_meaning = (
-        "topsis_closeness",
-        "TOPSIS closeness to the ideal solution, in [0, 1] (higher first)",
-    )
-
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "alpha": [POSITIVE],
         "normalize": ["boolean"],
         "label_weights": [StrOptions({"entropy", "uniform"})],
     }
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "topsis_closeness",
+            "TOPSIS closeness to the ideal solution, in [0, 1] (higher first)",
+        )
+        tags.selector_tags.orders_all_features = True
+        return tags
 
     def __init__(
         self,
@@ -531,5 +540,5 @@ class MFSMCDM(BaseSelector):
         scores[var_idx] = topsis(D[var_idx], w, normalize=bool(self.normalize))
         self.coef_ = D
         self.label_weights_ = w
-        self._set_ranking(_full_ranking(scores, varying), k=k, n_samples=n, scores=scores)
+        self._set_order(_full_ranking(scores, varying), k=k, n_samples=n, scores=scores)
         return self

@@ -63,7 +63,10 @@ class SCLS(BaseInfoSelector):
     (500, 5)
     """
 
-    _row_blocks_ok = True
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.row_blocks = True
+        return tags
 
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
@@ -111,7 +114,10 @@ class AMI(BaseInfoSelector):
     variant : {"eq2", "authors_code"}, default="eq2"
     """
 
-    _row_blocks_ok = True
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.row_blocks = True
+        return tags
 
     _parameter_constraints: dict = {
         **BaseInfoSelector._parameter_constraints,
@@ -271,7 +277,10 @@ class GICS(BaseInfoSelector):
     above).
     """
 
-    _row_blocks_ok = True
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.row_blocks = True
+        return tags
 
     def _select(self, cache: InfoCache, k: int):
         labels = np.arange(cache.Y.n_vars)

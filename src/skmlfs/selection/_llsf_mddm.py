@@ -80,18 +80,21 @@ class LLSF(BaseSelector):
     n_iter_ : int
     """
 
-    _scores_meaning = (
-        "weight_norm",
-        "norm of the feature's row of the label-specific weight matrix W (the ranking sorts by "
-        "it)",
-    )
-
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         **dict.fromkeys(("alpha", "beta", "gamma", "tol"), [NON_NEGATIVE]),
         "max_iter": [Number(Integral, 1, None, closed="left")],
     }
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "weight_norm",
+            "norm of the feature's row of the label-specific weight matrix W (the ranking sorts by "
+            "it)",
+        )
+        tags.selector_tags.orders_all_features = True
+        return tags
 
     def __init__(self, alpha: float = 0.5, beta: float = 0.1, gamma: float = 0.01,
                  max_iter: int = 100, tol: float = 0.01, n_features_to_select: Any = None):
@@ -146,7 +149,7 @@ class LLSF(BaseSelector):
         self.n_iter_ = it
         self.coef_ = W
         norms = np.linalg.norm(W, axis=1)
-        self._set_ranking(np.lexsort((np.arange(d), -norms)), scores=norms,
+        self._set_order(np.lexsort((np.arange(d), -norms)), scores=norms,
                           k=self._budget_of(norms, X.shape[0]), n_samples=X.shape[0])
         feats = []
         for j in range(W.shape[1]):

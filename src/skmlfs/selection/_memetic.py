@@ -394,15 +394,6 @@ def _weighted_sample(candidates: np.ndarray, weights: np.ndarray, n: int, rng) -
 class _EvolutionarySelector(BaseSelector):
     """Shared machinery: validation, fitness, Algorithm 1's loop and survivor selection."""
 
-    _scores_meaning = (
-        "gics_at_pick",
-        "GICS value at which the feature of the best subset was placed when that subset was "
-        "ordered (NaN: outside the best subset; not sorted: a later place may score higher)",
-    )
-
-    # A subset search: its subset for one budget is not a part of the one for another.
-    _ranking_kind = "fixed"
-    _greedy = True
     # Parameters of both searches; MemeticSelector extends them with its operators'.
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
@@ -501,7 +492,7 @@ class _EvolutionarySelector(BaseSelector):
         rest = np.setdiff1d(best, ranked)
         # GICS orders the subset greedily: its step values are step_scores_ (NaN for the
         # few members GICS leaves unranked), placed by feature in scores_
-        self._set_ranking(np.concatenate([ranked, rest]), k=n_max, n_samples=X.shape[0],
+        self._set_order(np.concatenate([ranked, rest]), k=n_max, n_samples=X.shape[0],
                           step_scores=np.concatenate([scores, np.full(rest.size, np.nan)]),
                           n_selected=best.size)
         self.best_subset_ = best
@@ -612,6 +603,14 @@ class _EvolutionarySelector(BaseSelector):
     # -------------------------------------------------------------- selector API
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "gics_at_pick",
+            "GICS value at which the feature of the best subset was placed when that subset was "
+            "ordered (NaN: outside the best subset; not sorted: a later place may score higher)",
+        )
+        # a subset search: its subset for one budget is not a part of the one for another
+        tags.selector_tags.nested_budgets = False
+        tags.selector_tags.greedy = True
         tags.non_deterministic = self.random_state is None
         return tags
 

@@ -84,10 +84,13 @@ class MLCFS(BaseInfoSelector):
         ``r_f = mean_l |corr(f, l)|``.
     """
 
-    _scores_meaning = (
-        "merit_after_add",
-        "merit(S) of the selected set right after the feature was added (NaN: never added)",
-    )
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "merit_after_add",
+            "merit(S) of the selected set right after the feature was added (NaN: never added)",
+        )
+        return tags
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = None, *,
                  verbose: int = 0):
@@ -134,7 +137,7 @@ class MLCFS(BaseInfoSelector):
             if kk < k:
                 col = Xd[:, [f]]
                 corr_to_sel += _abs_corr(Xd, mu, sd, col, mu[[f]], sd[[f]])[:, 0]
-        self._set_ranking(ranking, k=k, n_samples=X.shape[0], step_scores=scores)
+        self._set_order(ranking, k=k, n_samples=X.shape[0], step_scores=scores)
         self.label_correlation_ = r
         return self
 

@@ -597,11 +597,18 @@ class MLFS(_MLFSBase):
     [[0, 7], [1, 5], [2, 4]]
     """
 
-    _scores_meaning = (
-        "criterion_at_pick",
-        "global mode: the Eq. 42 criterion at the step the feature was picked (NaN: never; not "
-        "sorted); local mode: the number of labels whose subset holds it",
-    )
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "criterion_at_pick",
+            "global mode: the Eq. 42 criterion at the step the feature was picked (NaN: never; not "
+            "sorted); local mode: the number of labels whose subset holds it",
+        )
+        # step_scores_ in global mode; votes in local mode. nested_budgets stays True (as
+        # before the tags): get_support refuses the cuts that are not prefixes
+        # (_prefix_ok), the experiment engine cuts the fit at the largest budget
+        tags.selector_tags.greedy = getattr(self, "mode", "global") == "global"
+        return tags
 
     _parameter_constraints: dict = {
         **_MLFSBase._parameter_constraints,
@@ -631,10 +638,6 @@ class MLFS(_MLFSBase):
         self.gamma = gamma
         self.max_candidates = max_candidates
         self.verbose = verbose
-
-    @property
-    def _greedy(self) -> bool:  # step_scores_ in global mode; votes in local mode
-        return self.mode == "global"
 
     def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> Any:
         return getattr(self, "_votes", None) if self.mode == "local" else None
@@ -690,17 +693,18 @@ class MLMIM(_MLFSBase):
     ranking needs no cap. ``scores_`` is ``Σ_j I(X_m; Y_j)`` of every feature.
     """
 
-    _scores_meaning = (
-        "relevance",
-        "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
-        "by it)",
-    )
-
-    _greedy = False  # a ranking by a fixed per-feature score
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "relevance",
+            "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
+            "by it)",
+        )
+        tags.selector_tags.greedy = False
+        return tags
 
     def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> Any:
         return self._relevance
-
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
                  max_candidates: int | None = 100, *, verbose: int = 0):

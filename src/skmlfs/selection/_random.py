@@ -51,10 +51,14 @@ class RandomSelection(BaseSelector):
         **BaseSelector._parameter_constraints,
         "random_state": ["random_state"],
     }
-    # a permutation of every feature: any budget is its prefix
-    _ranking_kind = "full"
-    _scores_meaning = ("random_score", "the uniform random score each feature drew; the "
-                       "ranking sorts by it (no information about the labels)")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.orders_all_features = True
+        tags.selector_tags.scores_meaning = (
+            "random_score", "the uniform random score each feature drew; the order sorts "
+            "by it (no information about the labels)")
+        return tags
 
     def __init__(self, n_features_to_select: Any = None, random_state: Any = None):
         self.n_features_to_select = n_features_to_select
@@ -69,5 +73,5 @@ class RandomSelection(BaseSelector):
         scores = check_random_state(self.random_state).random_sample(d)
         ranking = np.argsort(-scores, kind="stable")
         k = resolve_n_features(self.n_features_to_select, n, d)
-        self._set_ranking(ranking, k=k, n_samples=n, scores=scores)
+        self._set_order(ranking, k=k, n_samples=n, scores=scores)
         return self

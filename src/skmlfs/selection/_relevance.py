@@ -55,14 +55,15 @@ class MIRank(BaseInfoSelector):
     (3,)
     """
 
-    _scores_meaning = (
-        "relevance",
-        "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
-        "by it)",
-    )
-
-    # a ranking by a fixed per-feature score, not a search: no step_scores_
-    _greedy = False
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "relevance",
+            "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
+            "by it)",
+        )
+        tags.selector_tags.greedy = False
+        return tags
 
     def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> np.ndarray:
         return self.relevance_

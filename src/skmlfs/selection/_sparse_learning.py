@@ -272,18 +272,21 @@ class _RowNormSelector(BaseSelector):
     """Common tail of the embedded selectors: rank every feature by the row norms of ``W``
     (``scores_ = feature_importances_``), keep the top k."""
 
-    _scores_meaning = (
-        "weight_norm",
-        "norm of the feature's row of the learned weight matrix W (the ranking sorts by it)",
-    )
-
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "verbose": ["verbose"],
         "max_iter": [Number(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
     }
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "weight_norm",
+            "norm of the feature's row of the learned weight matrix W (the ranking sorts by it)",
+        )
+        tags.selector_tags.orders_all_features = True
+        return tags
 
     def _degenerate(self, X: Any, Y: Any) -> bool:
         """:func:`degenerate_selection` on validated ``X`` (``Y`` checked as by a fit)."""
@@ -316,7 +319,7 @@ class _RowNormSelector(BaseSelector):
             k = resolve_n_features(self.n_features_to_select, n_samples, d, warn=False)
         if ranking is None:
             ranking = _ranking_from_scores(importances)
-        self._set_ranking(ranking, scores=importances, k=k, n_samples=n_samples)
+        self._set_order(ranking, scores=importances, k=k, n_samples=n_samples)
 
 
 # --------------------------------------------------------------------------------------
@@ -837,7 +840,13 @@ class RALMFS(_RowNormSelector):
         "rho": [Number(numbers.Real, 1, np.inf, closed="left")],
         "max_iter": [Number(Integral, 1, None, closed="left")],
     }
-    _ranking_kind = "fixed"  # an exact top-k set: another k needs another solve
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # an exact top-k set: another k needs another solve
+        tags.selector_tags.nested_budgets = False
+        tags.selector_tags.orders_all_features = False
+        return tags
 
     def _fit(self, X: Any, Y: Any) -> RALMFS:
         """Run the ALM solver for ``k = n_features_to_select`` features."""
