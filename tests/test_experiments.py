@@ -268,7 +268,7 @@ def test_evaluate_matches_a_straightforward_loop():
     assert list(res.columns[:6]) == ["dataset", "split", "method", "k", "n_selected", "learner"]
     for i, (tr, te) in enumerate(splits):
         for name, sel in (("scls", SCLS), ("ami", AMI)):
-            full = sel(n_features_to_select=5).fit(ds.X[tr], ds.Y[tr]).ranking_
+            full = sel(n_features_to_select=5).fit(ds.X[tr], ds.Y[tr]).selection_order_
             for k in (2, 5):
                 f = full[:k]
                 clf = MLNB().fit(ds.X[tr][:, f], ds.Y[tr])

@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from ..selection import selection_order
 from ._cells import array_digest
 
 __all__ = [
@@ -175,8 +176,7 @@ def make_scorer(scoring: Mapping[str, Any]) -> Any:
 
 # --------------------------------------------------------------------------- the search
 def _feature_set(est: Any, n: int | None) -> tuple[int, ...]:
-    r = getattr(est, "ranking_", None)
-    r = est.get_support(indices=True) if r is None else np.asarray(r)[:n]
+    r = selection_order(est)[:n]
     return tuple(int(i) for i in np.sort(r))
 
 

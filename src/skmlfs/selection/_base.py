@@ -263,6 +263,23 @@ GREEDY_SCORES = ("criterion_at_pick", "the search criterion at the step the feat
 RANKING_SCORES = ("score", "the value the method ranks features by (higher ranks first)")
 
 
+def _unfitted_instance(cls: type) -> Any:
+    """An instance of ``cls`` to read its tags from: ``cls()``, or for a class with
+    required parameters (the memetic search's ``learner``) one whose parameters are their
+    defaults, ``None`` where there is none (``__init__`` is not run, as for ``clone``'s
+    parameters; the tags read parameters only)."""
+    try:
+        return cls()
+    except TypeError:
+        import inspect
+
+        obj = cls.__new__(cls)
+        for name, p in inspect.signature(cls.__init__).parameters.items():
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                setattr(obj, name, None if p.default is p.empty else p.default)
+        return obj
+
+
 def scores_meaning(selector: Any) -> tuple[str, str]:
     """What a selector's ``scores_`` holds: ``(column name, one-line meaning)``.
 
@@ -272,7 +289,7 @@ def scores_meaning(selector: Any) -> tuple[str, str]:
     :data:`RANKING_SCORES` otherwise (also for estimators from outside this library).
     """
     if isinstance(selector, type):
-        selector = selector()
+        selector = _unfitted_instance(selector)
     tags = get_selector_tags(selector)
     if tags.scores_meaning is not None:
         return (str(tags.scores_meaning[0]), str(tags.scores_meaning[1]))

@@ -88,7 +88,9 @@ def get_selector_tags(estimator: Any) -> SelectorTags:
 
     Estimators from outside this library (scikit-learn's ``SelectKBest``, ``RFE`` ...)
     have none: they get the defaults, a selection whose smaller budgets are prefixes of
-    the fitted order.
+    the fitted order; so do objects that are no scikit-learn estimators.
     """
+    if not hasattr(estimator, "__sklearn_tags__"):
+        return SelectorTags()
     st = getattr(get_tags(estimator), "selector_tags", None)
     return st if st is not None else SelectorTags()
