@@ -151,11 +151,12 @@ def test_info_real_files(capsys, dataset_path):
 def _read_ranking(path: Path, n_features: int, k: int) -> pd.DataFrame:
     table = pd.read_csv(path)
     # greedy searches: the score column is the criterion at the step of each pick (#24)
-    assert list(table.columns) == ["rank", "feature_index", "feature", "selected",
+    assert list(table.columns) == ["order", "rank", "feature_index", "feature", "selected",
                                    "criterion_at_pick"]
     table = table.rename(columns={"criterion_at_pick": "score"})
     assert table["selected"].all()  # these methods rank exactly the k they select
-    assert table["rank"].tolist() == list(range(1, k + 1))
+    assert table["order"].tolist() == list(range(1, k + 1))
+    assert (table["rank"] == 1).all()  # scikit-learn's ranking_: 1 for the selected
     idx = table["feature_index"].to_numpy()
     assert idx.size == k and np.unique(idx).size == k
     assert idx.min() >= 0 and idx.max() < n_features
@@ -178,7 +179,7 @@ def test_select_writes_the_scls_ranking(capsys, tmp_path, dataset_path):
                                atol=1e-12)
     assert table["feature"].tolist() == [ds.feature_names[i] for i in ref.selection_order_]
     # the printed table is the same ranking
-    printed = [line.split()[1] for line in out.strip().splitlines()[1:]]
+    printed = [line.split()[2] for line in out.strip().splitlines()[1:]]
     assert printed == [str(i) for i in ref.selection_order_]
 
 
@@ -336,6 +337,9 @@ def test_select_marks_exactly_the_k_selected(capsys, tmp_path, dataset_path, met
     assert table["selected"].sum() == support.sum() == 10
     # the selected rows are the head of the ranking
     assert table["selected"].tolist() == [True] * 10 + [False] * (len(table) - 10)
+    # scikit-learn's ranking_ of each row: 1 for the selected, then 2, 3, ...
+    np.testing.assert_array_equal(table["rank"], ref.ranking_[ref.selection_order_])
+    assert table["rank"].tolist() == [1] * 10 + list(range(2, len(table) - 8))
 
 
 def test_select_memetic_default_budget_is_sqrt(capsys, tmp_path, dataset_path):
@@ -417,7 +421,7 @@ def test_select_writes_the_format_its_extension_names(capsys, tmp_path, ext):
     read = {".csv": pd.read_csv, ".tsv": lambda p: pd.read_csv(p, sep="\t"),
             ".json": pd.read_json, ".parquet": pd.read_parquet}[ext]
     table = read(out)
-    assert list(table.columns) == ["rank", "feature_index", "feature", "selected",
+    assert list(table.columns) == ["order", "rank", "feature_index", "feature", "selected",
                                    "criterion_at_pick"]
     assert len(table) == 1 and table["selected"].tolist() == [True]
     if ext == ".json":

@@ -321,7 +321,8 @@ def test_select_prints_the_selected_features_unless_asked_for_all(capsys, tmp_pa
     code, stdout, err = run(capsys, "select", path, "-m", "relieff_ml", "-k", 5, "--out", out)
     assert code == 0
     rows = stdout.strip().splitlines()
-    assert rows[0].split() == ["rank", "feature_index", "feature", "selected", "weight"]
+    assert rows[0].split() == ["order", "rank", "feature_index", "feature", "selected",
+                               "weight"]
     assert len(rows) == 1 + 5  # the five selected
     assert len(pd.read_csv(out)) == 72  # the file has the full ranking
     assert "67 more ranked feature(s) not selected: --full-ranking prints them" in err

@@ -10,7 +10,7 @@
 * :func:`search_selector` — the inner search of :class:`TunedSelector` with memos: one
   selector fit per (fold, selector setting), one learner fit per (fold, feature set,
   learner setting); the learner's own grid (e.g. LinearSVC's ``C``) searched jointly.
-* method options (keys of a method table): ``preprocess``, ``budgets = "refit"``,
+* method options (keys of a method table): ``preprocess``,
   ``feature_order = "index"``, ``by_dataset`` (see ``docs/experiment_file.md``), and
   selectors tuned with each learner separately (``tune_with = "learner"``); a learner's
   ``tune_budget = "largest"`` (tuned once at the largest budget, the choice reused).
@@ -45,7 +45,9 @@ __all__ = [
     "search_selector",
 ]
 
-#: method-table keys read by this module (stored in ``MethodSpec.options``)
+#: method-table keys read by this module (stored in ``MethodSpec.options``); ``budgets`` is
+#: refused with a reason (the planner sets it from the selector tags, see
+#: :func:`skmlfs.experiments._runner` ``refit_budgets``)
 OPTION_KEYS = ("preprocess", "budgets", "feature_order", "by_dataset", "datasets",
                "learners", "n_features", "sensitivity", "record", "selectors", "seed_offset")
 
@@ -348,12 +350,13 @@ def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -
         from ._histories import check_record
 
         check_record(opts["record"], f"{key}.record")
-    if opts.get("budgets", "prefix") not in ("prefix", "refit"):
-        raise ValueError(f"{key}.budgets: 'prefix' (one fit at the largest budget, prefixes "
-                         f"of its ranking) or 'refit' (one fit per budget); got "
-                         f"{opts['budgets']!r}.")
-    if opts.get("budgets") == "prefix":
-        del opts["budgets"]
+    if "budgets" in opts:
+        # the selector says it (SelectorTags.nested_budgets), the planner reads it
+        raise ValueError(f"{key}.budgets: no longer a key of a method table: a selector "
+                         "whose selection for a smaller budget is not a prefix of its "
+                         "selection for a larger one (RALM-FS, the memetic and genetic "
+                         "searches: SelectorTags.nested_budgets = False) is refitted for "
+                         "each budget without it; remove the key.")
     if opts.get("feature_order", "ranking") not in ("ranking", "index"):
         raise ValueError(f"{key}.feature_order: 'ranking' or 'index'; got "
                          f"{opts['feature_order']!r}.")
@@ -441,8 +444,8 @@ def selector_budgets(sel: Any, ks: Sequence[int], n_samples: int, n_features: in
 
 # --------------------------------------------------------------------------- run-time helpers
 def refit_ranking(task: Any, k: int, Xtr: Any, Ytr: Any) -> np.ndarray:
-    """``budgets = "refit"``: the selector fitted with ``n_features_to_select = k`` (for
-    methods that return sets, e.g. RALM-FS); its support in index order."""
+    """A selector whose budgets are not nested (``SelectorTags.nested_budgets`` False, e.g.
+    RALM-FS) fitted with ``n_features_to_select = k``; its support in index order."""
     est = task.selector.build(n_features_to_select=int(k), random_state=task.seed,
                               nominal_columns=task.categorical_features)
     est.fit(Xtr, Ytr)
