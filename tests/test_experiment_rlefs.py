@@ -60,7 +60,7 @@ def _spec(flags_train, flags_test, **extra) -> ExperimentSpec:
                                       "discretizer": {"method": "equal_frequency",
                                                       "n_bins": 3}}},
             "RALMFS": {"method": "ralmfs", "random_state": 0, "max_iter": 30,
-                       "budgets": "refit", "feature_order": "index"},
+                       "feature_order": "index"},
         },
         **extra,
     })
