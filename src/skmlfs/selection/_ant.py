@@ -157,7 +157,7 @@ class _AntColony(BaseSelector):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.selector_tags.scores_meaning = (
-            "pheromone", "the final pheromone of the feature (the order sorts by it)")
+            "pheromone", "the final pheromone of the feature (the ranking sorts by it)")
         tags.selector_tags.orders_all_features = True
         return tags
 

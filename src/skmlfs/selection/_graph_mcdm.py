@@ -13,8 +13,8 @@ Definitions, the choices the papers leave open and ours: ``docs/methods/graph.md
   (``docs/methods/graph.md#mfs-mcdm``).
 
 BMFS and MGFS share :func:`correlation_distance`, computed from one ``Xᵀ(Y − Ȳ)``
-product (sparse ``X`` stays sparse). All three rank every feature (``_ranking_kind =
-"full"``); a feature constant on the training data is never a vertex, match or
+product (sparse ``X`` stays sparse). All three order every feature (the selector tag
+``orders_all_features``); a feature constant on the training data is never a vertex, match or
 alternative: it is ranked after every varying feature (lowest index first) with score 0
 (BMFS: the lowest rank scores).
 """

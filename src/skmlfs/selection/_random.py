@@ -56,7 +56,7 @@ class RandomSelection(BaseSelector):
         tags = super().__sklearn_tags__()
         tags.selector_tags.orders_all_features = True
         tags.selector_tags.scores_meaning = (
-            "random_score", "the uniform random score each feature drew; the order sorts "
+            "random_score", "the uniform random score each feature drew; the ranking sorts "
             "by it (no information about the labels)")
         return tags
 
