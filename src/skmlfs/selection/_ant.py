@@ -307,8 +307,11 @@ class MLACO(_AntColony):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature by decreasing final pheromone (ties: lower index first).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         The final pheromone.
     initial_pheromone_, relevance_ : ndarray of shape (n_features,)
@@ -421,7 +424,7 @@ class AntTD(_AntColony):
 
     Attributes
     ----------
-    ranking_, scores_ : as :class:`MLACO` (``scores_`` is the final pheromone)
+    selection_order_, ranking_, scores_ : as :class:`MLACO` (``scores_`` is the final pheromone)
     values_ : ndarray of shape (n_features,)
         The learned state values ``V``.
     initial_pheromone_, relevance_ : ndarray of shape (n_features,)

@@ -120,8 +120,11 @@ class FIMF(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         The selected features, best ``J`` first.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``J(f)`` (bits) of the scored candidates; NaN for the features not scored.
     candidates_ : ndarray of int
@@ -136,7 +139,7 @@ class FIMF(BaseInfoSelector):
     >>> from skmlfs.datasets import make_multilabel_discrete
     >>> from skmlfs.selection import FIMF
     >>> ds = make_multilabel_discrete(random_state=0)
-    >>> FIMF(n_features_to_select=4, n_labels=3).fit(ds.X, ds.Y).ranking_.shape
+    >>> FIMF(n_features_to_select=4, n_labels=3).fit(ds.X, ds.Y).selection_order_.shape
     (4,)
     """
 
@@ -464,8 +467,11 @@ class QPFS(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         The selected features, largest weight first.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         The weight ``w_f`` (as returned by the solver, clipped to [0, 1]); NaN for
         zero-entropy features.
@@ -484,7 +490,7 @@ class QPFS(BaseInfoSelector):
     >>> from skmlfs.datasets import make_multilabel_discrete
     >>> from skmlfs.selection import QPFS
     >>> ds = make_multilabel_discrete(random_state=0)
-    >>> QPFS(n_features_to_select=4).fit(ds.X, ds.Y).ranking_.shape
+    >>> QPFS(n_features_to_select=4).fit(ds.X, ds.Y).selection_order_.shape
     (4,)
     """
 

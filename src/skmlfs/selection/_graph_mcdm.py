@@ -161,11 +161,14 @@ class BMFS(BaseSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature, best first: matching round, then ``order`` within the round;
         constant features last.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
-        Borda score ``n_features − position in ranking_`` (the ranking is lexicographic —
+        Borda score ``n_features − position in selection_order_`` (the ranking is lexicographic —
         round, then order — so no single per-feature value sorts it).
     round_ : ndarray of int, shape (n_features,)
         Matching round of each feature (0 first); -1 for constant features.
@@ -182,7 +185,7 @@ class BMFS(BaseSelector):
     >>> from skmlfs.selection import BMFS
     >>> X = np.array([[0, 1, 2], [1, 0, 2], [1, 1, 0], [0, 0, 1]])
     >>> Y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
-    >>> BMFS(n_features_to_select=2).fit(X, Y).ranking_.tolist()
+    >>> BMFS(n_features_to_select=2).fit(X, Y).selection_order_.tolist()
     [0, 1, 2]
     """
 
@@ -310,8 +313,11 @@ class MGFS(BaseSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature by decreasing PageRank (ties: lowest index); constant features last.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         PageRank of each feature (sums to 1 over the varying features; 0 for constant ones).
     correlation_distance_ : ndarray of shape (n_features, n_labels)
@@ -331,7 +337,7 @@ class MGFS(BaseSelector):
     >>> from skmlfs.selection import MGFS
     >>> X = np.array([[0, 1, 2], [1, 0, 2], [1, 1, 0], [0, 0, 1]])
     >>> Y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
-    >>> MGFS(n_features_to_select=2).fit(X, Y).ranking_.shape
+    >>> MGFS(n_features_to_select=2).fit(X, Y).selection_order_.shape
     (3,)
     """
 
@@ -467,8 +473,11 @@ class MFSMCDM(BaseSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature by decreasing closeness (ties: lowest index); constant features last.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         TOPSIS closeness in ``[0, 1]`` (0 for constant features).
     coef_ : ndarray of shape (n_features, n_labels)
@@ -486,7 +495,7 @@ class MFSMCDM(BaseSelector):
     >>> from skmlfs.selection import MFSMCDM
     >>> X = np.array([[0, 1, 2], [1, 0, 2], [1, 1, 0], [0, 0, 1]])
     >>> Y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
-    >>> MFSMCDM(n_features_to_select=2).fit(X, Y).ranking_.shape
+    >>> MFSMCDM(n_features_to_select=2).fit(X, Y).selection_order_.shape
     (3,)
     """
 

@@ -41,13 +41,16 @@ class SCLS(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Selected feature indices in the order they were picked.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         Criterion value (bits) of each feature at the step it was picked; NaN for the
         features not selected.
     step_scores_ : ndarray of float
-        Criterion value of each greedy step, ``scores_[ranking_]``.
+        Criterion value of each greedy step, ``scores_[selection_order_]``.
     relevance_ : ndarray of shape (n_features,)
         ``Σ_l I(f; l)`` of every feature (Part 1 of Eq. 26).
     entropies_ : ndarray of shape (n_features,)

@@ -64,7 +64,7 @@ class LLSF(BaseSelector):
         For ``transform``: the features with the largest row norms ``‖W_i·‖₂``
         **[ASSUMPTION]** (a count, a fraction ``⌈f·d⌉`` or a budget string as for every
         selector); ``None`` keeps every feature with a non-zero row. Any value can be set
-        after ``fit`` without refitting (``ranking_`` orders every feature).
+        after ``fit`` without refitting (``selection_order_`` orders every feature).
 
     Attributes
     ----------
@@ -73,8 +73,11 @@ class LLSF(BaseSelector):
     label_features_ : list of ndarray
         ``{i : W_ij ≠ 0}`` for every label, by decreasing ``|W_ij|``; all features when
         a column of ``W`` is entirely zero **[ASSUMPTION, docs/methods/sparse.md#llsf]**.
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Features by decreasing row norm (ties: lower index).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         Row norms ``‖W_i·‖₂`` of every feature (``scores_[f]`` is feature ``f``'s).
     n_iter_ : int

@@ -357,8 +357,11 @@ class MCLS(BaseSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature by decreasing score (ties: lowest index); constant features last.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``s_f · c_f``; ``-inf`` for constant features.
     laplacian_scores_ : ndarray of shape (n_features,)

@@ -485,7 +485,7 @@ class _EvolutionarySelector(BaseSelector):
         with threadpool_limits(limits=1):
             pop, hist = self._search(fitness, cache, rng, n_max, X.shape[1], Y.shape[1])
         best = np.sort(pop.subsets[0])
-        # Order the chosen subset by GICS on all labels so that ranking_[:k] is a sensible
+        # Order the chosen subset by GICS on all labels so that selection_order_[:k] is a sensible
         # smaller subset; the search itself is order-free.
         with threadpool_limits(limits=1):
             ranked, scores = gics_select(cache, best, np.arange(Y.shape[1]), best.size)
@@ -735,14 +735,17 @@ class MemeticSelector(_EvolutionarySelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         The best subset, ordered by GICS on all labels (training data).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         Indexed by feature: the GICS value (on all labels, training data) at which
-        feature ``f`` of the best subset was placed in ``ranking_``; NaN for the features
+        feature ``f`` of the best subset was placed in ``selection_order_``; NaN for the features
         outside the best subset.
     step_scores_ : ndarray of shape (n_ranked,)
-        The same GICS values in the order of ``ranking_`` (``scores_[ranking_]``).
+        The same GICS values in the order of ``selection_order_`` (``scores_[selection_order_]``).
     best_subset_ : ndarray of int
         The best subset (sorted indices); ``get_support`` marks it.
     best_loss_ : float

@@ -74,12 +74,15 @@ class MLCFS(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Selected features in the order they were picked.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``merit(S)`` right after each feature was added, by feature (NaN if never added).
     step_scores_ : ndarray of float
-        ``merit(S)`` after each step, ``scores_[ranking_]``.
+        ``merit(S)`` after each step, ``scores_[selection_order_]``.
     label_correlation_ : ndarray of shape (n_features,)
         ``r_f = mean_l |corr(f, l)|``.
     """

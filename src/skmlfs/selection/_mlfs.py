@@ -570,16 +570,19 @@ class MLFS(_MLFSBase):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Global mode: features in the order picked. Local mode: features ordered by how
         many labels selected them (ties: better mean position, then lower index); the
         selector keeps all of them (a smaller ``n_features_to_select`` needs a refit, as
         the label subsets change with it).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         Global mode: criterion value at the step a feature was picked (NaN if never).
         Local mode: the number of labels whose subset holds the feature (0 if none).
     step_scores_ : ndarray of float
-        Global mode only: criterion value of each step, ``scores_[ranking_]``.
+        Global mode only: criterion value of each step, ``scores_[selection_order_]``.
     label_features_ : list of ndarray
         Local mode: the subset ``X_θj`` of every label, in selection order (empty for a
         label that is constant in the training data).

@@ -149,7 +149,10 @@ class PPTMI(_PPTFilter):
 
     Attributes
     ----------
-    ranking_ : the first ``n_features_to_select_`` features, best first
+    selection_order_ : the first ``n_features_to_select_`` features, best first
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``search="rank"``: ``I(f; C)`` of every feature. ``search="mrmr"``: the criterion
         at the step a feature was picked (NaN if never); ``step_scores_`` in step order.
@@ -215,7 +218,10 @@ class PPTCHI(_PPTFilter):
 
     Attributes
     ----------
-    ranking_ : the first ``n_features_to_select_`` features, largest χ² first
+    selection_order_ : the first ``n_features_to_select_`` features, largest χ² first
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_, feature_scores_ : ndarray of shape (n_features,)
         χ² of every feature.
     """

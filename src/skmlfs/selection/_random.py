@@ -17,7 +17,7 @@ __all__ = ["RandomSelection"]
 class RandomSelection(BaseSelector):
     """Features in a random order, seeded: the reference of no information.
 
-    Every feature draws a uniform score from ``random_state``; ``ranking_`` orders the
+    Every feature draws a uniform score from ``random_state``; ``selection_order_`` orders the
     features by decreasing score, so a budget ``k`` selects a uniformly random subset of
     ``k`` features and smaller budgets are prefixes of larger ones (one fit serves every
     budget). The labels are validated but not used. Benchmarks report it beside "all
@@ -33,8 +33,11 @@ class RandomSelection(BaseSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature, by decreasing random score.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         The uniform random score of each feature.
 

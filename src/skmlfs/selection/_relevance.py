@@ -37,8 +37,11 @@ class MIRank(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Selected feature indices, most relevant first.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``Σ_l I(f; l)`` (bits) of every feature (the value the ranking sorts by).
     relevance_ : ndarray of shape (n_features,)
@@ -51,7 +54,7 @@ class MIRank(BaseInfoSelector):
     >>> from skmlfs.datasets import make_multilabel_discrete
     >>> from skmlfs.selection import MIRank
     >>> ds = make_multilabel_discrete(random_state=0)
-    >>> MIRank(n_features_to_select=3).fit(ds.X, ds.Y).ranking_.shape
+    >>> MIRank(n_features_to_select=3).fit(ds.X, ds.Y).selection_order_.shape
     (3,)
     """
 

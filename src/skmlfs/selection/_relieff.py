@@ -213,8 +213,11 @@ class ReliefFML(_ReliefBase):
         Feature weights scaled to [0, 1].
     raw_weights_ : ndarray of shape (n_features,)
         Weights of Eq. (6) before scaling.
-    ranking_ : ndarray of shape (n_features,)
+    selection_order_ : ndarray of shape (n_features,)
         All feature indices by decreasing weight (ties → lower index).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``weights_`` (the score of every feature).
     sample_indices_ : ndarray of shape (m,)
@@ -334,8 +337,11 @@ class PPTReliefF(_ReliefBase):
     ----------
     weights_ : ndarray of shape (n_features,)
         ReliefF weights (not rescaled).
-    ranking_ : ndarray of shape (n_features,)
+    selection_order_ : ndarray of shape (n_features,)
         Feature indices by decreasing weight (ties → lower index).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``weights_`` (the score of every feature).
     n_features_to_select_ : int

@@ -343,7 +343,7 @@ class RLEFS(_RowNormSelector):
     ----------
     n_features_to_select : int, float or None, default=None
         Number (int) or fraction (float in (0, 1]) of features kept by ``transform``;
-        ``None`` gives ⌈√n_samples⌉. The full ranking is always available in ``ranking_``.
+        ``None`` gives ⌈√n_samples⌉. The full ranking is always available in ``selection_order_``.
     alpha, beta, gamma, lambda_ : float, default=0.5
         Weights of the graph term, the label-enhancement term, the row sparsity and the
         orthogonality penalty (the paper's fixed value in its sensitivity study, §5.4).
@@ -379,8 +379,11 @@ class RLEFS(_RowNormSelector):
         Final iterates, all non-negative.
     feature_importances_ : ndarray of shape (n_features,)
         ``‖W_{i·}‖₂`` in feature order.
-    ranking_ : ndarray of shape (n_features,)
+    selection_order_ : ndarray of shape (n_features,)
         Features by decreasing importance (ties: lower index first).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``feature_importances_`` (the score of every feature).
     objective_ : ndarray of shape (``n_iter_ + 1``,)
@@ -610,7 +613,8 @@ class MIFS(_RowNormSelector):
 
     Attributes
     ----------
-    W_, V_, B_, objective_, n_iter_, feature_importances_ (``‖W_{i·}‖₂²``), ranking_, scores_
+    W_, V_, B_, objective_, n_iter_, feature_importances_ (``‖W_{i·}‖₂²``),
+    selection_order_, ranking_, scores_
 
     Notes
     -----
@@ -789,7 +793,7 @@ class RALMFS(_RowNormSelector):
 
     ``k`` is ``n_features_to_select`` (resolved as for every selector). RALM-FS returns a
     *set*: ``selected_`` (ascending indices) is exactly the support of ``transform``.
-    ``ranking_`` lists the ``k`` selected features first (by ``‖W_{i·}‖₂`` of the last
+    ``selection_order_`` lists the ``k`` selected features first (by ``‖W_{i·}‖₂`` of the last
     iterate, decreasing), then the rest by the same norm — so prefixes shorter than ``k`` are
     an approximation; refit with the smaller ``k`` for the faithful set.
 
@@ -809,7 +813,7 @@ class RALMFS(_RowNormSelector):
     Attributes
     ----------
     W_, b_, selected_, objective_ (``Σ_i ‖row_i(Xc V + 1bᵀ − Y)‖₂`` per iteration), n_iter_,
-    feature_importances_ (``‖W_{i·}‖₂``), ranking_, scores_
+    feature_importances_ (``‖W_{i·}‖₂``), selection_order_, ranking_, scores_
 
     Notes
     -----
