@@ -183,6 +183,24 @@ def test_ranking_agrees_with_selection_order_and_support(name):
     np.testing.assert_array_equal(by_rank[n_sel:order.size], order[n_sel:])
 
 
+def test_tags_are_scikit_learns_with_the_selector_tags():
+    from sklearn.feature_selection import SelectKBest
+    from sklearn.utils import get_tags
+
+    from skmlfs.experiments._methods import TunedSelector
+    from skmlfs.selection import RALMFS, Tags
+
+    tags = get_tags(SCLS())
+    assert isinstance(tags, Tags) and tags.input_tags.sparse and tags.target_tags.multi_output
+    assert tags.selector_tags.row_blocks and tags.selector_tags.greedy
+    assert get_tags(ReliefFML()).input_tags.allow_nan  # a subclass's own tags are kept
+    assert not get_tags(MLFS()).selector_tags.greedy  # local mode: votes, no steps
+    assert get_tags(MLFS(mode="global")).selector_tags.greedy  # tags read the parameters
+    assert get_selector_tags(SelectKBest()) == SelectorTags()  # foreign: the defaults
+    # a tuned selector means what the selector it tunes means
+    assert not get_selector_tags(TunedSelector(selector=RALMFS())).nested_budgets
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_tags_say_how_other_budgets_are_served(name):
     """The tags the engine reads agree with what get_support does (tests below)."""
