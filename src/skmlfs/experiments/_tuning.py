@@ -45,10 +45,10 @@ __all__ = [
     "search_selector",
 ]
 
-#: method-table keys read by this module (stored in ``MethodSpec.options``); ``budgets`` is
-#: refused with a reason (the planner sets it from the selector tags, see
-#: :func:`skmlfs.experiments._runner` ``refit_budgets``)
-OPTION_KEYS = ("preprocess", "budgets", "feature_order", "by_dataset", "datasets",
+#: method-table keys read by this module (stored in ``MethodSpec.options``); the option
+#: ``budgets = "refit"`` is no key: the planner sets it from the selector tags
+#: (``skmlfs.experiments._runner.refit_budgets``)
+OPTION_KEYS = ("preprocess", "feature_order", "by_dataset", "datasets",
                "learners", "n_features", "sensitivity", "record", "selectors", "seed_offset")
 
 
@@ -321,12 +321,19 @@ def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -
     """Pop and check the option keys of a method table (``OPTION_KEYS``)."""
     from ._methods import parse_tuning
 
+    if "budgets" in body:
+        # the selector says it (SelectorTags.nested_budgets), the planner reads it
+        raise ValueError(f"{key}.budgets: no longer a key of a method table: a selector "
+                         "whose selection for a smaller budget is not a prefix of its "
+                         "selection for a larger one (RALM-FS, the memetic and genetic "
+                         "searches: SelectorTags.nested_budgets = False) is refitted for "
+                         "each budget without it; remove the key.")
     opts: dict[str, Any] = {}
     for k in OPTION_KEYS:
         if k in body:
             opts[k] = body.pop(k)
     if kind != "selector":
-        for k in ("preprocess", "budgets", "feature_order", "datasets", "learners",
+        for k in ("preprocess", "feature_order", "datasets", "learners",
                   "n_features", "sensitivity", "record"):
             if k in opts:
                 raise ValueError(f"{key}.{k}: only for selectors.")
@@ -350,13 +357,6 @@ def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -
         from ._histories import check_record
 
         check_record(opts["record"], f"{key}.record")
-    if "budgets" in opts:
-        # the selector says it (SelectorTags.nested_budgets), the planner reads it
-        raise ValueError(f"{key}.budgets: no longer a key of a method table: a selector "
-                         "whose selection for a smaller budget is not a prefix of its "
-                         "selection for a larger one (RALM-FS, the memetic and genetic "
-                         "searches: SelectorTags.nested_budgets = False) is refitted for "
-                         "each budget without it; remove the key.")
     if opts.get("feature_order", "ranking") not in ("ranking", "index"):
         raise ValueError(f"{key}.feature_order: 'ranking' or 'index'; got "
                          f"{opts['feature_order']!r}.")
