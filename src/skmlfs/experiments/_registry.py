@@ -346,6 +346,8 @@ class AllFeatures(SelectorMixin, BaseEstimator):
 
     The runner evaluates it once per split with ``k = n_features`` (the budget grid does
     not apply), giving the reference performance of the learner without selection.
+    ``selection_order_`` is every feature in index order and ``ranking_`` is 1 for every
+    feature (all are selected); the selector tag ``selects_all_features`` marks it.
     """
 
     def __init__(self, n_features_to_select: Any = None):

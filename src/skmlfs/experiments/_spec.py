@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import budget_count, parse_budget
+from ..selection import get_selector_tags
 from ._protocols import (
     Split,
     holdout_splits,
@@ -155,8 +156,6 @@ class MethodSpec:
     def selector_tags(self) -> Any:
         """The :class:`~skmlfs.selection.SelectorTags` of the method's estimator, with its
         parameters (a tuned selector: those of the selector it tunes)."""
-        from ..selection import get_selector_tags
-
         return get_selector_tags(dataclasses.replace(self, tuning=None).build())
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from abc import abstractmethod
 from numbers import Integral, Real
@@ -271,8 +272,6 @@ def _unfitted_instance(cls: type) -> Any:
     try:
         return cls()
     except TypeError:
-        import inspect
-
         obj = cls.__new__(cls)
         for name, p in inspect.signature(cls.__init__).parameters.items():
             if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
