@@ -574,7 +574,7 @@ def test_discretize_features_keeps_nominal_columns():
     np.testing.assert_array_equal(Xw[:, 2], X[:, 2])
     # a selector fitted on the pre-discretized data sees the nominal codes
     sel = SCLS(n_features_to_select=1, discretizer=None).fit(Xd, Y)
-    assert sel.ranking_.tolist() == [2]  # label 0 is "code == 2"
+    assert sel.selection_order_.tolist() == [2]  # label 0 is "code == 2"
 
 
 def test_prepare_split_and_nominal_columns():

@@ -165,7 +165,7 @@ def test_k_above_the_number_of_features_is_capped_with_a_warning(cls):
     with pytest.warns(UserWarning, match=r"n_features_to_select=9 is larger than the number "
                       r"of features \(5\); all 5 features are ranked"):
         sel = cls(n_features_to_select=9).fit(X, Y)
-    assert sel.n_features_to_select_ == 5 and sorted(sel.ranking_[:5]) == [0, 1, 2, 3, 4]
+    assert sel.n_features_to_select_ == 5 and sorted(sel.selection_order_[:5]) == [0, 1, 2, 3, 4]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         cls(n_features_to_select=5).fit(X, Y)  # k == number of features: no warning

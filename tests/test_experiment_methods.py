@@ -81,7 +81,7 @@ def test_weighted_and_pipeline_from_tables(tmp_path):
                 ranking_loss(Y[s.test], ref.predict_proba(Xte)))
             continue
         else:
-            feats = SCLS(n_features_to_select=4).fit(X[s.train], Y[s.train]).ranking_
+            feats = SCLS(n_features_to_select=4).fit(X[s.train], Y[s.train]).selection_order_
             ref = Pipeline([("s", SCLS(n_features_to_select=4)),
                             ("b", BinaryRelevance(random_state=7))])
             ref.fit(X[s.train], Y[s.train])
@@ -211,7 +211,7 @@ def test_one_wrapper_search_per_metric_with_its_history(tmp_path):
         assert hist == [float(v) for v in ref.history_["best_loss"]]
         assert row["info"]["selector"]["n_evaluations"] == ref.n_evaluations_ == len(hist)
         assert all(a >= b for a, b in zip(hist, hist[1:], strict=False))  # best so far
-        assert row["features"] == ref.ranking_[:3].tolist()
+        assert row["features"] == ref.selection_order_[:3].tolist()
 
 
 def test_search_histories_table_and_convergence_figure(tmp_path):
@@ -312,7 +312,7 @@ def test_tuned_selector_prefixes_of_the_chosen_ranking(tmp_path):
             scoring=metric_scorer("ranking_loss"),
             cv=KFold(3, shuffle=True, random_state=4)).fit(Xtr, Ytr)
         best = ref.best_params_["selector__variant"]
-        ranking = MDMR(n_features_to_select=5, variant=best).fit(Xtr, Ytr).ranking_
+        ranking = MDMR(n_features_to_select=5, variant=best).fit(Xtr, Ytr).selection_order_
         rows = df[df.split == split].sort_values("k")
         assert rows.k.tolist() == [2, 5]
         for _, row in rows.iterrows():

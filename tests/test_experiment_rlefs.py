@@ -60,7 +60,7 @@ def _spec(flags_train, flags_test, **extra) -> ExperimentSpec:
                                       "discretizer": {"method": "equal_frequency",
                                                       "n_bins": 3}}},
             "RALMFS": {"method": "ralmfs", "random_state": 0, "max_iter": 30,
-                       "budgets": "refit", "feature_order": "index"},
+                       "feature_order": "index"},
         },
         **extra,
     })
@@ -91,7 +91,7 @@ def _reference(Xtr, Ytr, Xte, Yte):
         for tr, va in folds:
             sel = RLEFS(n_features_to_select=kmax, random_state=0, max_iter=30,
                         alpha=p["alpha"], lambda_=p["lambda_"]).fit(Xs[tr], Ytr[tr])
-            f = list(np.sort(sel.ranking_[:kmax]))
+            f = list(np.sort(sel.selection_order_[:kmax]))
             clf = _svm(p["C"]) if learner == "svm" else KNeighborsClassifier(3)
             out.append(_crit(Ytr[va], _fit_predict(clf, Xs[tr][:, f], Ytr[tr], Xs[va][:, f])))
         return np.mean(out)
@@ -131,9 +131,9 @@ def _reference(Xtr, Ytr, Xte, Yte):
         sel = RLEFS(n_features_to_select=kmax, random_state=0, max_iter=30,
                     alpha=p["alpha"], lambda_=p["lambda_"]).fit(Xs, Ytr)
         ref[("RLEFS", learner)] = evaluate(
-            {k: list(np.sort(sel.ranking_[:k])) for k in ks}, learner)
+            {k: list(np.sort(sel.selection_order_[:k])) for k in ks}, learner)
         # flags is integer-valued: PPT+MI counts the raw codes (no discretization)
-        r = PPTMI(n_features_to_select=kmax, discretizer=None).fit(Xtr, Ytr).ranking_
+        r = PPTMI(n_features_to_select=kmax, discretizer=None).fit(Xtr, Ytr).selection_order_
         ref[("PPTMI", learner)] = evaluate({k: list(np.sort(r[:k])) for k in ks}, learner)
         ref[("RALMFS", learner)] = evaluate({
             k: list(RALMFS(n_features_to_select=k, random_state=0, max_iter=30)
@@ -211,7 +211,7 @@ def test_tune_budget_largest_and_by_dataset(dataset_path, tmp_path):
     Ytr, Yte = np.asarray(a.Y, dtype=np.uint8), np.asarray(b.Y, dtype=np.uint8)
     lo, rng = Xtr.min(0), np.where(np.ptp(Xtr, 0) > 0, np.ptp(Xtr, 0), 1.0)
     Xs, Xts = (Xtr - lo) / rng, np.clip((Xte - lo) / rng, 0, 1)
-    r = PPTMI(n_features_to_select=3, discretizer=None).fit(Xtr, Ytr).ranking_
+    r = PPTMI(n_features_to_select=3, discretizer=None).fit(Xtr, Ytr).selection_order_
     folds = list(KFold(2, shuffle=True, random_state=0).split(Xs))
     f3 = list(np.sort(r[:3]))
     means = [np.mean([_crit(Ytr[va], _fit_predict(_svm(C), Xs[t][:, f3], Ytr[t],
@@ -482,5 +482,5 @@ def test_selector_fits_are_shared_between_searches_of_one_process():
     for tr, _ in folds:
         for alpha in (0.1, 0.5):
             fresh = RLEFS(n_features_to_select=3, random_state=0, max_iter=5,
-                          alpha=alpha).fit(X[tr], Y[tr]).ranking_[:3]
+                          alpha=alpha).fit(X[tr], Y[tr]).selection_order_[:3]
             assert tuple(int(i) for i in np.sort(fresh)) in set(_tuning._SETS_CACHE.values())

@@ -314,7 +314,7 @@ def test_evaluate_matches_a_straightforward_loop():
     assert list(res.columns[:6]) == ["dataset", "split", "method", "k", "n_selected", "learner"]
     for i, (tr, te) in enumerate(splits):
         for name, sel in (("scls", SCLS), ("ami", AMI)):
-            full = sel(n_features_to_select=5).fit(ds.X[tr], ds.Y[tr]).ranking_
+            full = sel(n_features_to_select=5).fit(ds.X[tr], ds.Y[tr]).selection_order_
             for k in (2, 5):
                 f = full[:k]
                 clf = MLNB().fit(ds.X[tr][:, f], ds.Y[tr])
@@ -380,6 +380,43 @@ def test_runner_grid_and_ranking_reuse(tmp_path):
         small, big = g.sort_values("k").features.tolist()
         assert big[:2] == small  # k=2 is the prefix of the one ranking
         assert g.selection_time.nunique() == 1 and g.ranking_id.nunique() == 1
+
+
+def test_a_selector_without_nested_budgets_is_refitted_per_budget(tmp_path):
+    """RALM-FS returns an exact top-k set (SelectorTags.nested_budgets False): the planner
+    marks it for one fit per budget by itself, with the identity that experiment files
+    of 0.1 gave it with ``budgets = "refit"`` (so stored ids stay valid); a nested
+    selector, or one budget, is not marked, and the key is refused in a file."""
+    from skmlfs.experiments._runner import plan_experiment
+    from skmlfs.selection import RALMFS
+
+    one = {"name": "a", "generator": GEN,
+           "params": {"n_samples": 120, "n_features": 10, "random_state": 0}}
+    ralm = {"name": "ralmfs", "method": "ralmfs", "max_iter": 5}
+    spec = small_spec(selectors=[ralm, "scls"], datasets=[one],
+                      protocol={"kind": "holdout", "repeats": 1})
+    with ResultStore(tmp_path / "p.db") as st:
+        plan = plan_experiment(spec, st)
+    by = {t.selector.name: t for t in plan.tasks}
+    assert by["ralmfs"].selector.identity()["options"] == {"budgets": "refit"}
+    assert "options" not in by["scls"].selector.identity()
+    run_experiment(spec, tmp_path / "r.db", verbose=False, progress=False)
+    df = _frame(tmp_path / "r.db").set_index(["method", "k"])
+    ds = make_multilabel_discrete(**one["params"])
+    X, Y = ds.X, ds.Y
+    tr = by["ralmfs"].train
+    for k in (2, 4):
+        ref = RALMFS(n_features_to_select=k, max_iter=5, random_state=by["ralmfs"].seed)
+        ref.fit(X[tr], Y[tr])
+        assert sorted(df.loc[("ralmfs", k), "features"]) == ref.get_support(
+            indices=True).tolist(), k
+    single = small_spec(selectors=[ralm], datasets=[one], n_features=[4],
+                        protocol={"kind": "holdout", "repeats": 1})
+    with ResultStore(tmp_path / "q.db") as st:
+        (task,) = plan_experiment(single, st).tasks
+    assert "options" not in task.selector.identity()
+    with pytest.raises(SpecError, match="budgets: no longer a key"):
+        small_spec(selectors=[{**ralm, "budgets": "refit"}])
 
 
 def test_cells_record_the_blas_kernel(tmp_path):

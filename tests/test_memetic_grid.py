@@ -128,13 +128,13 @@ def test_engine_cells_equal_the_protocol(name, datasets_dir, tmp_path):
 
         gics = GICS(n_features_to_select=10).fit(Xtr, Ytr)
         row = df[(df.split == k) & (df.method == "gics")].iloc[0]
-        for m, v in _scores(Xtr, Ytr, Xte, Yte, gics.ranking_[:10]).items():
+        for m, v in _scores(Xtr, Ytr, Xte, Yte, gics.selection_order_[:10]).items():
             assert row[m] == pytest.approx(v, abs=1e-12), ("gics", k, m)
         from skmlfs.selection import AntTD
 
         ant = AntTD(n_features_to_select=10, random_state=k).fit(Xtr, Ytr)
         row = df[(df.split == k) & (df.method == "mlaco")].iloc[0]
-        for m, v in _scores(Xtr, Ytr, Xte, Yte, ant.ranking_[:10]).items():
+        for m, v in _scores(Xtr, Ytr, Xte, Yte, ant.selection_order_[:10]).items():
             assert row[m] == pytest.approx(v, abs=1e-12), ("mlaco", k, m)
         for method in ("memetic", "ga"):
             for m in metrics:

@@ -16,6 +16,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skmlfs._validation import check_labels
+from skmlfs.selection import ranking_from_order
 from skmlfs.utils import estimator_checks as ec
 from skmlfs.utils.estimator_checks import (
     as_label_matrix,
@@ -62,13 +63,17 @@ class _TopVariance(SelectorMixin, BaseEstimator):
         check_labels(Y, X.shape[0])
         var = np.asarray(X.power(2).mean(0)).ravel() - np.asarray(X.mean(0)).ravel() ** 2 \
             if sp.issparse(X) else X.var(axis=0)
-        self.ranking_ = np.lexsort((np.arange(X.shape[1]), -var))
+        self._set_order(np.lexsort((np.arange(X.shape[1]), -var)))
         return self
 
+    def _set_order(self, order):
+        self.selection_order_ = order
+        self.ranking_ = ranking_from_order(order, self.n_features_to_select, order.size)
+
     def _get_support_mask(self):
-        check_is_fitted(self, "ranking_")
+        check_is_fitted(self, "selection_order_")
         mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.ranking_[: self.n_features_to_select]] = True
+        mask[self.selection_order_[: self.n_features_to_select]] = True
         return mask
 
     def __sklearn_tags__(self):
@@ -105,7 +110,7 @@ class _StatefulRefit(_TopVariance):
     def fit(self, X, Y):
         super().fit(X, Y)
         if hasattr(self, "_seen"):  # the bug: a second fit differs
-            self.ranking_ = self.ranking_[::-1].copy()
+            self._set_order(self.selection_order_[::-1].copy())
         self._seen = True
         return self
 
@@ -114,7 +119,7 @@ class _AcceptsNaN(_TopVariance):
     def fit(self, X, Y):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
                           ensure_all_finite=False)
-        self.ranking_ = np.arange(X.shape[1])
+        self._set_order(np.arange(X.shape[1]))
         return self
 
 
@@ -129,7 +134,7 @@ def test_a_correct_toy_selector_passes_every_check():
 class _NoFitCheck(_TopVariance):
     def _get_support_mask(self):  # the bug: no check_is_fitted, an AttributeError instead
         mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.ranking_[: self.n_features_to_select]] = True
+        mask[self.selection_order_[: self.n_features_to_select]] = True
         return mask
 
 

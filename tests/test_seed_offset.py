@@ -96,7 +96,7 @@ def test_seed_offset_reseeds_nested_estimators_and_selectors(tmp_path):
         off = int(row["method"].split("=")[1].rstrip("]"))
         sel = ReliefFML(k=5, n_features_to_select=3,
                         random_state=2013 + row["split"] + off).fit(X[s.train], Y[s.train])
-        assert list(row["features"]) == list(sel.ranking_[:3])
+        assert list(row["features"]) == list(sel.selection_order_[:3])
 
 
 def test_seed_offset_must_be_an_integer():

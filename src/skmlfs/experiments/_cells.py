@@ -36,6 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..discretize import fit_discretizer, is_discrete
+from ..selection import selection_order
 from ._registry import resolve
 from ._spec import MethodSpec, MetricRef, canonical_json
 
@@ -334,11 +335,8 @@ def _rank(task: Task, Xtr: Any, Ytr: np.ndarray) -> RankingResult:
     t0 = time.perf_counter()
     est.fit(Xtr, Ytr)
     elapsed = time.perf_counter() - t0
-    ranking = getattr(est, "ranking_", None)
-    if ranking is None:
-        # a generic selector without an order: its support, in index order
-        ranking = est.get_support(indices=True)
-    ranking = np.asarray(ranking, dtype=np.intp)
+    # the order (selection_order_); a generic selector: by its ranking_, else its support
+    ranking = selection_order(est)
     scores = getattr(est, "scores_", None)
     if scores is not None:
         scores = np.asarray(scores, dtype=float)

@@ -21,6 +21,7 @@ every candidate's inner score with the cell.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import itertools
 import numbers
@@ -33,6 +34,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ..selection import Tags, get_selector_tags, ranking_from_order, selection_order
 from ._registry import default_params, param_names, resolve
 from ._spec import _our_metric
 
@@ -549,7 +551,8 @@ class TunedSelector(SelectorMixin, BaseEstimator):
 
     ``fit`` runs ``GridSearchCV(Pipeline([("selector", selector), ("learner", learner)]),
     {"selector__p": values}, scoring, cv)`` with the selector at ``n_features_to_select``,
-    and exposes the best selector's ``ranking_`` / ``scores_``.
+    and exposes the best selector's ``selection_order_`` / ``ranking_`` / ``scores_``
+    (and its selector tags).
 
     Parameters
     ----------
@@ -568,7 +571,8 @@ class TunedSelector(SelectorMixin, BaseEstimator):
     ----------
     best_params_, cv_results_, best_estimator_ : as ``GridSearchCV`` (parameter names
         without the ``selector__`` prefix in ``best_params_``)
-    selector_ : the refitted best selector; ranking_, scores_ : its ranking and scores
+    selector_ : the refitted best selector; selection_order_, ranking_, scores_ : its
+        order, ranking and scores
     """
 
     def __init__(self, selector: Any = None, learner: Any = None, param_grid: Any = None,
@@ -617,8 +621,11 @@ class TunedSelector(SelectorMixin, BaseEstimator):
         self.best_estimator_ = Pipeline([
             ("selector", self.selector_),
             ("learner", clone(self.learner).set_params(**res["learner_params"]))])
-        self.ranking_ = np.asarray(getattr(self.selector_, "ranking_",
-                                           self.selector_.get_support(indices=True)))
+        self.selection_order_ = selection_order(self.selector_)
+        rk = getattr(self.selector_, "ranking_", None)
+        self.ranking_ = (ranking_from_order(self.selection_order_,
+                                            int(self.selector_.get_support().sum()),
+                                            X.shape[1]) if rk is None else np.asarray(rk))
         sc = getattr(self.selector_, "scores_", None)
         self.scores_ = None if sc is None else np.asarray(sc, dtype=float)
         self.n_features_in_ = getattr(self.selector_, "n_features_in_", None)
@@ -627,6 +634,11 @@ class TunedSelector(SelectorMixin, BaseEstimator):
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "selector_")
         return self.selector_.get_support()
+
+    def __sklearn_tags__(self) -> Tags:
+        # the tuned selector's result means what the selector's does
+        inner = get_selector_tags(self.selector) if self.selector is not None else None
+        return Tags.from_sklearn(super().__sklearn_tags__(), copy.copy(inner))
 
 
 def tuned_selector(selector: Any, tuning: Mapping[str, Any], random_state: int | None) -> Any:

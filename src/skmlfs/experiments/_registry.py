@@ -18,6 +18,8 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..selection import SelectorTags, Tags
+
 __all__ = [
     "ABOUT",
     "ALIASES",
@@ -409,27 +411,28 @@ class AllFeatures(SelectorMixin, BaseEstimator):
 
     The runner evaluates it once per split with ``k = n_features`` (the budget grid does
     not apply), giving the reference performance of the learner without selection.
+    ``selection_order_`` is every feature in index order and ``ranking_`` is 1 for every
+    feature (all are selected); the selector tag ``selects_all_features`` marks it.
     """
-
-    #: marks the baseline for the runner (one cell per split and learner, k = all)
-    selects_all_features = True
-    #: what scores_ holds (skmlfs.selection.scores_meaning)
-    _scores_meaning = ("score", "0 for every feature (no selection)")
 
     def __init__(self, n_features_to_select: Any = None):
         self.n_features_to_select = n_features_to_select
 
     def fit(self, X: Any, Y: Any = None) -> AllFeatures:
         X = validate_data(self, X, accept_sparse=["csr", "csc"], ensure_all_finite=False)
-        self.ranking_ = np.arange(X.shape[1], dtype=np.intp)
+        self.selection_order_ = np.arange(X.shape[1], dtype=np.intp)
+        self.ranking_ = np.ones(X.shape[1], dtype=np.intp)  # every feature selected
         self.scores_ = np.zeros(X.shape[1])
         return self
 
     def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "ranking_")
+        check_is_fitted(self, "selection_order_")
         return np.ones(self.n_features_in_, dtype=bool)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
+    def __sklearn_tags__(self) -> Tags:
+        # marks the baseline for the runner (one cell per split and learner, k = all)
+        tags = Tags.from_sklearn(super().__sklearn_tags__(), SelectorTags(
+            selects_all_features=True,
+            scores_meaning=("score", "0 for every feature (no selection)")))
         tags.input_tags.sparse = True
         return tags

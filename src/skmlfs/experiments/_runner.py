@@ -16,6 +16,7 @@ only).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import sys
@@ -155,6 +156,7 @@ def _build_tasks(
             sel_ks = [n_features] if sel.selects_all else selector_budgets(
                 sel, ks, len(sp_.train) + len(sp_.test), n_features)
             k_max = max(sel_ks)
+            sel = refit_budgets(sel, sel_ks)
             payload = {
                 "dataset": dataset_identity,
                 "protocol": protocol_identity,
@@ -207,6 +209,24 @@ def _build_tasks(
                 )
             )
     return tasks, all_ids
+
+
+def refit_budgets(sel: MethodSpec, ks: Sequence[int]) -> MethodSpec:
+    """``sel`` marked to be fitted once per budget when its smaller budgets are not
+    prefixes of its selection for the largest (``SelectorTags.nested_budgets`` False:
+    RALM-FS, the memetic and genetic searches) and it has several budgets.
+
+    The mark is the option ``budgets = "refit"``, which execution reads
+    (:func:`skmlfs.experiments._cells.run_task`) and which enters the selector's identity
+    and so the task and cell ids: experiment files of version 0.1 stated it for these
+    selectors, and their stores keep their ids. A selector with one budget is not marked
+    (there is nothing to refit, and its ids are as before).
+    """
+    if len(set(ks)) < 2 or (sel.options or {}).get("budgets") == "refit":
+        return sel
+    if sel.selector_tags().nested_budgets:
+        return sel
+    return dataclasses.replace(sel, options={**(sel.options or {}), "budgets": "refit"})
 
 
 def _progress(total: int, desc: str, enabled: bool | str | None):

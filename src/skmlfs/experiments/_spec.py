@@ -7,6 +7,7 @@ See :func:`ExperimentSpec.from_dict` for the schema.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import json
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import budget_grid, resolve_n_features
+from ..selection import get_selector_tags
 from ._protocols import (
     Split,
     holdout_splits,
@@ -153,8 +155,9 @@ class MethodSpec:
     #: :func:`skmlfs.experiments._methods.parse_tuning`): the built estimator is searched
     #: by ``GridSearchCV`` on the training part of each split
     tuning: Mapping[str, Any] | None = None
-    #: method options (``preprocess``, ``budgets``, ``feature_order``, ``by_dataset``), see
-    #: :mod:`skmlfs.experiments._tuning`
+    #: method options (``preprocess``, ``feature_order``, ``by_dataset``, ...), see
+    #: :mod:`skmlfs.experiments._tuning`; ``budgets = "refit"`` is set by the planner for
+    #: a selector refitted per budget (never by an experiment file)
     options: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -173,9 +176,15 @@ class MethodSpec:
             return type(self.prototype)
         return resolve(self.kind, self.method)
 
+    def selector_tags(self) -> Any:
+        """The :class:`~skmlfs.selection.SelectorTags` of the method's estimator, with its
+        parameters (a tuned selector: those of the selector it tunes)."""
+        return get_selector_tags(dataclasses.replace(self, tuning=None).build())
+
     @property
     def selects_all(self) -> bool:
-        return bool(getattr(self.estimator_class(), "selects_all_features", False))
+        """The no-selection reference (``SelectorTags.selects_all_features``)."""
+        return bool(self.selector_tags().selects_all_features)
 
     def build(self, **defaults: Any) -> Any:
         """A fresh estimator; ``defaults`` are set when the estimator has that parameter

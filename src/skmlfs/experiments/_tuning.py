@@ -10,7 +10,7 @@
 * :func:`search_selector` — the inner search of :class:`TunedSelector` with memos: one
   selector fit per (fold, selector setting), one learner fit per (fold, feature set,
   learner setting); the learner's own grid (e.g. LinearSVC's ``C``) searched jointly.
-* method options (keys of a method table): ``preprocess``, ``budgets = "refit"``,
+* method options (keys of a method table): ``preprocess``,
   ``feature_order = "index"``, ``by_dataset`` (see ``docs/experiment_file.md``), and
   selectors tuned with each learner separately (``tune_with = "learner"``); a learner's
   ``tune_budget = "largest"`` (tuned once at the largest budget, the choice reused).
@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from ..selection import selection_order
 from ._cells import array_digest
 
 __all__ = [
@@ -44,8 +45,10 @@ __all__ = [
     "search_selector",
 ]
 
-#: method-table keys read by this module (stored in ``MethodSpec.options``)
-OPTION_KEYS = ("preprocess", "budgets", "feature_order", "by_dataset", "datasets",
+#: method-table keys read by this module (stored in ``MethodSpec.options``); the option
+#: ``budgets = "refit"`` is no key: the planner sets it from the selector tags
+#: (``skmlfs.experiments._runner.refit_budgets``)
+OPTION_KEYS = ("preprocess", "feature_order", "by_dataset", "datasets",
                "learners", "n_features", "sensitivity", "record", "selectors", "seed_offset")
 
 
@@ -175,8 +178,7 @@ def make_scorer(scoring: Mapping[str, Any]) -> Any:
 
 # --------------------------------------------------------------------------- the search
 def _feature_set(est: Any, n: int | None) -> tuple[int, ...]:
-    r = getattr(est, "ranking_", None)
-    r = est.get_support(indices=True) if r is None else np.asarray(r)[:n]
+    r = selection_order(est)[:n]
     return tuple(int(i) for i in np.sort(r))
 
 
@@ -319,12 +321,19 @@ def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -
     """Pop and check the option keys of a method table (``OPTION_KEYS``)."""
     from ._methods import parse_tuning
 
+    if "budgets" in body:
+        # the selector says it (SelectorTags.nested_budgets), the planner reads it
+        raise ValueError(f"{key}.budgets: no longer a key of a method table: a selector "
+                         "whose selection for a smaller budget is not a prefix of its "
+                         "selection for a larger one (RALM-FS, the memetic and genetic "
+                         "searches: SelectorTags.nested_budgets = False) is refitted for "
+                         "each budget without it; remove the key.")
     opts: dict[str, Any] = {}
     for k in OPTION_KEYS:
         if k in body:
             opts[k] = body.pop(k)
     if kind != "selector":
-        for k in ("preprocess", "budgets", "feature_order", "datasets", "learners",
+        for k in ("preprocess", "feature_order", "datasets", "learners",
                   "n_features", "sensitivity", "record"):
             if k in opts:
                 raise ValueError(f"{key}.{k}: only for selectors.")
@@ -348,12 +357,6 @@ def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -
         from ._histories import check_record
 
         check_record(opts["record"], f"{key}.record")
-    if opts.get("budgets", "prefix") not in ("prefix", "refit"):
-        raise ValueError(f"{key}.budgets: 'prefix' (one fit at the largest budget, prefixes "
-                         f"of its ranking) or 'refit' (one fit per budget); got "
-                         f"{opts['budgets']!r}.")
-    if opts.get("budgets") == "prefix":
-        del opts["budgets"]
     if opts.get("feature_order", "ranking") not in ("ranking", "index"):
         raise ValueError(f"{key}.feature_order: 'ranking' or 'index'; got "
                          f"{opts['feature_order']!r}.")
@@ -441,8 +444,8 @@ def selector_budgets(sel: Any, ks: Sequence[int], n_samples: int, n_features: in
 
 # --------------------------------------------------------------------------- run-time helpers
 def refit_ranking(task: Any, k: int, Xtr: Any, Ytr: Any) -> np.ndarray:
-    """``budgets = "refit"``: the selector fitted with ``n_features_to_select = k`` (for
-    methods that return sets, e.g. RALM-FS); its support in index order."""
+    """A selector whose budgets are not nested (``SelectorTags.nested_budgets`` False, e.g.
+    RALM-FS) fitted with ``n_features_to_select = k``; its support in index order."""
     est = task.selector.build(n_features_to_select=int(k), random_state=task.seed,
                               nominal_columns=task.categorical_features)
     est.fit(Xtr, Ytr)

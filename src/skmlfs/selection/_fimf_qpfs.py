@@ -120,8 +120,11 @@ class FIMF(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         The selected features, best ``J`` first.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``J(f)`` (bits) of the scored candidates; NaN for the features not scored.
     candidates_ : ndarray of int
@@ -136,23 +139,26 @@ class FIMF(BaseInfoSelector):
     >>> from skmlfs.datasets import make_multilabel_discrete
     >>> from skmlfs.selection import FIMF
     >>> ds = make_multilabel_discrete(random_state=0)
-    >>> FIMF(n_features_to_select=4, n_labels=3).fit(ds.X, ds.Y).ranking_.shape
+    >>> FIMF(n_features_to_select=4, n_labels=3).fit(ds.X, ds.Y).selection_order_.shape
     (4,)
     """
-
-    _scores_meaning = (
-        "fimf_score",
-        "J(f): relevance minus the interaction with the top-entropy label pairs, bits "
-        "(NaN: not a candidate)",
-    )
 
     _parameter_constraints: dict = {
         **BaseInfoSelector._parameter_constraints,
         "n_candidates": [None, Number(Integral, 1, None, closed="left")],
         "n_labels": [None, Number(Integral, 1, None, closed="left")],
     }
-    # a ranking by a fixed per-feature score, not a greedy search: no step_scores_
-    _greedy = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "fimf_score",
+            "J(f): relevance minus the interaction with the top-entropy label pairs, bits "
+            "(NaN: not a candidate)",
+        )
+        # a ranking by a fixed per-feature score, not a greedy search: no step_scores_
+        tags.selector_tags.greedy = False
+        return tags
 
     def __init__(
         self,
@@ -463,8 +469,11 @@ class QPFS(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         The selected features, largest weight first.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         The weight ``w_f`` (as returned by the solver, clipped to [0, 1]); NaN for
         zero-entropy features.
@@ -483,14 +492,9 @@ class QPFS(BaseInfoSelector):
     >>> from skmlfs.datasets import make_multilabel_discrete
     >>> from skmlfs.selection import QPFS
     >>> ds = make_multilabel_discrete(random_state=0)
-    >>> QPFS(n_features_to_select=4).fit(ds.X, ds.Y).ranking_.shape
+    >>> QPFS(n_features_to_select=4).fit(ds.X, ds.Y).selection_order_.shape
     (4,)
     """
-
-    _scores_meaning = (
-        "weight",
-        "the quadratic program's weight w_f in [0, 1] (NaN: zero entropy)",
-    )
 
     _parameter_constraints: dict = {
         **BaseInfoSelector._parameter_constraints,
@@ -499,7 +503,15 @@ class QPFS(BaseInfoSelector):
         "weight_tol": [Number(Real, 0, 1, closed="left")],
         "max_features": [Number(Integral, 1, None, closed="left")],
     }
-    _greedy = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "weight",
+            "the quadratic program's weight w_f in [0, 1] (NaN: zero entropy)",
+        )
+        tags.selector_tags.greedy = False
+        return tags
 
     def __init__(
         self,

@@ -357,8 +357,11 @@ class MCLS(BaseSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature by decreasing score (ties: lowest index); constant features last.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``s_f · c_f``; ``-inf`` for constant features.
     laplacian_scores_ : ndarray of shape (n_features,)
@@ -381,11 +384,6 @@ class MCLS(BaseSelector):
     reconstructions, ``O(iterations·n·k²·q)`` for the label manifold; memory ``O(n·k·q)``.
     """
 
-    _scores_meaning = (
-        "mcls_score",
-        "Laplacian score times constraint ratio, s_f * c_f (higher first; -inf: constant)",
-    )
-
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "n_neighbors": [Number(Integral, 1, None, closed="left")],
@@ -395,7 +393,15 @@ class MCLS(BaseSelector):
         "max_iter": [Number(Integral, 1, None, closed="left")],
         "verbose": ["verbose"],
     }
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "mcls_score",
+            "Laplacian score times constraint ratio, s_f * c_f (higher first; -inf: constant)",
+        )
+        tags.selector_tags.orders_all_features = True
+        return tags
 
     def __init__(
         self,
@@ -454,5 +460,5 @@ class MCLS(BaseSelector):
         self.label_manifold_ = U
         self.n_iter_ = n_iter
         self.kkt_residuals_ = kkt
-        self._set_ranking(ranking, k=budget, n_samples=n, scores=score)
+        self._set_order(ranking, k=budget, n_samples=n, scores=score)
         return self

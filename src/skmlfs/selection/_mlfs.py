@@ -572,16 +572,19 @@ class MLFS(_MLFSBase):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Global mode: features in the order picked. Local mode: features ordered by how
         many labels selected them (ties: better mean position, then lower index); the
         selector keeps all of them (a smaller ``n_features_to_select`` needs a refit, as
         the label subsets change with it).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         Global mode: criterion value at the step a feature was picked (NaN if never).
         Local mode: the number of labels whose subset holds the feature (0 if none).
     step_scores_ : ndarray of float
-        Global mode only: criterion value of each step, ``scores_[ranking_]``.
+        Global mode only: criterion value of each step, ``scores_[selection_order_]``.
     label_features_ : list of ndarray
         Local mode: the subset ``X_θj`` of every label, in selection order (empty for a
         label that is constant in the training data).
@@ -599,11 +602,18 @@ class MLFS(_MLFSBase):
     [[0, 7], [1, 5], [2, 4]]
     """
 
-    _scores_meaning = (
-        "criterion_at_pick",
-        "global mode: the Eq. 42 criterion at the step the feature was picked (NaN: never; not "
-        "sorted); local mode: the number of labels whose subset holds it",
-    )
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "criterion_at_pick",
+            "global mode: the Eq. 42 criterion at the step the feature was picked (NaN: never; not "
+            "sorted); local mode: the number of labels whose subset holds it",
+        )
+        # step_scores_ in global mode; votes in local mode. nested_budgets stays True (as
+        # before the tags): get_support refuses the cuts that are not prefixes
+        # (_prefix_ok), the experiment engine cuts the fit at the largest budget
+        tags.selector_tags.greedy = getattr(self, "mode", "global") == "global"
+        return tags
 
     _parameter_constraints: dict = {
         **_MLFSBase._parameter_constraints,
@@ -635,10 +645,6 @@ class MLFS(_MLFSBase):
         self.max_candidates = max_candidates
         self.verbose = verbose
         self.categorical_features = categorical_features
-
-    @property
-    def _greedy(self) -> bool:  # step_scores_ in global mode; votes in local mode
-        return self.mode == "global"
 
     def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> Any:
         return getattr(self, "_votes", None) if self.mode == "local" else None
@@ -694,17 +700,18 @@ class MLMIM(_MLFSBase):
     ranking needs no cap. ``scores_`` is ``Σ_j I(X_m; Y_j)`` of every feature.
     """
 
-    _scores_meaning = (
-        "relevance",
-        "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
-        "by it)",
-    )
-
-    _greedy = False  # a ranking by a fixed per-feature score
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "relevance",
+            "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
+            "by it)",
+        )
+        tags.selector_tags.greedy = False
+        return tags
 
     def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> Any:
         return self._relevance
-
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
                  max_candidates: int | None = 100, *, categorical_features: Any = None,

@@ -18,7 +18,9 @@ outputs equal across input and label dtypes, NaN in ``Y``, inputs left unmodifie
 the output contracts:
 
 * selectors (anything with ``get_support``): ``get_support`` and ``transform`` agree and
-  ``ranking_`` lists distinct feature indices whose first entries are the selected ones;
+  ``ranking_`` is scikit-learn's ranking (1 for exactly the selected features) and
+  ``selection_order_`` (where a selector has it) lists distinct feature indices whose
+  first entries are the selected ones;
 * learners (anything with ``predict``): ``predict`` is a dense ``(n, q)`` integer array of
   0/1 and ``predict_proba`` a dense ``(n, q)`` float array in ``[0, 1]``.
 
@@ -126,8 +128,9 @@ def _outputs(est: BaseEstimator, X: Any) -> dict[str, np.ndarray]:
             out["transform"] = _dense(est.transform(X))
     if _is_selector(est):
         out["get_support"] = np.asarray(est.get_support())
-    if hasattr(est, "ranking_"):
-        out["ranking_"] = np.asarray(est.ranking_)
+    for attr in ("ranking_", "selection_order_"):
+        if hasattr(est, attr):
+            out[attr] = np.asarray(getattr(est, attr))
     return out
 
 
@@ -383,18 +386,30 @@ def check_selector_support(name: str, est: BaseEstimator) -> None:
         _dense(c.inverse_transform(c.transform(X))), np.where(mask, X, 0)
     )
     assert hasattr(c, "ranking_"), f"{name} has no ranking_"
-    r = np.asarray(c.ranking_)
-    assert r.ndim == 1 and np.issubdtype(r.dtype, np.integer), f"{name}: ranking_ {r.dtype}"
-    assert len(np.unique(r)) == len(r), f"{name}: ranking_ repeats a feature"
-    assert r.min() >= 0 and r.max() < N_FEATURES, f"{name}: ranking_ out of range"
+    rk = np.asarray(c.ranking_)
+    assert rk.shape == (N_FEATURES,) and np.issubdtype(rk.dtype, np.integer), (
+        f"{name}: ranking_ {rk.dtype} of shape {rk.shape}, not ({N_FEATURES},) int")
+    # scikit-learn's convention (RFE): rank 1 for exactly the selected features
+    np.testing.assert_array_equal(rk == 1, mask, err_msg=f"{name}: ranking_ == 1 is not "
+                                  "the selected features")
+    if not hasattr(c, "selection_order_"):
+        return
+    r = np.asarray(c.selection_order_)
+    assert r.ndim == 1 and np.issubdtype(r.dtype, np.integer), (
+        f"{name}: selection_order_ {r.dtype}")
+    assert len(np.unique(r)) == len(r), f"{name}: selection_order_ repeats a feature"
+    assert r.size == 0 or (r.min() >= 0 and r.max() < N_FEATURES), (
+        f"{name}: selection_order_ out of range")
     assert set(r[: mask.sum()].tolist()) == set(idx.tolist()), (
-        f"{name}: the selected features are not the first {mask.sum()} of ranking_"
+        f"{name}: the selected features are not the first {mask.sum()} of selection_order_"
     )
+    assert np.all(np.diff(rk[r]) >= 0), f"{name}: ranking_ does not follow selection_order_"
 
 
 def check_selector_scores(name: str, est: BaseEstimator) -> None:
     """``scores_`` (where a selector has it) is indexed by feature: shape (n_features_in_,);
-    ``step_scores_`` (greedy searches) is ``scores_[ranking_]``, one value per step."""
+    ``step_scores_`` (greedy searches) is ``scores_[selection_order_]``, one value per
+    step."""
     X, Y = multilabel_data()
     c = _fit(clone(est), X, Y)
     if not hasattr(c, "scores_"):
@@ -404,10 +419,12 @@ def check_selector_scores(name: str, est: BaseEstimator) -> None:
         f"{name}: scores_ of shape {scores.shape}, not (n_features_in_,) = ({N_FEATURES},)"
     )
     if hasattr(c, "step_scores_"):
-        r = np.asarray(c.ranking_)
+        r = np.asarray(c.selection_order_)
         steps = np.asarray(c.step_scores_)
-        assert steps.shape == r.shape, f"{name}: step_scores_ {steps.shape}, ranking_ {r.shape}"
-        np.testing.assert_array_equal(scores[r], steps, err_msg=f"{name}: scores_[ranking_]")
+        assert steps.shape == r.shape, (
+            f"{name}: step_scores_ {steps.shape}, selection_order_ {r.shape}")
+        np.testing.assert_array_equal(scores[r], steps,
+                                      err_msg=f"{name}: scores_[selection_order_]")
 
 
 def check_learner_outputs(name: str, est: BaseEstimator) -> None:
