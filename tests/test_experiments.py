@@ -410,7 +410,7 @@ def test_a_selector_without_nested_budgets_is_refitted_per_budget(tmp_path):
         ref.fit(X[tr], Y[tr])
         assert sorted(df.loc[("ralmfs", k), "features"]) == ref.get_support(
             indices=True).tolist(), k
-    single = small_spec(selectors=[ralm], datasets=[one], n_features=[4],
+    single = small_spec(selectors=[ralm], datasets=[one], n_features_to_select=[4],
                         protocol={"kind": "holdout", "repeats": 1})
     with ResultStore(tmp_path / "q.db") as st:
         (task,) = plan_experiment(single, st).tasks
