@@ -15,7 +15,7 @@ import pytest
 
 from skmlfs.cli import main
 from skmlfs.datasets import MissingValuesWarning, load, make_multilabel_discrete
-from skmlfs.experiments import holdout_splits
+from skmlfs.model_selection import holdout_splits
 from skmlfs.selection import SCLS
 from skmlfs.selection._base import discretize_features
 
@@ -218,7 +218,8 @@ def test_selector_input_leaves_the_selectors_parameters_alone(dataset_path):
 
 def test_evaluate_uses_the_stored_splits_of_a_mat_file(capsys, tmp_path, dataset_path):
     from skmlfs.datasets import load_name
-    from skmlfs.experiments import evaluate, mat_splits
+    from skmlfs.experiments import evaluate
+    from skmlfs.model_selection import mat_splits
 
     path = dataset_path("plcfs/genbase.mat")
     out_csv = tmp_path / "r.csv"

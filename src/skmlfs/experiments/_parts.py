@@ -41,6 +41,11 @@ from typing import Any
 
 import numpy as np
 
+from .._ids import canonical_json
+from ..metrics import get_metric
+from ._backends import _arrays
+from ._build import expand_variants
+from ._runner import run_experiment
 from ._spec import ExperimentSpec, SpecError, _fail, _unknown
 
 __all__ = ["PART_KEYS", "ExperimentParts", "load_parts", "parts_from_dict", "run_parts"]
@@ -160,8 +165,6 @@ def _check_ref(src: str, ref: Mapping, path: str, parts: Sequence[str]) -> None:
 def _expand_learner_variants(learners: Any) -> Any:
     """Expand ``variants`` of learner tables here (so that reference tables in a variant
     list are named by their label, not their dict); other forms are passed through."""
-    from ._methods import expand_variants
-
     if not isinstance(learners, Mapping):
         return learners
     out: dict = {}
@@ -284,6 +287,7 @@ def parts_from_dict(d: Mapping[str, Any], *, source: str = "<dict>",
     report = top.get("report", {})
     if not isinstance(report, Mapping):
         raise _fail(src, "report", "must be a table.")
+    # the report validates its own keys (the report package makes this call dynamic)
     from ._parts_report import check_report
 
     check_report(src, report, [n for n, _ in out_parts])
@@ -366,8 +370,6 @@ def _best_value(store: Any, ep: ExperimentParts, ref: Mapping, dataset: str,
     means = df.groupby("learner")[ref["metric"]].mean().round(12).sort_index()
     lower = ref.get("lower_is_better")
     if lower is None:
-        from ..metrics import get_metric
-
         try:
             lower = not get_metric(ref["metric"]).greater_is_better
         except (KeyError, ValueError):
@@ -407,8 +409,6 @@ def part_specs(ep: ExperimentParts, part: str, store: Any,
             nonlocal n_features
             if _is_share(ref):
                 if n_features is None:
-                    from ._runner import _arrays
-
                     X, _ = _arrays(_ds.load(), _ds.use_discretized, _ds.name)
                     n_features = int(X.shape[1])
                 return _share_count(ref, n_features)
@@ -451,9 +451,6 @@ def run_parts(ep: ExperimentParts, store: Any, *, parts: Sequence[str] | None = 
     **run_kw : passed to :func:`~skmlfs.experiments.run_experiment`
     """
     import dataclasses
-
-    from ._runner import run_experiment
-    from ._spec import canonical_json
 
     if parts is not None:
         unknown = set(parts) - {n for n, _ in ep.parts}

@@ -89,9 +89,9 @@ LEARNERS: dict[str, str] = {
     "mlknn": "skmlfs.learners:MLkNN",
     "dmlknn": "skmlfs.learners:DMLkNN",
     "mlcwknn": "skmlfs.learners:MLCWkNN",
-    "weighted": "skmlfs.experiments._methods:WeightedLearner",
+    "weighted": "skmlfs.model_selection:WeightedLearner",
     "pipeline": "sklearn.pipeline:Pipeline",
-    "train_subsample": "skmlfs.experiments._subsample:TrainingSubsample",
+    "train_subsample": "skmlfs.model_selection:TrainingSubsample",
 }
 
 DISCRETIZERS: dict[str, str] = {

@@ -333,7 +333,7 @@ def _direction(metric: str, meta: Mapping) -> bool:
 
 
 def _metric_columns(df: Any) -> list[str]:
-    from ._runner import _NON_METRIC
+    from ._store import _NON_METRIC
 
     return [c for c in df.columns if c not in _NON_METRIC and df[c].dtype.kind == "f"]
 

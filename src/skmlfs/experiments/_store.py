@@ -641,3 +641,11 @@ class ResultStore:
         else:
             raise ValueError(f"unknown export format {fmt!r}; use .csv or .parquet.")
         return p
+
+
+_NON_METRIC = {
+    "dataset", "split", "method", "k", "n_selected", "learner", "selection_time", "fit_time",
+    "predict_time", "features", "cell_id", "protocol", "seed", "selector", "learner_spec",
+    "n_train", "n_test", "ranking_id", "ranking_reused", "versions", "created", "info",
+    "peak_rss_mb",  # a task resource joined in by the report
+}

@@ -1,29 +1,24 @@
-"""Methods as estimator chains, nested tuning, and what a fitted method tells the store.
+"""Meta-estimators and searches: a weighted learner, grid and coordinate searches of a
+selector tuned with a learner, and scorers of the multi-label metrics.
 
-An experiment's selector or learner is a *method table*. Besides a registered name with
-its parameters, a table may nest other method tables, which are built into estimators:
-
-* ``method = "pipeline"`` with ``steps = [table, table, ...]``: a
-  :class:`sklearn.pipeline.Pipeline` (e.g. discretizer → selector → BR + LinearSVC); step
-  names are the steps' method names, so ``rlefs__alpha`` addresses a step's parameter;
-* ``method = "weighted"`` with ``weighter`` and ``learner`` tables:
-  :class:`WeightedLearner`, the weighter's feature weights fed into the learner's weighted
-  distance (ReliefF-ML weights into ML-kNN, Reyes et al. 2013);
-* any parameter whose value is a table with a ``method`` key becomes that estimator
-  (``estimator = { method = "sklearn.svm:LinearSVC", C = 0.1 }``).
-
-Nested tuning (``tune``, ``inner_cv``, ``scoring`` keys of a method table) wraps the built
-estimator in :class:`sklearn.model_selection.GridSearchCV`: the grid is searched by inner
-cross-validation on the training part of the outer split only, refitted on the whole
-training part with the chosen parameters, and :func:`fitted_info` records the choice and
-every candidate's inner score with the cell.
+* :class:`WeightedLearner` — a feature weighter's weights fed into a learner's weighted
+  distance (ReliefF-ML weights into ML-kNN, Reyes, Morell & Ventura 2013);
+* :class:`CoordinateSearchCV` — a coordinate search over a parameter grid (RLEFS, for grids
+  too large to search exhaustively);
+* :class:`TunedSelector` — a selector whose parameters are chosen by inner cross-validation
+  of ``selector → learner`` (RLEFS / MIFS), through :func:`search_selector`, which fits
+  each selector setting once per fold and each learner once per distinct feature set;
+* :func:`metric_scorer` and :class:`MeanScorer` — scikit-learn scorers (greater is better)
+  of a metric of :mod:`skmlfs.metrics`, or of the mean of several;
+* :func:`make_inner_cv` — a seeded inner splitter (``KFold`` or
+  :class:`IterativeStratifiedKFold`).
 """
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import numbers
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -31,25 +26,23 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.feature_selection import SelectorMixin
+from sklearn.model_selection import KFold
+from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from ._registry import default_params, param_names, resolve
-from ._spec import _our_metric
+from .._ids import array_digest, canonical_json
+from ..metrics import get_metric, metric_name
+from ._stratify import IterativeStratifiedKFold
 
 __all__ = [
     "CoordinateSearchCV",
+    "MeanScorer",
     "TunedSelector",
     "WeightedLearner",
-    "build_method",
-    "expand_variants",
-    "fitted_info",
     "make_inner_cv",
     "metric_scorer",
-    "parse_tuning",
+    "search_selector",
 ]
-
-#: the kinds whose registries a nested ``method`` name is looked up in, in this order
-_NESTED_KINDS = ("learner", "selector", "discretizer")
 
 
 # --------------------------------------------------------------------------- weighting
@@ -155,12 +148,6 @@ _WEIGHTS_CACHE_SIZE = 8
 def _weights_key(weighter: Any, attr: str, X: Any, Y: Any) -> tuple | None:
     """Key of a deterministic weighter fit: class, parameters and a digest of the data;
     ``None`` (no caching) when the weighter draws fresh randomness (random_state None)."""
-    import hashlib
-
-    import scipy.sparse as sp
-
-    from ._spec import canonical_json
-
     params = weighter.get_params(deep=False)
     if "random_state" in params and not isinstance(params["random_state"], numbers.Integral):
         return None
@@ -168,243 +155,11 @@ def _weights_key(weighter: Any, attr: str, X: Any, Y: Any) -> tuple | None:
         ptxt = canonical_json(params)
     except (TypeError, ValueError):
         return None
-    h = hashlib.blake2b(digest_size=16)
-    for a in (X, Y):
-        if sp.issparse(a):
-            a = a.tocsr()
-            parts = (a.data, a.indices, a.indptr)
-        else:
-            parts = (np.asarray(a),)
-        for p in parts:
-            h.update(str((p.dtype, p.shape)).encode())
-            h.update(np.ascontiguousarray(p).tobytes())
-    return (type(weighter).__module__, type(weighter).__qualname__, ptxt, attr, h.hexdigest())
-
-
-# --------------------------------------------------------------------------- building
-def _resolve_nested(name: str, key: str) -> type:
-    errors = []
-    for kind in _NESTED_KINDS:
-        try:
-            return resolve(kind, name)
-        except ValueError as exc:
-            errors.append(str(exc))
-    raise ValueError(f"{key}: unknown method {name!r}. " + " ".join(errors[:2]))
-
-
-def _step_name(method: str, used: set[str]) -> str:
-    base = method.rpartition(":")[2].rpartition(".")[2].lower() or "step"
-    name, i = base, 2
-    while name in used:
-        name, i = f"{base}_{i}", i + 1
-    used.add(name)
-    return name
-
-
-def _is_table(v: Any) -> bool:
-    return isinstance(v, Mapping) and "method" in v
-
-
-def build_method(
-    method: str, params: Mapping[str, Any], kind: str = "learner", *, key: str = "method",
-    random_state: int | None = None, validate: bool = True, nominal: Any = None,
-) -> Any:
-    """Build an estimator from a method name and parameters, nested tables included.
-
-    Nested estimators built from tables get ``random_state`` when they have that parameter
-    and the table does not set it (the top-level estimator is left to the caller, which
-    applies its own defaults). ``categorical_features = "nominal"`` (at any depth) becomes
-    ``nominal``: the indices of the dataset's nominal attributes (``None`` if it has none);
-    ``"multivalued_nominal"``: only those with more than two declared values.
-
-    Raises
-    ------
-    ValueError
-        Naming ``key`` (the key path in the experiment) and the offending parameter.
-    """
-    params = dict(params)
-    if method == "pipeline":
-        from sklearn.pipeline import Pipeline
-
-        steps = params.pop("steps", None)
-        if params:
-            raise ValueError(f"{key}: a pipeline takes only 'steps'; got {sorted(params)}.")
-        if not isinstance(steps, Sequence) or isinstance(steps, str) or not steps:
-            raise ValueError(f"{key}.steps: a non-empty list of method tables is needed.")
-        used: set[str] = set()
-        built = []
-        for i, st in enumerate(steps):
-            if isinstance(st, str):
-                st = {"method": st}
-            if not _is_table(st):
-                raise ValueError(f"{key}.steps[{i}]: expected a table with a 'method' key.")
-            st = dict(st)
-            m = str(st.pop("method"))
-            est = _nested(m, st, f"{key}.steps[{i}]", random_state, validate, nominal)
-            built.append((_step_name(m, used), est))
-        return Pipeline(built)
-    cls = resolve(kind, method) if kind in ("selector", "learner", "discretizer") else (
-        _resolve_nested(method, key)
-    )
-    for p, v in default_params(kind, method).items():  # e.g. the memetic wrapper's learner
-        params.setdefault(p, v)
-    kwargs = {}
-    for p, v in params.items():
-        if _is_table(v):
-            v = dict(v)
-            kwargs[p] = _nested(str(v.pop("method")), v, f"{key}.{p}", random_state, validate,
-                                nominal)
-        elif p == "categorical_features" and isinstance(v, str) and v == "nominal":
-            kwargs[p] = None if nominal is None else list(nominal)
-        elif p == "categorical_features" and isinstance(v, str) and v == "multivalued_nominal":
-            # nominal attributes with more than two values; binary ones stay numeric 0/1
-            multi = list(getattr(nominal, "multivalued", nominal or ()))
-            kwargs[p] = multi or None
-        else:
-            kwargs[p] = v
-    if validate:
-        _check_params(cls, kwargs, key)
-    return cls(**kwargs)
-
-
-def _nested(method: str, params: dict, key: str, random_state, validate, nominal=None) -> Any:
-    if method == "pipeline":
-        est = build_method("pipeline", params, key=key, random_state=random_state,
-                           validate=validate, nominal=nominal)
-    else:
-        cls = _resolve_nested(method, key)
-        est = build_method(f"{cls.__module__}:{cls.__qualname__}", params, "any", key=key,
-                           random_state=random_state, validate=validate, nominal=nominal)
-    if (
-        random_state is not None
-        and "random_state" not in params
-        and "random_state" in est.get_params(deep=False)
-        and est.get_params(deep=False)["random_state"] is None
-    ):
-        est.set_params(random_state=random_state)
-    return est
-
-
-def _check_params(cls: type, kwargs: Mapping[str, Any], key: str) -> None:
-    try:
-        valid = param_names(cls)
-    except Exception:  # noqa: BLE001 — a class without defaults: checked when built
-        return
-    for p in kwargs:
-        if p not in valid:
-            near = difflib.get_close_matches(p, sorted(valid), n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise ValueError(
-                f"{key}.{p}: {cls.__name__} has no parameter {p!r}{hint}; valid: "
-                f"{', '.join(sorted(valid))}."
-            )
-
-
-# --------------------------------------------------------------------------- tuning
-_TUNING_KEYS = {"tune", "inner_cv", "scoring", "tune_with", "tune_search", "tune_start",
-                "tune_budget"}
-
-
-def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
-    """Read the ``tune`` / ``inner_cv`` / ``scoring`` keys of a method table.
-
-    ``tune``: parameter → list of values (a grid; nested parameters with ``__``);
-    ``inner_cv``: an int (shuffled k-fold) or a table ``{k, stratification}``
-    (``"iterative"``: :class:`~skmlfs.experiments.IterativeStratifiedKFold`), default 5;
-    ``scoring``: a registered metric name or ``{metric, ...params}``; default
-    ``hamming_loss``. Returns ``None`` when the table has no ``tune``.
-    """
-    from ..metrics import METRICS
-
-    if "tune" not in body:
-        for k in ("inner_cv", "scoring", "tune_with", "tune_search", "tune_start",
-                  "tune_budget"):
-            if k in body:
-                raise ValueError(f"{key}.{k}: only meaningful with a 'tune' grid.")
-        return None
-    grid = body["tune"]
-    if not isinstance(grid, Mapping) or not grid:
-        raise ValueError(f"{key}.tune: a table parameter -> list of values is needed.")
-    for p, vals in grid.items():
-        if not isinstance(vals, Sequence) or isinstance(vals, str) or not vals:
-            raise ValueError(f"{key}.tune.{p}: a non-empty list of values is needed.")
-    cv = body.get("inner_cv", 5)
-    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
-        cv = {"k": int(cv), "stratification": "none"}
-    if not isinstance(cv, Mapping):
-        raise ValueError(f"{key}.inner_cv: an int or a table {{k, stratification}}.")
-    bad = set(cv) - {"k", "stratification"}
-    if bad:
-        raise ValueError(f"{key}.inner_cv: unknown key(s) {sorted(bad)}; allowed: k, "
-                         "stratification.")
-    k = cv.get("k", 5)
-    if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 2:
-        raise ValueError(f"{key}.inner_cv.k: an integer >= 2; got {k!r}.")
-    strat = cv.get("stratification", "none")
-    if strat not in ("none", "iterative"):
-        raise ValueError(f"{key}.inner_cv.stratification: 'none' or 'iterative'; got {strat!r}.")
-    scoring = body.get("scoring", "hamming_loss")
-    from ._tuning import parse_scoring
-
-    mean = parse_scoring(scoring, key)  # a list of metrics: their mean
-    if mean is not None:
-        scoring = mean
-    elif isinstance(scoring, str):
-        scoring = {"metric": scoring}
-    if mean is None and isinstance(scoring, Mapping):  # scikit-learn's spellings too
-        scoring = {**scoring, "metric": _our_metric(scoring.get("metric"))}
-    if mean is None and (not isinstance(scoring, Mapping)
-                         or scoring.get("metric") not in METRICS):
-        raise ValueError(
-            f"{key}.scoring: a registered metric (or {{metric = ..., params}}); got "
-            f"{scoring!r}; available: {', '.join(sorted(METRICS))}."
-        )
-    out = {
-        "grid": {str(p): list(v) for p, v in grid.items()},
-        "inner_cv": {"k": int(k), "stratification": strat},
-        "scoring": dict(scoring),
-    }
-    # (tune_search / tune_start, not search / start: PPT selectors have a 'search' parameter)
-    search = body.get("tune_search", "grid")
-    if search not in ("grid", "coordinate"):
-        raise ValueError(f"{key}.tune_search: 'grid' (exhaustive) or 'coordinate' (one "
-                         f"parameter at a time, sweeps until nothing changes); got {search!r}.")
-    if search == "coordinate":  # only then: ids of grid searches stay as they were
-        out["search"] = "coordinate"
-        start = body.get("tune_start", {})
-        if not isinstance(start, Mapping) or set(start) - set(grid):
-            raise ValueError(f"{key}.tune_start: a table of starting values of tuned "
-                             "parameters.")
-        for p_, v in start.items():
-            if v not in grid[p_]:
-                raise ValueError(f"{key}.tune_start.{p_}: {v!r} is not in the grid "
-                                 f"{grid[p_]!r}.")
-        out["start"] = dict(start)
-    elif "tune_start" in body:
-        raise ValueError(f"{key}.tune_start: only with tune_search = 'coordinate'.")
-    if "tune_budget" in body:  # a learner tuned once, at the largest budget (_tuning.py)
-        if body["tune_budget"] not in ("each", "largest"):
-            raise ValueError(f"{key}.tune_budget: 'each' or 'largest'; got "
-                             f"{body['tune_budget']!r}.")
-        if body["tune_budget"] == "largest":
-            out["budget"] = "largest"
-    if body.get("tune_with") == "learner":  # tuned with each learner (_tuning.per_learner)
-        out["tune_with"] = "learner"
-    elif "tune_with" in body:
-        tw = body["tune_with"]
-        if isinstance(tw, str):
-            tw = {"method": tw}
-        if not _is_table(tw):
-            raise ValueError(f"{key}.tune_with: a learner table {{ method = ... }}.")
-        out["tune_with"] = dict(tw)
-    return out
+    return (type(weighter).__module__, type(weighter).__qualname__, ptxt, attr, array_digest(X, Y))
 
 
 def make_inner_cv(inner_cv: Mapping[str, Any], random_state: int | None) -> Any:
     """The inner splitter: shuffled ``KFold`` or ``IterativeStratifiedKFold``, seeded."""
-    from sklearn.model_selection import KFold
-
-    from ._stratify import IterativeStratifiedKFold
 
     k = int(inner_cv["k"])
     if inner_cv.get("stratification", "none") == "iterative":
@@ -421,8 +176,6 @@ class _MetricScorer:
         self.params = dict(params)
 
     def __call__(self, estimator: Any, X: Any, Y: Any) -> float:
-        from ..metrics import get_metric
-
         spec = get_metric(self.metric)
         out = estimator.predict(X) if spec.needs == "pred" else estimator.predict_proba(X)
         Y = Y.toarray() if hasattr(Y, "toarray") else np.asarray(Y)
@@ -435,23 +188,7 @@ class _MetricScorer:
 
 def metric_scorer(metric: str, **params: Any) -> _MetricScorer:
     """A scikit-learn scorer (greater is better) for a metric of :mod:`skmlfs.metrics`."""
-    from ..metrics import metric_name
-
     return _MetricScorer(metric_name(metric), params)
-
-
-def tuned(estimator: Any, tuning: Mapping[str, Any], random_state: int | None) -> Any:
-    """Wrap ``estimator`` in ``GridSearchCV`` (or :class:`CoordinateSearchCV` with
-    ``search = "coordinate"``) as described by a parsed ``tuning``."""
-    from ._tuning import make_scorer
-
-    return _search(
-        estimator,
-        {p: list(v) for p, v in tuning["grid"].items()},
-        make_scorer(tuning["scoring"]),
-        make_inner_cv(tuning["inner_cv"], random_state),
-        tuning,
-    )
 
 
 class CoordinateSearchCV(_DelegatePredictMixin, MetaEstimatorMixin, BaseEstimator):
@@ -532,16 +269,6 @@ class CoordinateSearchCV(_DelegatePredictMixin, MetaEstimatorMixin, BaseEstimato
         return self
 
 
-def _search(estimator: Any, grid: dict, scoring: Any, cv: Any, tuning: Mapping) -> Any:
-    from sklearn.model_selection import GridSearchCV
-
-    if tuning.get("search") == "coordinate":
-        return CoordinateSearchCV(estimator, grid, scoring=scoring, cv=cv,
-                                  start=dict(tuning.get("start", {})))
-    return GridSearchCV(estimator, grid, scoring=scoring, cv=cv, refit=True,
-                        error_score="raise")
-
-
 class TunedSelector(SelectorMixin, BaseEstimator):
     """A selector whose parameters are chosen by inner cross-validation of
     ``selector → learner`` on the training data (RLEFS / MIFS: parameters tuned at the
@@ -587,7 +314,6 @@ class TunedSelector(SelectorMixin, BaseEstimator):
         self.start = start
 
     def fit(self, X: Any, Y: Any) -> TunedSelector:
-        from sklearn.pipeline import Pipeline
 
         sel = clone(self.selector)
         have = sel.get_params(deep=False)
@@ -599,7 +325,6 @@ class TunedSelector(SelectorMixin, BaseEstimator):
         sel.set_params(**upd)
         # memoised search (one selector fit per fold and setting, one learner fit per fold,
         # feature set and learner setting), see _tuning.search_selector
-        from ._tuning import search_selector
 
         folds = list(self.cv.split(X, Y))
         res = search_selector(sel, self.learner, dict(self.param_grid),
@@ -629,170 +354,168 @@ class TunedSelector(SelectorMixin, BaseEstimator):
         return self.selector_.get_support()
 
 
-def tuned_selector(selector: Any, tuning: Mapping[str, Any], random_state: int | None) -> Any:
-    """Wrap a selector in :class:`TunedSelector` as described by a parsed ``tuning``."""
-    from ._tuning import make_scorer
+# --------------------------------------------------------------------------- scoring
+class MeanScorer:
+    """``scorer(estimator, X, Y)``: the mean of several scorers (greater is better), e.g.
+    (Macro-F1 + Micro-F1)/2 (RLEFS §5.1). The estimator predicts once."""
 
-    tw = dict(tuning["tune_with"])
-    learner = _nested(str(tw.pop("method")), tw, "tune_with", random_state, False)
-    n = selector.get_params(deep=False).get("n_features_to_select")
-    # a coordinate search starts the learner's parameters at their values in its table
-    lstart = {p: learner.get_params()[p] for p in tuning.get("learner_grid", {})}
-    return TunedSelector(
-        selector, learner, {p: list(v) for p, v in tuning["grid"].items()},
-        make_scorer(tuning["scoring"]),
-        make_inner_cv(tuning["inner_cv"], random_state), n_features_to_select=n,
-        random_state=random_state, search=tuning.get("search", "grid"),
-        start={**tuning.get("start", {}), **lstart, **tuning.get("learner_start", {})},
-        learner_grid=dict(tuning.get("learner_grid", {})) or None,
-    )
+    def __init__(self, metrics: Sequence[Mapping[str, Any]]):
+        self.metrics = [dict(m) for m in metrics]
 
+    def __call__(self, estimator: Any, X: Any, Y: Any) -> float:
+        Y = Y.toarray() if hasattr(Y, "toarray") else np.asarray(Y)
+        out: dict[str, Any] = {}
+        vals = []
+        for m in self.metrics:
+            params = dict(m)
+            spec = get_metric(params.pop("metric"))
+            params.update(params.pop("params", {}))
+            if spec.needs not in out:
+                out[spec.needs] = (estimator.predict(X) if spec.needs == "pred"
+                                   else estimator.predict_proba(X))
+            v = float(spec.function(Y, out[spec.needs], **params))
+            vals.append(v if spec.greater_is_better else -v)
+        return float(np.mean(vals))
 
-def check_tuning_grid(estimator: Any, tuning: Mapping[str, Any], key: str) -> None:
-    valid = set(estimator.get_params(deep=True))
-    for p in tuning["grid"]:
-        if p not in valid:
-            near = difflib.get_close_matches(p, sorted(valid), n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise ValueError(
-                f"{key}.tune.{p}: {type(estimator).__name__} has no parameter {p!r}{hint}; "
-                f"tunable: {', '.join(sorted(valid))}."
-            )
+    def __repr__(self) -> str:
+        return f"MeanScorer({self.metrics!r})"
 
 
-# --------------------------------------------------------------------------- variants
-def expand_variants(name: str, body: Mapping[str, Any], key: str) -> list[tuple[str, dict]]:
-    """Expand a method table's ``variants`` (parameter → list of values) into one named
-    method per combination: ablation switches (``order = ["pca", "given"]``) or one
-    wrapper search per metric (``metric = ["one_error", "coverage"]``).
+# --------------------------------------------------------------------------- the search
+def _feature_set(est: Any, n: int | None) -> tuple[int, ...]:
+    r = getattr(est, "ranking_", None)
+    r = est.get_support(indices=True) if r is None else np.asarray(r)[:n]
+    return tuple(int(i) for i in np.sort(r))
 
-    Names are ``name[p=v,q=w]``; the values are set as parameters of each copy. A key
-    ``a__b`` sets parameter ``b`` of the nested table ``a``; ``"x+y"`` sets several
-    parameters to the same value (``"weighter__k+learner__k" = [5, 10]``: one k for the
-    weights and the learner; named by the last part, ``k=5``).
+
+_SETS_CACHE: OrderedDict = OrderedDict()
+
+
+_SETS_CACHE_SIZE = 50_000  # (key, small tuple) pairs, about 0.5 kB each: < 30 MB
+
+
+def _fit_key(est: Any, n: int | None, digest: str) -> tuple | None:
+    """Key of a deterministic selector fit (``None``: not cacheable, e.g. unseeded)."""
+
+    params = est.get_params(deep=False)
+    if "random_state" in params and not isinstance(params["random_state"], numbers.Integral):
+        return None
+    try:
+        ptxt = canonical_json(params)
+    except (TypeError, ValueError):
+        return None
+    return (type(est).__module__, type(est).__qualname__, ptxt, n, digest)
+
+
+def search_selector(
+    selector: Any, learner: Any, selector_grid: Mapping[str, Sequence],
+    learner_grid: Mapping[str, Sequence], scoring: Any, folds: Sequence, X: Any, Y: Any,
+    *, n_features: int | None, search: str = "grid", start: Mapping | None = None,
+    tol: float = 1e-12, max_sweeps: int = 20,
+) -> dict:
+    """Choose a selector setting (and a learner setting) by inner cross-validation.
+
+    The score of a setting is the mean over ``folds`` of ``scoring`` on the validation
+    part of the learner fitted on the fold's training part restricted to the selector's
+    top-``n_features`` set (columns in ascending index order, so a score depends on the set
+    only). Memos: one selector fit per (fold, selector setting), one learner fit per (fold,
+    set, learner setting) — settings that select the same features share the learner fit.
+
+    ``search = "grid"``: every combination, parameters in declaration order (selector's,
+    then learner's; the last varies fastest); the first best in this order wins (a later
+    setting must be better by more than ``tol``). ``"coordinate"``: from ``start``, each
+    sweep tries every value of one parameter at a time and moves on a strict improvement
+    (``> best + tol``); sweeps repeat until one changes nothing (at most ``max_sweeps``).
+
+    Returns a dict with ``params`` (chosen selector setting), ``learner_params``, ``score``,
+    ``results`` (evaluated settings in order with ``mean``/``std``), ``n_sweeps``,
+    ``n_fits`` (selector fits) and ``n_sets`` (distinct feature sets).
     """
-    body = dict(body)
-    var = body.pop("variants", None)
-    if var is None:
-        return [(name, body)]
-    if not isinstance(var, Mapping) or not var:
-        raise ValueError(f"{key}.variants: a table parameter -> list of values is needed.")
-    keys = list(var)
-    for p in keys:
-        if not isinstance(var[p], Sequence) or isinstance(var[p], str) or not var[p]:
-            raise ValueError(f"{key}.variants.{p}: a non-empty list of values is needed.")
-    from ._tuning import OPTION_KEYS  # method options are not parameters
+    sel_names, lrn_names = list(selector_grid), list(learner_grid)
+    axes = [(p, list(v)) for p, v in selector_grid.items()]
+    axes += [(p, list(v)) for p, v in learner_grid.items()]
+    if set(sel_names) & set(lrn_names):
+        raise ValueError("a parameter is in both the selector's and the learner's grid.")
+    sets: dict = {}
+    scores: dict = {}
+    cvs: dict = {}
+    results: list[dict] = []
 
-    out = []
-    for combo in itertools.product(*(var[p] for p in keys)):
-        b = {k: v for k, v in body.items()
-             if k not in ("params", "method") and k not in _TUNING_KEYS
-             and k not in OPTION_KEYS}
-        merged = {**dict(body.get("params", {})), **b}  # params may be given either way
-        tuning = {k: v for k, v in body.items() if k in _TUNING_KEYS or k in OPTION_KEYS}
-        for p, v in zip(keys, combo, strict=True):
-            for path in p.split("+"):
-                if path.strip() in OPTION_KEYS:  # e.g. seed_offset: an option, not a param
-                    tuning[path.strip()] = v
-                else:
-                    _set_path(merged, path.strip(), v, f"{key}.variants.{p}")
-        label = ",".join(
-            f"{p.split('+')[-1].strip().rpartition('__')[2]}={_fmt(v)}"
-            for p, v in zip(keys, combo, strict=True)
-        )
-        out.append((f"{name}[{label}]", {"method": body.get("method", name),
-                                          "params": merged, **tuning}))
-    return out
+    digests: dict = {}
 
+    def feats(f: int, sp_: tuple) -> tuple:
+        if (f, sp_) not in sets:
+            tr = folds[f][0]
+            est = clone(selector).set_params(**dict(zip(sel_names, sp_, strict=True)))
+            if f not in digests:
+                digests[f] = array_digest(X[tr], Y[tr])
+            key = _fit_key(est, n_features, digests[f])
+            if key is not None and key in _SETS_CACHE:
+                # the same seeded fit in another search of this process (a selector tuned
+                # with each learner repeats its fits for every learner)
+                _SETS_CACHE.move_to_end(key)
+                sets[(f, sp_)] = _SETS_CACHE[key]
+                return sets[(f, sp_)]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                est.fit(X[tr], Y[tr])
+            sets[(f, sp_)] = _feature_set(est, n_features)
+            if key is not None:
+                _SETS_CACHE[key] = sets[(f, sp_)]
+                while len(_SETS_CACHE) > _SETS_CACHE_SIZE:
+                    _SETS_CACHE.popitem(last=False)
+        return sets[(f, sp_)]
 
-def _set_path(params: dict, path: str, value: Any, key: str) -> None:
-    """Set ``a__b`` = parameter ``b`` of the nested method table ``a`` (copied first)."""
-    head, sep, rest = path.partition("__")
-    if not sep:
-        params[head] = value
-        return
-    sub = params.get(head)
-    if not _is_table(sub):
-        raise ValueError(f"{key}: {head!r} is not a nested method table of this method.")
-    sub = dict(sub)
-    _set_path(sub, rest, value, key)
-    params[head] = sub
+    def score(f: int, s: tuple, lp: tuple) -> float:
+        if (f, s, lp) not in scores:
+            tr, va = folds[f]
+            cols = list(s)
+            est = clone(learner).set_params(**dict(zip(lrn_names, lp, strict=True)))
+            est.fit(X[tr][:, cols], Y[tr])
+            scores[(f, s, lp)] = float(scoring(est, X[va][:, cols], Y[va]))
+        return scores[(f, s, lp)]
 
+    def cv(p: Mapping) -> float:
+        sp_ = tuple(p[n] for n in sel_names)
+        lp = tuple(p[n] for n in lrn_names)
+        if (sp_, lp) not in cvs:
+            vals = [score(f, feats(f, sp_), lp) for f in range(len(folds))]
+            cvs[(sp_, lp)] = float(np.mean(vals))
+            results.append({"params": dict(p), "mean": cvs[(sp_, lp)],
+                            "std": float(np.std(vals))})
+        return cvs[(sp_, lp)]
 
-def _fmt(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
-
-
-# --------------------------------------------------------------------------- cell info
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (np.floating,)):
-        return float(v)
-    if isinstance(v, np.ndarray):
-        return v.tolist()
-    if isinstance(v, Mapping):
-        return {str(k): _jsonable(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, (str, int, float, bool)) or v is None:
-        return v
-    return repr(v)
-
-
-def fitted_info(est: Any, record: Mapping[str, Any] | None = None) -> dict:
-    """What a fitted method records with its cell (JSON-ready; empty when nothing).
-
-    * a ``GridSearchCV``: ``best_params`` and, per candidate, the parameters and mean /
-      std inner score (``inner_scores``; greater is better, losses negated), and the
-      info of the refitted best estimator;
-    * a pipeline: the info of each step that has some, by step name;
-    * a :class:`WeightedLearner`: its weighter's info;
-    * a wrapper search with a convergence record (``history_`` holding ``best_loss``,
-      e.g. :class:`~skmlfs.selection.MemeticSelector`): ``history`` = the best fitness
-      after every evaluation, and ``n_evaluations``;
-    * an optimiser with ``objective_`` (RLEFS, MIFS, RALM-FS): ``objective``, its value
-      after every iteration;
-    * with the selector option ``record`` (:func:`~skmlfs.experiments._histories.search_records`),
-      more of the wrapper's ``history_``: ``low_labels`` and ``success_ratio``.
-    """
-    info: dict[str, Any] = {}
-    if hasattr(est, "best_params_") and hasattr(est, "cv_results_"):
-        r = est.cv_results_
-        info["best_params"] = _jsonable(est.best_params_)
-        info["inner_scores"] = [
-            {"params": _jsonable(p), "mean": float(m), "std": float(s)}
-            for p, m, s in zip(r["params"], r["mean_test_score"], r["std_test_score"],
-                               strict=True)
-        ]
-        sub = fitted_info(est.best_estimator_)
-        if sub:
-            info["best_estimator"] = sub
-        return info
-    steps = getattr(est, "steps", None)
-    if isinstance(steps, list):
-        for nm, st in steps:
-            sub = fitted_info(st)
-            if sub:
-                info[nm] = sub
-        return info
-    if isinstance(est, WeightedLearner) and hasattr(est, "weighter_"):
-        sub = fitted_info(est.weighter_)
-        if sub:
-            info["weighter"] = sub
-        return info
-    obj = getattr(est, "objective_", None)  # an optimiser's objective per iteration (RLEFS)
-    if obj is not None and np.ndim(obj) == 1 and len(obj):
-        info["objective"] = [float(x) for x in np.ravel(obj)]
-    hist = getattr(est, "history_", None)
-    if isinstance(hist, Mapping) and "best_loss" in hist:
-        info["history"] = [float(x) for x in np.ravel(hist["best_loss"])]
-        if hasattr(est, "n_evaluations_"):
-            info["n_evaluations"] = int(est.n_evaluations_)
-        if record:
-            from ._histories import search_records
-
-            info.update(search_records(hist, record))
-    return info
+    sweeps = None
+    if search == "grid":
+        best, best_s = None, -np.inf
+        for vals in itertools.product(*(v for _, v in axes)):
+            p = dict(zip((a for a, _ in axes), vals, strict=True))
+            s = cv(p)
+            if s > best_s + tol:  # ties: the first setting in grid order
+                best, best_s = p, s
+    elif search == "coordinate":
+        best = {a: (start or {}).get(a, v[0]) for a, v in axes}
+        best_s = cv(best)
+        sweeps = 0
+        while sweeps < max_sweeps:
+            sweeps += 1
+            changed = False
+            for a, values in axes:
+                for v in values:
+                    q = {**best, a: v}
+                    s = cv(q)
+                    if s > best_s + tol:
+                        best, best_s, changed = q, s, True
+            if not changed:
+                break
+    else:
+        raise ValueError(f"search must be 'grid' or 'coordinate'; got {search!r}.")
+    return {
+        "params": {n: best[n] for n in sel_names},
+        "learner_params": {n: best[n] for n in lrn_names},
+        "score": best_s,
+        "results": results,
+        "n_sweeps": sweeps,
+        "n_fits": len(sets),
+        "n_sets": len(set(sets.values())),
+    }
