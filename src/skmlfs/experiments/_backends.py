@@ -30,17 +30,21 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import pickle
 import signal
 import threading
 import time
+import time as _time
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from joblib import effective_n_jobs
 
 from .. import datasets as _ds
 from .. import discretize, learners, metrics, selection  # noqa: F401 — warmed in workers
@@ -250,9 +254,6 @@ def _joblib(batches, n_jobs, catch) -> Iterator[tuple[Task, TaskResult]]:
     it starts (see :func:`_exit_with_parent`), also one killed with the client before it
     ever received a batch.
     """
-    from concurrent.futures import FIRST_COMPLETED, wait
-
-    from joblib import effective_n_jobs
     from joblib.externals.loky import get_reusable_executor
 
     n = effective_n_jobs(n_jobs)
@@ -401,8 +402,6 @@ def _callback_setter():
     library (the workers and nannies must)."""
 
     def set_callbacks(settings, dask_worker=None, dask_scheduler=None):
-        import time as _time
-
         server = dask_worker if dask_worker is not None else dask_scheduler
         before = {}
         for name, ms in settings.items():
@@ -462,8 +461,6 @@ def _unsealer():
     """
 
     def unseal(payload):
-        import pickle
-
         func, args = pickle.loads(payload)
         return func(*args)
 

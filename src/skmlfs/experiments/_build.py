@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
 
 from ..metrics import METRICS, metric_name
 from ..model_selection import (
@@ -111,8 +112,6 @@ def build_method(
     """
     params = dict(params)
     if method == "pipeline":
-        from sklearn.pipeline import Pipeline
-
         steps = params.pop("steps", None)
         if params:
             raise ValueError(f"{key}: a pipeline takes only 'steps'; got {sorted(params)}.")

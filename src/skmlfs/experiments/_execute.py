@@ -32,7 +32,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import scipy
+import scipy.linalg  # noqa: F401
 import scipy.sparse as sp
+import sklearn
 
 from .. import __version__
 from .._ids import canonical_json
@@ -63,9 +66,6 @@ def versions() -> dict[str, str]:
     """Versions of the software a cell ran with (cached per process)."""
     global _VERSIONS
     if _VERSIONS is None:
-        import scipy
-        import sklearn
-
         _VERSIONS = {
             "skmlfs": __version__,
             "numpy": np.__version__,
@@ -84,7 +84,6 @@ def _blas_kernel() -> str:
     CPU kernel, e.g. ``openblas 0.3.30 SkylakeX``: liblinear and the distance products round
     differently per kernel (AVX2 vs AVX-512), which moves the last digits of some cells, so
     the store records it."""
-    import scipy.linalg  # noqa: F401 — loads scipy's BLAS, the one liblinear calls
     from threadpoolctl import threadpool_info
 
     found = []

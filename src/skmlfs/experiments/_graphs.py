@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from sklearn.base import clone
 
 from .._ids import array_digest
 from ..learners import DMLkNN, MLkNN
@@ -139,7 +140,6 @@ def fit_predict(
         key = (b"" if feats is None else np.asarray(feats).tobytes(), cat_key, normalize,
                array_digest(weights))
         Gtr, Gte, s_tr, s_te = graphs.get(A, B, key, cat, weights, normalize, int(inner.k))
-        from sklearn.base import clone
 
         est = clone(inner).set_params(metric="precomputed", feature_weights=None,
                                       categorical_features=None)

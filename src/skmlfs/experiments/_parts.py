@@ -30,9 +30,11 @@ report reads each part's cells back by the meta entry ``parts:<file name>``.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -450,8 +452,6 @@ def run_parts(ep: ExperimentParts, store: Any, *, parts: Sequence[str] | None = 
     seed : overrides every part's seed
     **run_kw : passed to :func:`~skmlfs.experiments.run_experiment`
     """
-    import dataclasses
-
     if parts is not None:
         unknown = set(parts) - {n for n, _ in ep.parts}
         if unknown:
@@ -470,8 +470,6 @@ def run_parts(ep: ExperimentParts, store: Any, *, parts: Sequence[str] | None = 
         res.summaries[pname] = []
         for spec in specs:
             if run_kw.get("verbose", True):
-                import sys
-
                 print(f"part {pname}: {spec.name}", file=sys.stderr, flush=True)
             res.summaries[pname].append(run_experiment(spec, store, **run_kw))
         ids[pname] = [c for s in res.summaries[pname] for c in s.cell_ids]

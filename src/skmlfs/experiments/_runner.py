@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sqlite3
 import sys
 import threading
 import time
@@ -585,8 +586,6 @@ def _log_run(store: ResultStore, summary: RunSummary, started: float, seconds: f
     """Add the run's row to the store's run log. Also reached while an exception (Ctrl-C,
     an error) leaves the run: a store error here is then only reported, so that it does
     not hide the exception that stopped the run."""
-    import sqlite3
-
     try:
         store.add_run(summary.experiment, started=started, seconds=seconds,
                       n_computed=summary.n_computed, n_cached=summary.n_cached,

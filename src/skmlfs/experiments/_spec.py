@@ -7,7 +7,9 @@ See :func:`ExperimentSpec.from_dict` for the schema.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import importlib
 import json
 import numbers
 import os
@@ -17,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from sklearn.base import clone
 
 from .. import datasets as _ds
 from .._ids import canonical_json, short_hash
@@ -149,8 +153,6 @@ class MethodSpec:
         (``n_features_to_select`` always, ``random_state`` only when left at ``None``).
         The option ``seed_offset`` is added to the default ``random_state`` (nested
         estimators and a tuned method's inner cross-validation included)."""
-        from sklearn.base import clone
-
         nominal = defaults.pop("nominal_columns", None)  # for categorical_features="nominal"
         offset = (self.options or {}).get("seed_offset")
         if offset is not None and defaults.get("random_state") is not None:
@@ -367,7 +369,6 @@ class DatasetSpec:
         """Read the dataset (a ``MultiLabelDataset``, or whatever the generator returns)."""
         if self.generator is not None:
             module, _, attr = self.generator.partition(":")
-            import importlib
 
             fn = getattr(importlib.import_module(module), attr)
             return fn(**dict(self.params))
@@ -965,8 +966,6 @@ def _parse_dataset(
 
 
 def _replace(obj: Any, **changes: Any) -> Any:
-    import dataclasses
-
     return dataclasses.replace(obj, **changes)
 
 

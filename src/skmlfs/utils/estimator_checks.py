@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
 
 __all__ = [
@@ -194,8 +195,6 @@ def check_get_set_params(name: str, est: BaseEstimator) -> None:
 
 def check_unfitted_raises(name: str, est: BaseEstimator) -> None:
     """``predict`` / ``transform`` before ``fit`` raise ``NotFittedError``."""
-    from sklearn.exceptions import NotFittedError
-
     X, _ = multilabel_data()
     c = clone(est)
     for method in ("predict", "predict_proba", "transform", "get_support"):
