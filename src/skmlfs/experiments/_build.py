@@ -31,6 +31,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -573,3 +574,21 @@ def _our_metric(name: str) -> str:
         return metric_name(name)
     except KeyError:
         return name
+
+
+def glob_match(name: str, glob: str) -> bool:
+    """``*`` matches any text; every other character (``[``, ``?`` too) only itself (method
+    names such as ``k[k=0.2]`` come from ``variants``)."""
+    return re.fullmatch(".*".join(re.escape(x) for x in glob.split("*")), name) is not None
+
+
+def _param(params: Mapping, path: str) -> Any:
+    head, sep, rest = path.partition("__")
+    v = params.get(head)
+    if not sep:
+        if v is None and head not in params:
+            raise KeyError(path)
+        return v
+    if isinstance(v, Mapping):
+        return _param({k: x for k, x in v.items() if k != "method"}, rest)
+    raise KeyError(path)

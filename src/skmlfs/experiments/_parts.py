@@ -46,9 +46,10 @@ import numpy as np
 from .._ids import canonical_json
 from ..metrics import get_metric
 from ._backends import _arrays
-from ._build import expand_variants
+from ._build import _param, expand_variants, glob_match
 from ._runner import run_experiment
 from ._spec import ExperimentSpec, SpecError, _fail, _unknown
+from ._store import part_cells
 
 __all__ = ["PART_KEYS", "ExperimentParts", "load_parts", "parts_from_dict", "run_parts"]
 
@@ -97,12 +98,6 @@ class ExperimentParts:
             if n == name:
                 return d
         raise KeyError(name)
-
-
-def glob_match(name: str, glob: str) -> bool:
-    """``*`` matches any text; every other character (``[``, ``?`` too) only itself (method
-    names such as ``k[k=0.2]`` come from ``variants``)."""
-    return re.fullmatch(".*".join(re.escape(x) for x in glob.split("*")), name) is not None
 
 
 def _is_best(v: Any) -> bool:
@@ -307,18 +302,6 @@ def _placeholder(ref: Mapping, checked: Mapping[str, ExperimentSpec]) -> Any:
                     f"{ref.get('part', 'main')!r} matches.")
 
 
-def _param(params: Mapping, path: str) -> Any:
-    head, sep, rest = path.partition("__")
-    v = params.get(head)
-    if not sep:
-        if v is None and head not in params:
-            raise KeyError(path)
-        return v
-    if isinstance(v, Mapping):
-        return _param({k: x for k, x in v.items() if k != "method"}, rest)
-    raise KeyError(path)
-
-
 def load_parts(path: str | os.PathLike) -> ExperimentParts:
     """Read a multi-part experiment file (also accepts a one-part file)."""
     p = Path(path)
@@ -340,22 +323,6 @@ def is_multipart(path: str | os.PathLike) -> bool:
             return "part" in tomllib.load(fh)
     except (OSError, tomllib.TOMLDecodeError):
         return False
-
-
-# --------------------------------------------------------------------------- running
-def part_cells(store: Any, ep: ExperimentParts) -> dict[str, list[str]]:
-    """Cell ids of each part as last planned in ``store`` (meta ``parts:<name>``)."""
-    raw = store.get_meta(f"parts:{ep.name}")
-    names = json.loads(raw) if raw else {}
-    out: dict[str, list[str]] = {}
-    for part, specs in names.items():
-        ids: list[str] = []
-        for s in specs:
-            v = store.get_meta(f"cells:{s}")
-            if v:
-                ids.extend(json.loads(v))
-        out[part] = ids
-    return out
 
 
 def _best_value(store: Any, ep: ExperimentParts, ref: Mapping, dataset: str,
