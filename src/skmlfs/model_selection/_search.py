@@ -314,7 +314,6 @@ class TunedSelector(SelectorMixin, BaseEstimator):
         self.start = start
 
     def fit(self, X: Any, Y: Any) -> TunedSelector:
-
         sel = clone(self.selector)
         have = sel.get_params(deep=False)
         upd = {}
@@ -324,7 +323,7 @@ class TunedSelector(SelectorMixin, BaseEstimator):
             upd["random_state"] = self.random_state
         sel.set_params(**upd)
         # memoised search (one selector fit per fold and setting, one learner fit per fold,
-        # feature set and learner setting), see _tuning.search_selector
+        # feature set and learner setting), see search_selector
 
         folds = list(self.cv.split(X, Y))
         res = search_selector(sel, self.learner, dict(self.param_grid),
