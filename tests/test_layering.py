@@ -144,15 +144,13 @@ PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
     # the command line is the engine's and the datasets' own front end: it reads their
     # internals (registry descriptions, the multi-part runner, the report writers)
     **{("skmlfs.cli._benchmark", t): "engine front end" for t in (
-        "skmlfs.experiments._backends", "skmlfs.experiments._parts",
-        "skmlfs.experiments._parts_report", "skmlfs.experiments._report",
-        "skmlfs.experiments._spec", "skmlfs.experiments._store")},
+        "skmlfs.experiments._backends", "skmlfs.experiments._report",
+        "skmlfs.experiments._spec")},
     **{(m, "skmlfs.experiments._registry"): "registry descriptions" for m in (
         "skmlfs.cli._common", "skmlfs.cli._evaluate", "skmlfs.cli._methods",
         "skmlfs.cli._select")},
     ("skmlfs.cli._report", "skmlfs.experiments._store"): "engine front end",
     ("skmlfs.cli._report", "skmlfs.experiments._report"): "engine front end",
-    ("skmlfs.cli._common", "skmlfs.datasets._mat"): "datasets front end",
     ("skmlfs.cli._fetch", "skmlfs.datasets._fetch"): "datasets front end",
     ("skmlfs.cli._fetch", "skmlfs.datasets._sources"): "datasets front end",
     ("skmlfs.cli._transform", "skmlfs.datasets._tabular"): "datasets front end",

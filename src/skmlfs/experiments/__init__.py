@@ -26,7 +26,7 @@ meta-estimators are the library package :mod:`skmlfs.model_selection`.
 
 from ._execute import prepare_split, run_task
 from ._histories import plot_search_histories, search_histories
-from ._parts import ExperimentParts, load_parts, run_parts
+from ._parts import ExperimentParts, is_multipart, load_parts, run_parts
 from ._parts_report import write_parts_report
 from ._registry import DISCRETIZERS, LEARNERS, SELECTORS, AllFeatures, resolve
 from ._runner import RunSummary, evaluate, run_experiment, summarize
@@ -64,6 +64,7 @@ __all__ = [
     "StoreError",
     "evaluate",
     "load_experiment",
+    "is_multipart",
     "load_parts",
     "parse_n_features",
     "plot_search_histories",
