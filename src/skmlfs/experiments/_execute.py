@@ -37,7 +37,8 @@ import scipy.linalg  # noqa: F401
 import scipy.sparse as sp
 import sklearn
 
-from .. import __version__
+import skmlfs
+
 from .._ids import canonical_json
 from ..discretize import fit_discretizer, is_discrete
 from ._build import fitted_info
@@ -67,7 +68,7 @@ def versions() -> dict[str, str]:
     global _VERSIONS
     if _VERSIONS is None:
         _VERSIONS = {
-            "skmlfs": __version__,
+            "skmlfs": skmlfs.__version__,
             "numpy": np.__version__,
             "scipy": scipy.__version__,
             "sklearn": sklearn.__version__,

@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
+import skmlfs
+
 from .. import datasets as _ds
 from .._ids import canonical_json
 from .._progress import progress_bar
@@ -470,15 +471,15 @@ def run_experiment(
         with store.writer_lock(), _backend_session(dask, n_jobs) as dask:
             store.set_meta(f"experiment:{spec.name}", spec.text or canonical_json(spec.source))
             before = store.get_meta("skmlfs_version")
-            store.set_meta("skmlfs_version", __version__)
+            store.set_meta("skmlfs_version", skmlfs.__version__)
             plan = plan_experiment(spec, store)
             n_reused = len(plan.cell_ids) - plan.n_pending
-            if before and before != __version__ and n_reused:
+            if before and before != skmlfs.__version__ and n_reused:
                 # cell ids hash the parameters an experiment names, not the defaults of
                 # the code: a default changed between versions would be reused silently
                 warnings.warn(
                     f"{store.path}: {n_reused} of the cells this run needs were stored by "
-                    f"skmlfs {before} and are reused; this is skmlfs {__version__}. "
+                    f"skmlfs {before} and are reused; this is skmlfs {skmlfs.__version__}. "
                     "Defaults that changed between versions (CHANGELOG.md) are not part of "
                     "a cell's id: use a new --db to recompute them.",
                     UserWarning,
@@ -535,7 +536,7 @@ def run_experiment(
                 forget_data()
                 if summary.n_computed or summary.n_failed_tasks:
                     _log_run(store, summary, started, time.perf_counter() - t_start,
-                             backend_label, not finished, __version__, verbose,
+                             backend_label, not finished, skmlfs.__version__, verbose,
                              tally.to_json())
         summary.seconds = time.perf_counter() - t_start
         summary.warnings = tally.messages()
