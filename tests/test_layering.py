@@ -198,13 +198,13 @@ def test_the_private_exceptions_are_still_needed():
 #: ``_parts_report`` and the ``report`` subpackage) is the top.
 ENGINE_LAYERS: list[tuple[str, set[str]]] = [
     ("helpers", {"_registry", "_warnings", "_histories", "_objectives", "_sensitivity"}),
-    ("spec", {"_build", "_spec"}),           # method tables, the experiment file
+    ("spec", {"_build", "_spec", "_parts"}),  # method tables, the experiment file(s)
     ("store", {"_store"}),                   # results and the cell schema
     ("method options", {"_tuning"}),
     ("execution", {"_graphs", "_execute"}),  # what a worker runs; never the store
     ("backends", {"_backends"}),
     ("planner", {"_planner"}),               # spec x store -> tasks
-    ("run", {"_runner", "_parts"}),          # plan -> execute -> store
+    ("run", {"_runner", "_parts_run"}),     # plan -> execute -> store
     ("report", {"_report", "_report_views", "_report_tuning", "_parts_report", "report"}),
 ]
 

@@ -18,16 +18,17 @@ Both paths build the same tasks and run them with the same per-cell function
 (:mod:`skmlfs.experiments._execute`). Short method names come from the registries in
 :mod:`skmlfs.experiments._registry`. The layers of the engine, lowest first (each module
 imports only lower ones; ``tests/test_layering.py`` checks it): the registry; the spec
-(``_build`` for method tables, ``_spec``); the store; the method options (``_tuning``);
+(``_build`` for method tables, ``_spec``, ``_parts``); the store; the method options (``_tuning``);
 execution (``_execute``, what a worker runs, with ``_graphs``) and the backends; the
-planner; the run (``_runner``, ``_parts``); the report. Splits, searches, scorers and
+planner; the run (``_runner``, ``_parts_run``); the report. Splits, searches, scorers and
 meta-estimators are the library package :mod:`skmlfs.model_selection`.
 """
 
 from ._execute import prepare_split, run_task
 from ._histories import plot_search_histories, search_histories
-from ._parts import ExperimentParts, is_multipart, load_parts, run_parts
+from ._parts import ExperimentParts, is_multipart, load_parts
 from ._parts_report import write_parts_report
+from ._parts_run import run_parts
 from ._registry import DISCRETIZERS, LEARNERS, SELECTORS, AllFeatures, resolve
 from ._runner import RunSummary, evaluate, run_experiment, summarize
 from ._spec import (
