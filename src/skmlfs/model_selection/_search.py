@@ -293,9 +293,13 @@ class TunedSelector(SelectorMixin, BaseEstimator):
 
     Attributes
     ----------
-    best_params_, cv_results_, best_estimator_ : as ``GridSearchCV`` (parameter names
-        without the ``selector__`` prefix in ``best_params_``)
-    selector_ : the refitted best selector; ranking_, scores_ : its ranking and scores
+    best_params_, cv_results_, best_estimator_
+        As ``GridSearchCV`` (parameter names without the ``selector__`` prefix in
+        ``best_params_``).
+    selector_ : estimator
+        The best selector, refitted on all the data.
+    ranking_, scores_ : ndarray
+        Its ranking and scores.
     """
 
     def __init__(self, selector: Any = None, learner: Any = None, param_grid: Any = None,
