@@ -11,7 +11,8 @@ the result.
 
 # %%
 from skmlfs.datasets import make_multilabel_discrete
-from skmlfs.experiments import evaluate, holdout_splits
+from skmlfs.experiments import evaluate
+from skmlfs.model_selection import holdout_splits
 from skmlfs.plots import metric_curves
 
 ds = make_multilabel_discrete(n_samples=400, n_features=120, n_labels=6, n_informative=12,

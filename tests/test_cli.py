@@ -15,7 +15,7 @@ import pytest
 
 from skmlfs.cli import main
 from skmlfs.datasets import MissingValuesWarning, load, make_multilabel_discrete
-from skmlfs.experiments import holdout_splits
+from skmlfs.model_selection import holdout_splits
 from skmlfs.selection import SCLS
 from skmlfs.selection._base import discretize_features
 
@@ -227,7 +227,8 @@ def test_nominal_columns_and_budget_reach_the_selector(dataset_path):
 
 def test_evaluate_uses_the_stored_splits_of_a_mat_file(capsys, tmp_path, dataset_path):
     from skmlfs.datasets import load_name
-    from skmlfs.experiments import evaluate, mat_splits
+    from skmlfs.experiments import evaluate
+    from skmlfs.model_selection import mat_splits
 
     path = dataset_path("plcfs/genbase.mat")
     out_csv = tmp_path / "r.csv"

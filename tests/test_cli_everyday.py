@@ -396,7 +396,7 @@ def test_metric_aliases_are_scikit_learns_quantities():
 
 def test_metric_aliases_work_in_experiment_files_and_tuning():
     from skmlfs.experiments import ExperimentSpec
-    from skmlfs.experiments._methods import parse_tuning
+    from skmlfs.experiments._build import parse_tuning
 
     spec = ExperimentSpec.from_dict({
         "datasets": [{"name": "g", "generator": "skmlfs.datasets:make_multilabel_discrete"}],

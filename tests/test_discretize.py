@@ -579,7 +579,7 @@ def test_discretize_features_keeps_nominal_columns():
 
 def test_prepare_split_and_nominal_columns():
     from skmlfs.datasets import MultiLabelDataset
-    from skmlfs.experiments._cells import nominal_columns, prepare_split
+    from skmlfs.experiments._execute import nominal_columns, prepare_split
 
     X, Y = _with_nominal()
     ds = MultiLabelDataset(

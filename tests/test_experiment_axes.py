@@ -12,9 +12,9 @@ import pytest
 
 from skmlfs.datasets import make_multilabel_discrete
 from skmlfs.experiments import ExperimentSpec, ResultStore, SpecError, run_experiment
-from skmlfs.experiments._protocols import holdout_splits, subsample_train
 from skmlfs.learners import MLkNN
 from skmlfs.metrics import hamming_loss
+from skmlfs.model_selection import holdout_splits, subsample_train
 from skmlfs.selection import ReliefFML
 
 REPO = Path(__file__).resolve().parents[1]
@@ -112,7 +112,7 @@ def test_nominal_placeholder_maps_to_selected_positions():
     assert spec.learners[0].build(nominal_columns=[2, 5]).categorical_features == [2, 5]
     assert spec.learners[0].build().categorical_features is None
     from skmlfs.experiments import MetricRef
-    from skmlfs.experiments._cells import CellSpec, _evaluate_cell
+    from skmlfs.experiments._execute import CellSpec, _evaluate_cell
     from skmlfs.metrics import ranking_loss
 
     X, Y = _data()
@@ -169,7 +169,7 @@ def test_documented_experiment_example_is_valid(datasets_dir):
 def test_scaling_as_the_per_split_transformer(tmp_path):
     from sklearn.preprocessing import MinMaxScaler
 
-    from skmlfs.experiments._cells import prepare_split
+    from skmlfs.experiments._execute import prepare_split
 
     spec = ExperimentSpec.from_dict({
         "selectors": ["all"], "datasets": [GEN], "learners": ["mlknn"],

@@ -12,9 +12,10 @@ from sklearn.pipeline import Pipeline
 
 from skmlfs.datasets import make_multilabel_discrete
 from skmlfs.experiments import ExperimentSpec, ResultStore, SpecError, run_experiment
-from skmlfs.experiments._methods import WeightedLearner, fitted_info, metric_scorer
+from skmlfs.experiments._build import fitted_info
 from skmlfs.learners import BinaryRelevance, MLkNN
 from skmlfs.metrics import hamming_loss, ranking_loss
+from skmlfs.model_selection import WeightedLearner, metric_scorer
 from skmlfs.selection import SCLS, ReliefFML
 
 GEN = {"name": "toy", "generator": "skmlfs.datasets:make_multilabel_discrete",
@@ -252,9 +253,9 @@ def test_variants_keep_the_tuning_grid():
         assert m.tuning["grid"] == {"learner__k": [1, 5]} and "tune" not in m.params
         est = m.build(random_state=0)
         assert type(est).__name__ == "GridSearchCV" and est.estimator.weighter.k == k
-    import skmlfs.experiments as ex
+    import skmlfs.model_selection as ms
 
-    assert ex.WeightedLearner is WeightedLearner and callable(ex.metric_scorer)
+    assert ms.WeightedLearner is WeightedLearner and callable(ms.metric_scorer)
 
 
 class _CountingReliefF(ReliefFML):
@@ -349,7 +350,7 @@ def _coordinate_reference(make, grid, start, X, Y, folds, score):
 
 
 def test_coordinate_search_matches_a_reference_and_is_stored(tmp_path):
-    from skmlfs.experiments._methods import CoordinateSearchCV
+    from skmlfs.model_selection import CoordinateSearchCV
 
     X, Y = _data()
     grid = {"k": [1, 3, 7, 11], "s": [0.1, 1.0, 3.0]}
@@ -395,7 +396,7 @@ def test_learner_evaluates_only_its_selectors(tmp_path):
     """A learner's ``selectors`` option: it evaluates those selectors (and their variants)
     only; the other learners' cells keep their ids (same as without the new learner), and
     its values equal the learner fitted on the selector's features by hand."""
-    from skmlfs.experiments._runner import plan_experiment
+    from skmlfs.experiments._planner import plan_experiment
     from skmlfs.learners import MLNB
 
     base = {"selectors": {"scls": {"method": "scls"},

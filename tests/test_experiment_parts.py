@@ -12,7 +12,6 @@ import pytest
 from skmlfs.experiments import (
     ResultStore,
     SpecError,
-    TrainingSubsample,
     load_experiment,
     load_parts,
     run_parts,
@@ -20,6 +19,7 @@ from skmlfs.experiments import (
 )
 from skmlfs.experiments._parts import PART_KEYS, REPORT_KEYS, parts_from_dict
 from skmlfs.experiments.report._multipart import SECTION_KEYS
+from skmlfs.model_selection import TrainingSubsample
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -22,13 +22,13 @@ from skmlfs.datasets import load
 from skmlfs.experiments import (
     ExperimentSpec,
     FractionalOnly,
-    MeanScorer,
     MinMaxScale,
     ResultStore,
     SpecError,
     run_experiment,
 )
 from skmlfs.metrics import macro_f1, micro_f1
+from skmlfs.model_selection import MeanScorer
 from skmlfs.selection import PPTMI, RALMFS, RLEFS
 
 C_GRID = [0.1, 1.0, 10.0]
@@ -461,7 +461,7 @@ def test_selector_fits_are_shared_between_searches_of_one_process():
     """A selector tuned with each learner fits every (fold, setting) once per process."""
     from sklearn.model_selection import KFold as KF
 
-    from skmlfs.experiments import _tuning
+    from skmlfs.model_selection import _search
 
     rng = np.random.default_rng(3)
     X = rng.random((60, 8))
@@ -469,18 +469,18 @@ def test_selector_fits_are_shared_between_searches_of_one_process():
     folds = list(KF(2, shuffle=True, random_state=0).split(X))
     sc = MeanScorer([{"metric": "macro_f1"}, {"metric": "micro_f1"}])
     sel = RLEFS(n_features_to_select=3, random_state=0, max_iter=5)
-    _tuning._SETS_CACHE.clear()
-    a = _tuning.search_selector(sel, KNeighborsClassifier(3), {"alpha": [0.1, 0.5]}, {}, sc,
+    _search._SETS_CACHE.clear()
+    a = _search.search_selector(sel, KNeighborsClassifier(3), {"alpha": [0.1, 0.5]}, {}, sc,
                                 folds, X, Y, n_features=3)
-    n = len(_tuning._SETS_CACHE)
+    n = len(_search._SETS_CACHE)
     assert n == 2 * 2  # folds x settings
-    b = _tuning.search_selector(sel, _svm(1.0), {"alpha": [0.1, 0.5]},
+    b = _search.search_selector(sel, _svm(1.0), {"alpha": [0.1, 0.5]},
                                 {"estimator__C": [0.1, 1.0]}, sc, folds, X, Y, n_features=3)
-    assert len(_tuning._SETS_CACHE) == n  # no new selector fit
+    assert len(_search._SETS_CACHE) == n  # no new selector fit
     assert a["n_sets"] == b["n_sets"]
     # and the same sets as fresh fits
     for tr, _ in folds:
         for alpha in (0.1, 0.5):
             fresh = RLEFS(n_features_to_select=3, random_state=0, max_iter=5,
                           alpha=alpha).fit(X[tr], Y[tr]).selection_order_[:3]
-            assert tuple(int(i) for i in np.sort(fresh)) in set(_tuning._SETS_CACHE.values())
+            assert tuple(int(i) for i in np.sort(fresh)) in set(_search._SETS_CACHE.values())

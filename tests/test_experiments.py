@@ -14,10 +14,7 @@ from skmlfs.experiments import (
     ResultStore,
     SpecError,
     evaluate,
-    holdout_splits,
-    kfold_splits,
     load_experiment,
-    mat_splits,
     parse_n_features,
     prepare_split,
     resolve,
@@ -25,7 +22,7 @@ from skmlfs.experiments import (
     run_experiment,
     summarize,
 )
-from skmlfs.experiments._protocols import train_test_split_of
+from skmlfs.model_selection import holdout_splits, kfold_splits, mat_splits, train_test_split_of
 
 GEN = "skmlfs.datasets:make_multilabel_discrete"
 

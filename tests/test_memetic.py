@@ -655,7 +655,7 @@ def test_splitter_and_metric_spec():
 def test_registry_default_learner_is_mlnb():
     """Experiment files and ``mlfs select --method memetic`` need not name a learner: the
     registry fills in MLNB; a misspelt parameter is still named with a suggestion."""
-    from skmlfs.experiments._methods import build_method
+    from skmlfs.experiments._build import build_method
     from skmlfs.experiments._registry import default_params
 
     for name in ("memetic", "GA", "genetic"):

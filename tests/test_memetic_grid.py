@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from skmlfs.experiments import ExperimentSpec, ResultStore, run_experiment
-from skmlfs.experiments._methods import build_method
+from skmlfs.experiments._build import build_method
 from skmlfs.experiments._registry import canonical_name
 from skmlfs.learners import MLNB
 from skmlfs.metrics import METRICS

@@ -14,16 +14,11 @@ import numpy as np
 import pytest
 from scipy.stats import wilcoxon
 
-from skmlfs.experiments import (
-    ExperimentSpec,
-    ResultStore,
-    WeightedLearner,
-    iterative_stratification,
-    run_experiment,
-)
+from skmlfs.experiments import ExperimentSpec, ResultStore, run_experiment
 from skmlfs.experiments._graphs import NeighbourGraphs, fit_predict
 from skmlfs.learners import DMLkNN, MLCWkNN, MLkNN
 from skmlfs.metrics import hamming_loss, multilabel_accuracy, one_error, ranking_loss
+from skmlfs.model_selection import WeightedLearner, iterative_stratification
 from skmlfs.selection import ReliefFML
 
 REPO = Path(__file__).resolve().parents[1]
@@ -230,8 +225,8 @@ def test_report_section_errors_name_the_key(change, key):
 
 
 def test_multivalued_nominal_keeps_the_nominal_attributes_with_more_than_two_values():
-    from skmlfs.experiments._cells import nominal_columns
-    from skmlfs.experiments._methods import build_method
+    from skmlfs.experiments._build import build_method
+    from skmlfs.experiments._execute import nominal_columns
 
     class DS:
         feature_types = ["numeric", "nominal", "nominal", "nominal"]

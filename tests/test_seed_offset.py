@@ -15,7 +15,7 @@ from skmlfs.experiments import (
     run_experiment,
     write_report,
 )
-from skmlfs.experiments._runner import plan_experiment
+from skmlfs.experiments._planner import plan_experiment
 from skmlfs.learners import MLkNN
 from skmlfs.metrics import hamming_loss
 from skmlfs.selection import ReliefFML

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         except ImportError as exc:
             print(f"mlfs benchmark: error: --dask: {exc}", file=sys.stderr)
             return 2
-    from ..experiments._parts import is_multipart
+    from ..experiments import is_multipart
 
     if is_multipart(args.experiment):
         for flag, val in (("--selectors", args.selectors),
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _run(args, spec, db)
     except sqlite3.DatabaseError as exc:  # e.g. damaged while running: name the file
-        from ..experiments._store import StoreError
+        from ..experiments import StoreError
 
         raise StoreError(f"{db}: {exc}") from None
 
@@ -199,9 +199,7 @@ def _run(args: argparse.Namespace, spec, db: Path) -> int:
 
 def _run_multipart(args: argparse.Namespace) -> int:
     """A file with ``[[part]]`` tables: every part into one store, then its report."""
-    from ..experiments import ResultStore
-    from ..experiments._parts import load_parts, run_parts
-    from ..experiments.report._multipart import write_parts_report
+    from ..experiments import ResultStore, load_parts, run_parts, write_parts_report
 
     ep = load_parts(args.experiment)
     db = Path(args.db) if args.db else Path("runs") / f"{ep.name}.db"

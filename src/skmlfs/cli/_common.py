@@ -20,8 +20,7 @@ def load_dataset(
     options of the same names (the ``--missing`` and ``--label-copies`` flags of
     :func:`add_data_options`).
     """
-    from ..datasets import load, load_name
-    from ..datasets._mat import load_mat
+    from ..datasets import load, load_mat, load_name
 
     label_spec: Any = labels
     prefix = None

@@ -86,7 +86,7 @@ def _plot(path, curve_k, scls_curve, random_curve, all_hl, k, n_features) -> Non
 def run(args) -> int:
     import numpy as np
 
-    from ..experiments import holdout_splits
+    from ..model_selection import holdout_splits
     from ..selection import SCLS
 
     ds = demo_data(args.samples, args.features, args.labels, args.seed)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
 import re
 from typing import Any
 
@@ -91,9 +92,9 @@ LEARNERS: dict[str, str] = {
     "mlknn": "skmlfs.learners:MLkNN",
     "dmlknn": "skmlfs.learners:DMLkNN",
     "mlcwknn": "skmlfs.learners:MLCWkNN",
-    "weighted": "skmlfs.experiments._methods:WeightedLearner",
+    "weighted": "skmlfs.model_selection:WeightedLearner",
     "pipeline": "sklearn.pipeline:Pipeline",
-    "train_subsample": "skmlfs.experiments._subsample:TrainingSubsample",
+    "train_subsample": "skmlfs.model_selection:TrainingSubsample",
 }
 
 DISCRETIZERS: dict[str, str] = {
@@ -254,8 +255,6 @@ def param_names(cls: type) -> set[str]:
     """The constructor parameters of an estimator class, read from its signature (some
     classes, like the memetic wrapper and ``Pipeline``, cannot be built without
     arguments)."""
-    import inspect
-
     return {
         n for n, p in inspect.signature(cls).parameters.items()
         if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
@@ -265,8 +264,6 @@ def param_names(cls: type) -> set[str]:
 def takes_seed(cls: type) -> bool:
     """True when ``cls`` has a ``random_state`` parameter (a stochastic method). Read from
     the signature: some registered classes (``Pipeline``) cannot be built without arguments."""
-    import inspect
-
     return "random_state" in inspect.signature(cls).parameters
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import hashlib
+import importlib
 import json
 import numbers
 import os
@@ -21,17 +21,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from sklearn.base import clone
 
+from .. import datasets as _ds
+from .._ids import canonical_json, short_hash
 from .._validation import budget_grid, resolve_n_features
-from ..selection import get_selector_tags
-from ._protocols import (
+from ..datasets import data_home, registry_key
+from ..metrics import METRICS, get_metric, metric_name
+from ..model_selection import (
     Split,
     holdout_splits,
     iterative_kfold_splits,
     kfold_splits,
     mat_splits,
+    subsample_train,
     train_test_split_of,
+)
+from ..selection import get_selector_tags
+from ._build import (
+    _TUNING_KEYS,
+    _our_metric,
+    build_method,
+    check_tuning_grid,
+    expand_variants,
+    parse_options,
+    parse_tuning,
+    tuned,
+    tuned_selector,
 )
 from ._registry import param_names, resolve
 
@@ -58,29 +74,6 @@ def _fail(source: str, key: str, msg: str) -> SpecError:
 
 
 # --------------------------------------------------------------------------- identity
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (set, frozenset)):
-        return sorted(obj)
-    if hasattr(obj, "get_params"):
-        cls = type(obj)
-        return {
-            "__estimator__": f"{cls.__module__}:{cls.__qualname__}",
-            "params": obj.get_params(deep=False),
-        }
-    if isinstance(obj, type):
-        return f"{obj.__module__}:{obj.__qualname__}"
-    return repr(obj)
-
-
-def canonical_json(obj: Any) -> str:
-    """Deterministic JSON (sorted keys, no spaces) used for ids and stored parameters."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_json_default)
 
 
 # --------------------------------------------------------------------------- budgets
@@ -152,7 +145,7 @@ class MethodSpec:
     kind: str = "selector"
     prototype: Any = None
     #: nested tuning (``tune``/``inner_cv``/``scoring`` of the table, see
-    #: :func:`skmlfs.experiments._methods.parse_tuning`): the built estimator is searched
+    #: :func:`skmlfs.experiments._build.parse_tuning`): the built estimator is searched
     #: by ``GridSearchCV`` on the training part of each split
     tuning: Mapping[str, Any] | None = None
     #: method options (``preprocess``, ``feature_order``, ``by_dataset``, ...), see
@@ -191,10 +184,6 @@ class MethodSpec:
         (``n_features_to_select`` always, ``random_state`` only when left at ``None``).
         The option ``seed_offset`` is added to the default ``random_state`` (nested
         estimators and a tuned method's inner cross-validation included)."""
-        from sklearn.base import clone
-
-        from ._methods import build_method, tuned
-
         nominal = defaults.pop("nominal_columns", None)  # for categorical_features="nominal"
         offset = (self.options or {}).get("seed_offset")
         if offset is not None and defaults.get("random_state") is not None:
@@ -214,8 +203,6 @@ class MethodSpec:
         if upd:
             est.set_params(**upd)
         if self.tuning and self.kind == "selector":
-            from ._methods import tuned_selector
-
             est = tuned_selector(est, self.tuning, defaults.get("random_state"))
         elif self.tuning:
             est = tuned(est, self.tuning, defaults.get("random_state"))
@@ -242,8 +229,6 @@ class MetricRef:
     params: Mapping[str, Any] = field(default_factory=dict)
 
     def spec(self):
-        from ..metrics import get_metric
-
         return get_metric(self.metric)
 
     def key(self) -> str:
@@ -253,8 +238,7 @@ class MetricRef:
         value instead of reusing the stale one; plain metrics keep their bare name)."""
         if self.name == self.metric and not self.params:
             return self.name
-        payload = canonical_json({"metric": self.metric, "params": dict(self.params)})
-        return f"{self.name}@{hashlib.sha256(payload.encode()).hexdigest()[:12]}"
+        return f"{self.name}@{short_hash({'metric': self.metric, 'params': dict(self.params)})}"
 
 
 @dataclass(frozen=True)
@@ -311,7 +295,6 @@ class ProtocolSpec:
         out = self._splits(dataset, n, seed)
         if self.train_fraction is None:
             return out
-        from ._protocols import subsample_train
 
         s = self.seed if self.seed is not None else seed
         return [subsample_train(sp_, self.train_fraction, (s or 0, i))
@@ -396,7 +379,6 @@ class DatasetSpec:
             tried.append(str(cand))
             if cand.exists():
                 return cand
-        from ..datasets import data_home, registry_key
 
         root = os.environ.get("MLFS_DATASETS")
         # $MLFS_DATASETS, then the download cache of `mlfs fetch` (same layout).
@@ -418,11 +400,9 @@ class DatasetSpec:
         """Read the dataset (a ``MultiLabelDataset``, or whatever the generator returns)."""
         if self.generator is not None:
             module, _, attr = self.generator.partition(":")
-            import importlib
 
             fn = getattr(importlib.import_module(module), attr)
             return fn(**dict(self.params))
-        from .. import datasets as _ds
 
         opts = dict(self.options)
         if self.train_test is not None:
@@ -608,7 +588,6 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
         raise _fail(source, key, f"expected a list or a table of {kind}s; got {value!r}.")
     if not items:
         raise _fail(source, key, f"at least one {kind} is needed.")
-    from ._methods import build_method, check_tuning_grid, expand_variants, parse_tuning
 
     if kind == "selector":
         items = [(kp, name, _own_budgets(source, kp, body)) for kp, name, body in items]
@@ -641,10 +620,9 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
             if not isinstance(params, Mapping):
                 raise _fail(source, f"{kp}.params", "must be a table.")
             try:
-                from ._methods import _TUNING_KEYS
-                from ._tuning import parse_options
-
                 options = parse_options(body, kp, kind, sorted(_TUNING_KEYS))
+                if "n_features" in options:
+                    parse_n_features(options["n_features"], f"{kp}.n_features")
                 tuning = parse_tuning(body, kp)
             except ValueError as exc:
                 raise SpecError(f"{source}: {exc}") from None
@@ -726,20 +704,7 @@ def metric_ref(m: Any) -> MetricRef | None:
     return None
 
 
-def _our_metric(name: str) -> str:
-    """Our name of a metric spelled any accepted way (``skmlfs.metrics.metric_name``); an
-    unknown name is returned as it is, for the caller's error message."""
-    from ..metrics import metric_name
-
-    try:
-        return metric_name(name)
-    except KeyError:
-        return name
-
-
 def _parse_metrics(source: str, value: Any) -> tuple[MetricRef, ...]:
-    from ..metrics import METRICS
-
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, Sequence) or not value:
@@ -750,8 +715,6 @@ def _parse_metrics(source: str, value: Any) -> tuple[MetricRef, ...]:
         if ref is None:
             raise _fail(source, f"metrics[{i}]", f"expected a name or a table; got {m!r}.")
         if ref.metric not in METRICS:
-            from ..metrics import metric_name
-
             try:
                 metric_name(ref.metric)
             except KeyError as exc:
@@ -811,7 +774,7 @@ class ExperimentSpec:
             train_fractions = [0.5, 1.0]   # training-size axis: one dataset entry per fraction
 
             [learners.wf]                  # method tables may nest estimators ...
-            method = "weighted"            # ... (skmlfs.experiments._methods): "weighted",
+            method = "weighted"            # ... (skmlfs.experiments._build): "weighted",
             weighter = { method = "relieff_ml" }   # "pipeline" (steps = [...]), or any
             learner = { method = "mlknn" }         # parameter given as { method = ... }
             variants = { "weighter__k+learner__k" = [5, 10] }  # one method per value
@@ -1087,8 +1050,6 @@ def _parse_dataset(
 
 
 def _replace(obj: Any, **changes: Any) -> Any:
-    import dataclasses
-
     return dataclasses.replace(obj, **changes)
 
 

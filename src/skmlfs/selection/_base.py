@@ -20,6 +20,7 @@ from sklearn.utils._param_validation import (
     RealNotInt,
     StrOptions,
 )
+from sklearn.utils.sparsefuncs import min_max_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._progress import fit_progress
@@ -28,6 +29,7 @@ from .._validation import categorical_mask, check_target, is_one_budget, resolve
 from ..discretize._auto import discretize_features as discretize_features
 from ..discretize._auto import is_discrete as is_discrete
 from ..info import DiscreteData, InfoCache
+from ..info._rowblocks import RowBlocks, StreamInfoCache, as_row_blocks, is_dask_array
 from ._tags import SelectorTags, Tags, get_selector_tags
 
 __all__ = [
@@ -88,8 +90,6 @@ def _any_feature_varies(X: Any) -> bool:
     if X.shape[0] < 2 or X.shape[1] == 0:
         return False
     if sp.issparse(X):
-        from sklearn.utils.sparsefuncs import min_max_axis
-
         lo, hi = min_max_axis(sp.csc_matrix(X), axis=0, ignore_nan=True)
     else:
         X = np.asarray(X)
@@ -215,8 +215,6 @@ def scale_huge_columns(X: Any) -> Any:
     column is that large, are returned untouched.
     """
     if sp.issparse(X):
-        from sklearn.utils.sparsefuncs import min_max_axis
-
         Xc = sp.csc_matrix(X, dtype=np.float64)
         lo, hi = min_max_axis(Xc, axis=0, ignore_nan=True) if Xc.shape[0] else (0.0, 0.0)
         top = np.maximum(np.abs(lo), np.abs(hi))
@@ -619,8 +617,6 @@ class BaseInfoSelector(BaseSelector):
 
     def _stream_cache(self, X: Any, Y: Any) -> Any:
         """Counts over row blocks (Dask array, memmap, RowBlocks source), see fit."""
-        from ..info._rowblocks import StreamInfoCache, as_row_blocks
-
         if not get_selector_tags(self).row_blocks:
             raise NotImplementedError(
                 f"{type(self).__name__} needs the full feature × label tables: pass "
@@ -662,8 +658,6 @@ class BaseInfoSelector(BaseSelector):
 
 def _is_row_block_input(X: Any) -> bool:
     """Data counted over row blocks: a dask array, a numpy memmap or a RowBlocks source."""
-    from ..info._rowblocks import RowBlocks, is_dask_array
-
     return isinstance(X, (RowBlocks, np.memmap)) or is_dask_array(X)
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, cholesky, eigvalsh, lstsq
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from sklearn.utils._param_validation import StrOptions
 
 from ..info import InfoCache, iter_conditional_mutual_info, joint_entropy
@@ -320,9 +322,6 @@ def _smallest_eigenvalue(Q: np.ndarray) -> float:
     positive-definite case; otherwise Lanczos iterations (ARPACK, matrix–vector products
     only) find the smallest eigenvalue, with LAPACK's ``?syevx`` as the fallback.
     """
-    from scipy.linalg import LinAlgError, cholesky, eigvalsh
-    from scipy.sparse.linalg import ArpackNoConvergence, eigsh
-
     try:
         cholesky(Q, lower=True, check_finite=False)
         return 0.0
@@ -385,8 +384,6 @@ def _kkt_solve(P: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, float] | None:
     on the whole KKT matrix with singular values below ``1e-10`` of the largest dropped —
     the minimum-norm solution, which splits the weight of duplicates equally.
     """
-    from scipy.linalg import LinAlgError, cho_factor, cho_solve, lstsq
-
     m = c.size
     scale = max(float(np.abs(P).max()), float(np.abs(c).max()), 1.0)
     eps = 1e-12 * scale * m

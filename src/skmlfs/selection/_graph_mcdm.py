@@ -29,7 +29,9 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from sklearn.metrics import pairwise_distances_chunked
+from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.sparsefuncs import mean_variance_axis, min_max_axis
 from sklearn.utils.validation import validate_data
 
 from .._validation import check_labels, resolve_n_features
@@ -55,8 +57,6 @@ def varying_features(X: Any) -> np.ndarray:
     if X.shape[0] == 0:
         return np.zeros(X.shape[1], dtype=bool)
     if sp.issparse(X):
-        from sklearn.utils.sparsefuncs import min_max_axis
-
         lo, hi = min_max_axis(sp.csc_matrix(X), axis=0)
     else:
         lo, hi = X.min(axis=0), X.max(axis=0)
@@ -66,8 +66,6 @@ def varying_features(X: Any) -> np.ndarray:
 def _center_scale(X: Any) -> tuple[np.ndarray, np.ndarray]:
     """Column means and population standard deviations (sparse X stays sparse)."""
     if sp.issparse(X):
-        from sklearn.utils.sparsefuncs import mean_variance_axis
-
         mu, var = mean_variance_axis(sp.csc_matrix(X), axis=0)
     else:
         mu, var = X.mean(axis=0), X.var(axis=0)
@@ -379,7 +377,6 @@ class MGFS(BaseSelector):
         cdm = correlation_distance(X, Yd)
         var_idx = np.flatnonzero(varying)
         C = np.round(cdm[var_idx], _DECIMALS)
-        from sklearn.metrics.pairwise import euclidean_distances
 
         W = euclidean_distances(C, C)
         np.fill_diagonal(W, 0.0)

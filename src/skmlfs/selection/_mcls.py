@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
+from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
+from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import validate_data
 
 from .._progress import report_step
@@ -250,8 +252,6 @@ def _pin_shift(U: np.ndarray, W: sp.spmatrix, pos: np.ndarray, lam: float) -> np
     ``(I − W)`` maps a constant on each connected component of the graph to 0 and the
     minimisers form segments ``U + t·1_c``. Each (component, label) is shifted to the
     middle of its feasible segment (to the bound when the label is constant there)."""
-    from scipy.sparse.csgraph import connected_components
-
     _, comp = connected_components(W, directed=True, connection="weak")
     U = U.copy()
     big = np.inf
@@ -313,8 +313,6 @@ def knn_constraint_ratio(X: Any, k: int, idx: np.ndarray | None = None) -> np.nd
     deg = np.asarray(A.sum(axis=1)).ravel()
     local = _quad_forms(X, sp.diags(deg)) - _quad_forms(X, A)
     if sp.issparse(X):
-        from sklearn.utils.sparsefuncs import mean_variance_axis
-
         _, var = mean_variance_axis(sp.csc_matrix(X), axis=0)
     else:
         var = X.var(axis=0)

@@ -48,7 +48,7 @@ from threadpoolctl import threadpool_limits
 from .._progress import report_step
 from .._validation import _quiet_empty_labels, check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache
-from ..metrics import MetricSpec
+from ..metrics import METRICS, MetricSpec, metric_name
 from ._base import (
     DISCRETIZER_CONSTRAINT,
     BaseSelector,
@@ -86,8 +86,6 @@ def _round_half_up(x: float) -> int:
 # ---------------------------------------------------------------------- the learner
 def _resolve_metric(metric: Any):
     """``(name, function, greater_is_better, needs, kwargs)`` of a metric name or spec."""
-    from ..metrics import METRICS, MetricSpec
-
     if isinstance(metric, MetricSpec):  # a user's scorer: (function, greater_is_better, needs)
         if metric.needs not in ("pred", "score"):
             raise ValueError(f"metric.needs must be 'pred' or 'score'; got {metric.needs!r}.")
@@ -95,7 +93,6 @@ def _resolve_metric(metric: Any):
         return name, metric.function, bool(metric.greater_is_better), metric.needs, {}
     name = _METRIC_ALIASES.get(metric, metric)
     if name not in METRICS and isinstance(name, str):  # scikit-learn's spellings too
-        from ..metrics import metric_name
 
         try:
             name = metric_name(name)

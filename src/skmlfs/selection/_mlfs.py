@@ -40,7 +40,7 @@ from sklearn.utils._param_validation import HasMethods, RealNotInt, StrOptions
 
 from .._progress import report_step
 from .._validation import resolve_count
-from ..discretize import fit_discretizer
+from ..discretize import fit_discretizer, occ_discretizer
 from ..info import DiscreteData, InfoCache, conditional_mutual_info, mutual_info
 from ..info._engine import iter_conditional_mutual_info
 from ._base import NON_NEGATIVE, TIE_TOL, BaseInfoSelector, Number, argmax_tol
@@ -82,8 +82,6 @@ def _relevance_order(rel: np.ndarray) -> np.ndarray:
 
 
 def _meanstd_default(kind: str = "auto"):
-    from ..discretize import occ_discretizer
-
     return occ_discretizer(kind)
 
 

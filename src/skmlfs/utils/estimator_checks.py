@@ -56,6 +56,7 @@ from unittest import mock
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import set_random_state
 
@@ -212,8 +213,6 @@ def check_clone(name: str, est: BaseEstimator) -> None:
 
 def check_unfitted_raises(name: str, est: BaseEstimator) -> None:
     """``predict`` / ``transform`` before ``fit`` raise ``NotFittedError``."""
-    from sklearn.exceptions import NotFittedError
-
     X, _ = multilabel_data()
     c = clone(est)
     for method in ("predict", "predict_proba", "transform", "get_support"):

@@ -156,7 +156,7 @@ def metric_tables(
         all pairs (Nemenyi CD).
     """
     from ...stats import critical_difference, friedman_test, rank_matrix
-    from .._runner import _NON_METRIC
+    from .._store import _NON_METRIC
 
     meta = meta or {}
     df = results

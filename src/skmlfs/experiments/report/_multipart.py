@@ -148,16 +148,16 @@ def _fmt(x: Any, d: int = 3) -> str:
 
 
 def _match(names: Sequence[str], glob: str | Sequence[str]) -> list[str]:
-    """Names matching ``glob`` (``*`` only; see :func:`~._parts.glob_match`) or any of a
+    """Names matching ``glob`` (``*`` only; see :func:`~._build.glob_match`) or any of a
     list of globs."""
-    from .._parts import glob_match
+    from .._build import glob_match
 
     globs = [glob] if isinstance(glob, str) else list(glob)
     return sorted(n for n in names if any(glob_match(n, g) for g in globs))
 
 
 def _param(spec: Any, path: str) -> Any:
-    from .._parts import _param as p
+    from .._build import _param as p
 
     d = json.loads(spec) if isinstance(spec, str) else spec
     try:
@@ -640,7 +640,7 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
     cell_ids : per part, the cells to use (default: as last planned in the store)
     command : the command line shown in the header
     """
-    from .._parts import part_cells
+    from .._store import part_cells
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     ids = cell_ids if cell_ids is not None else part_cells(store, ep)

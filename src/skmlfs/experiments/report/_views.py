@@ -268,7 +268,7 @@ def _fmt_value(v: Any) -> str:
 
 
 def _metric_columns(df: Any) -> list[str]:
-    from .._runner import _NON_METRIC
+    from .._store import _NON_METRIC
 
     return [c for c in df.columns if c not in _NON_METRIC and df[c].dtype.kind == "f"]
 
