@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from skmlfs.experiments import _methods, _parts, _spec, _tuning
+from skmlfs.experiments import _build, _parts, _spec
 from skmlfs.experiments._registry import SECTIONS, resolve_section
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "experiment_file.md"
@@ -17,7 +17,7 @@ def _key_tables() -> dict[str, set[str]]:
     return {
         "top": set(_spec._TOP_KEYS), "report": set(_spec._REPORT_KEYS),
         "dataset": set(_spec._DATASET_KEYS), "protocol": set(_spec._PROTOCOL_KEYS),
-        "method tuning": set(_methods._TUNING_KEYS), "method options": set(_tuning.OPTION_KEYS),
+        "method tuning": set(_build._TUNING_KEYS), "method options": set(_build.OPTION_KEYS),
         "part": set(_parts.PART_KEYS), "part best": set(_parts._BEST_KEYS),
         "part share": set(_parts._SHARE_KEYS), "parts report": set(_parts.REPORT_KEYS),
         "report section": sections,
