@@ -349,7 +349,7 @@ def run_xmlc(which: str, f: float) -> dict:
     t0 = time.perf_counter()
     sel = SCLS(k).fit(X, Y)
     res = {"problem": f"{which} shape {n}x{d}x{q}", "k": k, "scls_s": time.perf_counter() - t0,
-           "selected": int(sel.ranking_.size)}
+           "selected": int(sel.selection_order_.size)}
     A, B = DiscreteData.from_array(X), DiscreteData.from_array(Y)
     t0 = time.perf_counter()
     rel_blocks = InfoCache(A, B, full_block_pairs=0).relevance
@@ -410,7 +410,7 @@ def run_ooc(f: float) -> dict:
         sel = SCLS(k).fit(IterableBlocks(blocks, d, q), None)
         res["fit_s"] = time.perf_counter() - t0
         res["peak_rss_after_fit_GiB"] = _rss_gib()
-        res["selected_first10"] = sel.ranking_[:10].tolist()
+        res["selected_first10"] = sel.selection_order_[:10].tolist()
         # the same on a subset held in memory: first two blocks
         sub = files[:2]
 
@@ -427,7 +427,8 @@ def run_ooc(f: float) -> dict:
         t0 = time.perf_counter()
         mem = SCLS(k).fit(Xs, Ys)
         res["subset_in_memory_s"] = time.perf_counter() - t0
-        res["subset_same_selection"] = bool(np.array_equal(mem.ranking_, on_disk.ranking_))
+        res["subset_same_selection"] = bool(
+            np.array_equal(mem.selection_order_, on_disk.selection_order_))
     return res
 
 

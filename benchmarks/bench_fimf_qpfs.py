@@ -140,7 +140,7 @@ def main() -> None:
             ranking, _ = loop_fimf(X, Y, max(b, k), kl)
             t_loop = time.perf_counter() - t0
             # agreement: the library's top k are the loop's top k (ties aside)
-            assert set(est.ranking_[:5]) <= set(ranking[:10]), "FIMF disagrees"
+            assert set(est.selection_order_[:5]) <= set(ranking[:10]), "FIMF disagrees"
             print(
                 f"{label:<22}{name:<9}{shape:<16}{t_lib:>9.3f}{t_loop:>10.2f}"
                 f"{t_loop / t_lib:>8.1f}{peak:>10.1f}"
@@ -158,7 +158,7 @@ def main() -> None:
         w, _ = qpfs_weights(Q, F, alpha, tol=est.tol)
         t_qp = time.perf_counter() - t0
         ranking = valid[rank_weights(w, F, k, est.weight_tol)]
-        agree = np.array_equal(ranking, est.ranking_)
+        agree = np.array_equal(ranking, est.selection_order_)
         t_loop = t_terms + t_qp
         print(
             f"{'QPFS (total)':<22}{name:<9}{shape:<16}{t_lib:>9.3f}{t_loop:>10.2f}"

@@ -148,9 +148,10 @@ def main() -> None:
         return np.concatenate([o, np.flatnonzero(~var)])
 
     cases = [
-        ("bmfs", lambda: BMFS().fit(X, Y).ranking_, lambda: ref_bmfs(Xd, Y)),
-        ("mgfs", lambda: MGFS().fit(X, Y).ranking_, lambda: order(ref_mgfs(Xd, Y))),
-        ("mfs_mcdm", lambda: MFSMCDM().fit(X, Y).ranking_, lambda: order(ref_mfs_mcdm(Xd, Y))),
+        ("bmfs", lambda: BMFS().fit(X, Y).selection_order_, lambda: ref_bmfs(Xd, Y)),
+        ("mgfs", lambda: MGFS().fit(X, Y).selection_order_, lambda: order(ref_mgfs(Xd, Y))),
+        ("mfs_mcdm", lambda: MFSMCDM().fit(X, Y).selection_order_,
+         lambda: order(ref_mfs_mcdm(Xd, Y))),
     ]
     k = args.k
     from skmlfs.selection._graph_mcdm import correlation_distance
@@ -203,7 +204,7 @@ def main() -> None:
         if args.mcls_full:
             t_full, _ = _timed(lambda: MCLS().fit(X, Y))
             print(f"  library on all {n} rows (sparse X): {t_full:.2f} s")
-        t_lib, r_lib = _timed(lambda: MCLS().fit(Xm, Ym).ranking_)
+        t_lib, r_lib = _timed(lambda: MCLS().fit(Xm, Ym).selection_order_)
         with np.errstate(invalid="ignore", divide="ignore"):  # constant columns: 0/0
             t_ref, r_ref = _timed(lambda: straightforward_mcls(Xm.toarray(), Ym))
         same = np.array_equal(r_lib, r_ref)

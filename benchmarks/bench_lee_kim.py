@@ -117,17 +117,17 @@ def bench(name: str, X: np.ndarray, Y: np.ndarray, sample: int, rng) -> list[dic
     np.testing.assert_allclose(pairs, pmu.label_interaction_[feats], atol=1e-9)
     # greedy steps: each needs Σ_l I(f; s; l) for every candidate f and the new s
     steps = []
-    for s in d2f.ranking_[:2]:
+    for s in d2f.selection_order_[:2]:
         t0 = time.perf_counter()
         [pp.redundancy(f, int(s), q) for f in range(d)]
         steps.append(time.perf_counter() - t0)
     t_step = float(np.mean(steps))
     t_steps = t_step * (k - 1)
     # the second D2F pick from the per-pair values equals the library's
-    red = np.array([pp.redundancy(f, int(d2f.ranking_[0]), q) for f in range(d)])
+    red = np.array([pp.redundancy(f, int(d2f.selection_order_[0]), q) for f in range(d)])
     J = rel - red
-    J[d2f.ranking_[0]] = -np.inf
-    assert int(np.argmax(J)) == d2f.ranking_[1], "per-pair D2F disagrees at step 2"
+    J[d2f.selection_order_[0]] = -np.inf
+    assert int(np.argmax(J)) == d2f.selection_order_[1], "per-pair D2F disagrees at step 2"
 
     shape = f"{n}x{d}x{q}"
     pp_pmu = t_rel + t_pairs + t_steps

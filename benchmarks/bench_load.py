@@ -27,7 +27,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from skmlfs.datasets import load
-from skmlfs.datasets._load import _find_label_xml, read_label_xml
+from skmlfs.datasets._load import _find_label_xml
+from skmlfs.datasets._xml import read_label_xml
 
 
 def liac_load(path: Path) -> dict:

@@ -121,10 +121,10 @@ def main(argv=None) -> int:
         np.testing.assert_allclose(lr, sel.relevance_[:m], atol=1e-9)
         steps = 3
         t0 = time.perf_counter()
-        for s in sel.ranking_[:steps]:
+        for s in sel.selection_order_[:steps]:
             col = naive_mi_column(Xd, s)
         t_greedy = (time.perf_counter() - t0) * (k - 1) / steps
-        s_last = sel.ranking_[steps - 1]
+        s_last = sel.selection_order_[steps - 1]
         assert np.isclose(col[s_last], _H(Xd[:, s_last]))  # I(s; s) = H(s)
         t_naive = t_rel + t_greedy
         print(

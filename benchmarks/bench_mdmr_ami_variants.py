@@ -154,7 +154,7 @@ def main() -> None:
             t0 = time.perf_counter()
             ref = loop(X, Y, k)
             t_loop = time.perf_counter() - t0
-            same = list(est.ranking_) == ref
+            same = list(est.selection_order_) == ref
             print(
                 f"{name:8s} {label:18s} k={k:3d}  engine {t_engine:7.2f} s  loop "
                 f"{t_loop:8.2f} s  ratio {t_loop / t_engine:7.1f}x  same selection: {same}"

@@ -44,11 +44,11 @@ from skmlfs.experiments import (
     _cells,
     _graphs,
     _methods,
-    iterative_stratification,
     run_experiment,
 )
 from skmlfs.learners import DMLkNN, MLCWkNN, MLkNN, heom_kneighbors_graph
 from skmlfs.metrics import get_metric
+from skmlfs.model_selection import iterative_stratification
 from skmlfs.selection import ReliefFML
 
 REPO = Path(__file__).resolve().parents[1]

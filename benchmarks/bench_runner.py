@@ -301,7 +301,7 @@ def _run_pertask(spec, db, address):
     from distributed import Client, as_completed
 
     from skmlfs.experiments import _backends, _runner
-    from skmlfs.experiments._cells import run_task
+    from skmlfs.experiments._execute import run_task
 
     orig = _backends._dask
 

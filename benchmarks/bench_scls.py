@@ -74,7 +74,7 @@ def bench_dataset(name, X, Y, k, slow_unique: bool):
     info = StraightforwardInfo(Xd, Y, method="bincount", memo=True)
     ranking, _ = ref_scls(info, k)
     t_loop = time.perf_counter() - t0
-    assert np.array_equal(ranking, sel.ranking_), "straightforward SCLS disagrees"
+    assert np.array_equal(ranking, sel.selection_order_), "straightforward SCLS disagrees"
     row = {
         "dataset": name,
         "shape": f"{X.shape[0]}x{X.shape[1]}x{Y.shape[1]}",
@@ -156,7 +156,7 @@ def _scale_dense():
     X[:, :q] |= Y[:, :q] & (rng.random((n, q), dtype=np.float32) < 0.8)
     t0 = time.perf_counter()
     sel = SCLS(n_features_to_select=int(np.ceil(np.sqrt(n)))).fit(X, Y)
-    return {"problem": "dense 50000x5000x1000", "k": int(sel.ranking_.size),
+    return {"problem": "dense 50000x5000x1000", "k": int(sel.selection_order_.size),
             "seconds": time.perf_counter() - t0}
 
 

@@ -91,7 +91,8 @@ API = [
     ("skmlfs.neighbors", "The HEOM distance and nearest-neighbour search"),
     ("skmlfs.metrics", "Evaluation measures"),
     ("skmlfs.stats", "Statistical tests"),
-    ("skmlfs.experiments", "Protocols, experiment files and the benchmark runner"),
+    ("skmlfs.model_selection", "Splits, searches, scorers and meta-estimators"),
+    ("skmlfs.experiments", "Experiment files, the benchmark runner and its store"),
     ("skmlfs.plots", "Figures"),
     ("skmlfs.utils", "Tools for estimator authors: the multi-label estimator checks"),
 ]

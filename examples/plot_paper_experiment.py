@@ -22,7 +22,7 @@ toml.write_text('''
 name = "small_paper"
 description = "SCLS against AMI and MDMR with MLNB, the SCLS paper's protocol in miniature"
 seed = 0
-n_features = "ceil_sqrt"            # the SCLS paper's budget
+n_features_to_select = "ceil_sqrt"  # the SCLS paper's budget
 metrics = ["hamming_loss", "ranking_loss", "normalized_coverage"]
 selectors = ["scls", "ami", "mdmr", "all"]
 learners = ["mlnb"]
@@ -63,7 +63,7 @@ print(summarize(frame, metrics=["hamming_loss", "ranking_loss"]).round(4))
 # %%
 # ``write_report`` (``mlfs report``) writes the Markdown/LaTeX/CSV tables, Friedman and
 # post-hoc tests and the figures of the whole store.
-from skmlfs.experiments._report import write_report
+from skmlfs.experiments.report import write_report
 
 files = write_report(folder / "small_paper.db", folder / "report", formats=("md",))
 print(sorted(p.name for p in files)[:8])

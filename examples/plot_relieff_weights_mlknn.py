@@ -13,9 +13,9 @@ weighted HEOM distance), not only to cut features. Here the weights go into ML-k
 import numpy as np
 
 from skmlfs.datasets import make_multilabel_discrete
-from skmlfs.experiments import holdout_splits
 from skmlfs.learners import MLkNN
 from skmlfs.metrics import hamming_loss, ranking_loss
+from skmlfs.model_selection import holdout_splits
 from skmlfs.selection import ReliefFML
 
 ds = make_multilabel_discrete(n_samples=500, n_features=60, n_labels=5, n_informative=10,

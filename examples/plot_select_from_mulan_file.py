@@ -55,7 +55,7 @@ print(format_stats(ds))
 from skmlfs.selection import SCLS
 
 sel = SCLS().fit(ds.X, ds.Y)
-for rank, (f, score) in enumerate(zip(sel.ranking_, sel.step_scores_, strict=True), 1):
+for rank, (f, score) in enumerate(zip(sel.selection_order_, sel.step_scores_, strict=True), 1):
     print(f"{rank:2d}. {ds.feature_names[f]:<10s} criterion {score:.3f} bits")
 
 # %%
@@ -63,7 +63,7 @@ for rank, (f, score) in enumerate(zip(sel.ranking_, sel.step_scores_, strict=Tru
 # ``red_*`` are noisy copies of them, ``noise_*`` are noise. SCLS takes every informative
 # feature first; the noisy copies come late or not at all, because once their original is
 # chosen they add almost nothing (the redundancy term of the criterion).
-roles = [ds.feature_names[f].split("_")[0] for f in sel.ranking_]
+roles = [ds.feature_names[f].split("_")[0] for f in sel.selection_order_]
 print({role: roles.count(role) for role in ("inf", "red", "noise")})
 
 X_small = sel.transform(ds.X)

@@ -11,7 +11,8 @@ the result.
 
 # %%
 from skmlfs.datasets import make_multilabel_discrete
-from skmlfs.experiments import evaluate, holdout_splits
+from skmlfs.experiments import evaluate
+from skmlfs.model_selection import holdout_splits
 from skmlfs.plots import metric_curves
 
 ds = make_multilabel_discrete(n_samples=400, n_features=120, n_labels=6, n_informative=12,
@@ -19,7 +20,7 @@ ds = make_multilabel_discrete(n_samples=400, n_features=120, n_labels=6, n_infor
 splits = holdout_splits(ds.X.shape[0], repeats=3, test_size=0.2, random_state=0)
 results = evaluate(
     ds, ["scls", "ami", "mdmr"], "mlnb", splits,
-    n_features=[1, 2, 4, 6, 8, 10, 12, 15, 20, 30, 45, 60],
+    n_features_to_select=[1, 2, 4, 6, 8, 10, 12, 15, 20, 30, 45, 60],
     metrics=["hamming_loss"], progress=False,
 )
 print(results.head())

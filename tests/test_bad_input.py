@@ -142,7 +142,7 @@ def _check_fitted(est, X, Y, w) -> tuple[str, str]:
         scores = np.asarray(getattr(est, "scores_", np.zeros(0)), dtype=float)
         if mask.shape != (X.shape[1],):
             return "wrong", f"support of shape {mask.shape}"
-        picked = np.asarray(est.ranking_)[: mask.sum()]
+        picked = np.asarray(est.selection_order_)[: mask.sum()]
         # scores_ per feature, or per selection step (the criterion when picked)
         sel = scores[picked] if scores.size == X.shape[1] else scores[: picked.size]
         if isinstance(est, S.GeneticSelector | S.MemeticSelector):
@@ -343,9 +343,9 @@ def test_scale_invariant_selectors_on_real_data_times_1e300(name, dataset_path):
     ds = load(dataset_path("mulan/emotions/emotions.arff"))
     X, Y = np.asarray(ds.X, dtype=float)[:300], ds.Y[:300]
     est = clone(SELECTORS[name]).set_params(n_features_to_select=5)
-    ref = clone(est).fit(X, Y).ranking_[:5]
+    ref = clone(est).fit(X, Y).selection_order_[:5]
     for scale in (1e300, 2.0**-40):
-        got = clone(est).fit(X * scale, Y).ranking_[:5]
+        got = clone(est).fit(X * scale, Y).selection_order_[:5]
         np.testing.assert_array_equal(got, ref, err_msg=f"{name} x {scale}")
 
 
@@ -372,7 +372,7 @@ def test_degenerate_selection_is_one_rule():
     est = Dummy()
     with pytest.warns(UserWarning, match=r"Dummy: no feature varies.*all 3 features"):
         assert degenerate_selection(est, np.ones((5, 3)))
-    assert est.ranking_.size == 0 and est.n_features_to_select_ == 0
+    assert est.selection_order_.size == 0 and est.n_features_to_select_ == 0
     with pytest.warns(UserWarning, match="a single training sample"):
         assert degenerate_selection(Dummy(), np.array([[1.0, 2.0]]))
     import scipy.sparse as sp
@@ -387,4 +387,4 @@ def test_fit_settings_follows_the_degenerate_rule():
     X, Y = np.ones((10, 4)), Y0[:10]
     with pytest.warns(UserWarning, match="no feature varies"):
         fitted = list(fit_settings(S.MIFS(2, random_state=0), X, Y, [{"alpha": 1.0}]))
-    assert fitted[0].ranking_.size == 0 and not fitted[0].get_support().any()
+    assert fitted[0].selection_order_.size == 0 and not fitted[0].get_support().any()

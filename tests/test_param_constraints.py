@@ -75,3 +75,22 @@ def test_valid_edge_values_still_fit():
     assert OCC(M=1.0).fit(X, Y).M_ == 4
     assert MLCWkNN(k=3, reg=0).fit(X, Y).k_ == 3
     assert DMLkNN(k=3, delta=0, s=0).fit(X, Y).k_ == 3
+
+
+@pytest.mark.parametrize("cls_name", ["SCLS", "MLMIM", "BMFS", "ReliefFML", "RandomSelection"])
+def test_budget_strings_are_checked_by_the_constraints(cls_name):
+    """n_features_to_select takes one budget string ("10%", "sqrt", "20"), resolved in fit;
+    a grid ("1%..20%") or an unreadable string is refused by the constraint when fit
+    starts, before the data is read."""
+    from skmlfs import selection
+
+    cls = getattr(selection, cls_name)
+    for bad in ("1%..20%", "5..10", "ten", "0%", "150%"):
+        with pytest.raises(ValueError, match=f"'n_features_to_select' parameter of {cls_name}"):
+            cls(n_features_to_select=bad).fit("not data", None)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(40, 20)).astype(float)
+    Y = (rng.random((40, 3)) < 0.4).astype(int)
+    for budget, k in (("10%", 2), ("sqrt", 7), ("20", 20), ("0.25", 5)):
+        sel = cls(n_features_to_select=budget).fit(X, Y)
+        assert sel.n_features_to_select_ == k and sel.get_support().sum() == k

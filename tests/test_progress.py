@@ -141,7 +141,7 @@ def test_benchmark_runner_prints_lines_on_a_pipe(tmp_path, capsys, monkeypatch):
     from skmlfs.experiments import ExperimentSpec, run_experiment
 
     spec = ExperimentSpec.from_dict({
-        "name": "pg", "seed": 0, "n_features": [2], "selectors": ["scls"],
+        "name": "pg", "seed": 0, "n_features_to_select": [2], "selectors": ["scls"],
         "metrics": ["hamming_loss"], "protocol": {"kind": "holdout", "repeats": 2},
         "datasets": [{"name": "a", "generator": "skmlfs.datasets:make_multilabel_discrete",
                       "params": {"n_samples": 60, "n_features": 6, "random_state": 0}}],

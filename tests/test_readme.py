@@ -86,7 +86,7 @@ def test_getting_started_first_selection_runs(capsys):
     code = _blocks(_text("docs/getting_started.md"), "python")[0]
     ns: dict = {}
     exec(compile(code, "docs/getting_started.md", "exec"), ns)
-    assert len(ns["selector"].ranking_) == 20
+    assert len(ns["selector"].selection_order_) == 20
     out = capsys.readouterr().out.split()
     score = hamming_loss(ns["Y_te"], ns["model"].predict(ns["X_te"]))
     assert float(out[-1]) == pytest.approx(score, rel=1e-12)

@@ -17,9 +17,11 @@ from sklearn.utils.validation import check_array
 __all__ = [
     "BUDGET_FORMS",
     "budget_count",
+    "budget_grid",
     "check_X_Y",
     "check_labels",
     "check_target",
+    "is_one_budget",
     "parse_budget",
     "resolve_count",
     "resolve_n_features",
@@ -148,8 +150,16 @@ def check_labels(
             )
         if Yd.dtype == bool:
             Yd = Yd.astype(np.uint8)
+        if Yd.dtype == object:
+            # an object array of numbers (e.g. from a mixed DataFrame) is read as numbers
+            try:
+                Yd = Yd.astype(np.float64)
+            except (TypeError, ValueError):
+                pass
         if not np.issubdtype(Yd.dtype, np.number):
-            raise ValueError(f"{name} must be numeric 0/1; got dtype {Yd.dtype}.")
+            raise ValueError(
+                f"Unknown label type: {name} must be numeric 0/1; got dtype {Yd.dtype}."
+            )
         bad = (Yd != 0) & (Yd != 1)
         if bad.any():
             i, j = np.argwhere(bad)[0]
@@ -223,10 +233,11 @@ def check_X_Y(
 
 
 # --------------------------------------------------------------------------- budgets
-# The one parser of feature budgets: selectors' ``n_features_to_select``
-# (:func:`resolve_n_features`), experiment files' ``n_features``
-# (:func:`skmlfs.experiments.parse_n_features`) and the command line's ``-k`` all go
-# through :func:`parse_budget`, so every place accepts the same forms with the same meaning.
+# One name, one parser, one resolution. A budget is ``n_features_to_select`` everywhere
+# (selectors, experiment files, ``evaluate``; the command line's ``-k``). Every form is read
+# by :func:`parse_budget`; a single budget becomes a count only in
+# :func:`resolve_n_features`, which a selector calls in ``fit`` and the experiment engine
+# calls for each budget of a grid (:func:`budget_grid`), so both count the same.
 _NUM = r"(\d+(?:\.\d+)?)"
 _RANGE = re.compile(rf"^{_NUM}(%?)\s*\.\.\s*{_NUM}(%?)(?:\s*:\s*{_NUM}(%?))?$")
 _PERCENT = re.compile(rf"^{_NUM}%$")
@@ -340,6 +351,55 @@ def budget_count(term: tuple, n_samples: int, n_features: int, *, cap: bool = Tr
         k = math.ceil(term[1] * n_features / 100.0 - 1e-9)
     k = max(1, int(k))
     return min(k, n_features) if cap else k
+
+
+def _term_value(term: tuple) -> Any:
+    """A parsed budget term written back as the single budget a selector takes."""
+    if term[0] == "count":
+        return int(term[1])
+    if term[0] == "percent":
+        # parse_budget rounds range steps to 9 decimals; this text reads back to that float
+        text = f"{term[1]:.9f}".rstrip("0").rstrip(".")
+        return f"{text}%"
+    return term[0]  # "ceil_sqrt", "round_sqrt"
+
+
+def budget_grid(value: Any, key: str = "n_features_to_select") -> list:
+    """The single budgets of a budget grid, each in a form ``n_features_to_select`` accepts.
+
+    A list is returned element by element (each checked); a range ``"A..B[:S]"`` or
+    ``"A%..B%[:S%]"`` is expanded into its counts or percentages; any other value is a
+    grid of one. The experiment engine turns each into a count with
+    :func:`resolve_n_features`, the function a selector's ``fit`` calls, so a budget of a
+    grid and the same budget given to a selector select the same number of features.
+
+    Raises
+    ------
+    ValueError
+        ``"<key>: ..."`` for a value :func:`parse_budget` does not read.
+    """
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ValueError(f"{key}: empty list; {BUDGET_FORMS}.")
+        out: list = []
+        for i, v in enumerate(value):
+            out.extend(budget_grid(v, f"{key}[{i}]"))
+        return list(dict.fromkeys(out))
+    terms = parse_budget(value, key)
+    if len(terms) == 1:
+        return [value]
+    return [_term_value(t) for t in terms]
+
+
+def is_one_budget(value: Any) -> bool:
+    """Whether ``value`` is one budget of :func:`parse_budget` (a selector's
+    ``n_features_to_select``), not a list or a range of several."""
+    if isinstance(value, (list, tuple)):
+        return False
+    try:
+        return len(parse_budget(value)) == 1
+    except ValueError:
+        return False
 
 
 def resolve_n_features(

@@ -26,19 +26,19 @@ class LowestVariance(SelectorMixin, BaseEstimator):
         X = np.asarray(X, dtype=float)
         self.n_features_in_ = X.shape[1]
         self.scores_ = X.var(axis=0)
-        self.ranking_ = np.argsort(self.scores_, kind="stable")
+        self.selection_order_ = np.argsort(self.scores_, kind="stable")
         return self
 
     def _get_support_mask(self):
         mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.ranking_[: self.n_features_to_select]] = True
+        mask[self.selection_order_[: self.n_features_to_select]] = True
         return mask
 '''
 
 EXPERIMENT = """
 name = "mine"
 selectors = ["mi_rank"]
-n_features = [4, 8]
+n_features_to_select = [4, 8]
 metrics = ["hamming_loss"]
 learners = ["mlknn"]
 [protocol]

@@ -15,7 +15,7 @@ import pytest
 
 from skmlfs.cli import main
 from skmlfs.datasets import MissingValuesWarning, load, make_multilabel_discrete
-from skmlfs.experiments import holdout_splits
+from skmlfs.model_selection import holdout_splits
 from skmlfs.selection import SCLS
 from skmlfs.selection._base import discretize_features
 
@@ -81,9 +81,10 @@ def test_demo_selects_what_scls_selects(capsys):
     ((train, _),) = holdout_splits(200, repeats=1, test_size=0.2, random_state=0)
     sel = SCLS().fit(ds.X[train], ds.Y[train])
     k = math.ceil(math.sqrt(160))
-    assert sel.ranking_.size == k
+    assert sel.selection_order_.size == k
     assert f"it keeps {k} of 20" in out
-    assert " ".join(out.split()).count(", ".join(ds.feature_names[f] for f in sel.ranking_)) == 1
+    chosen = ", ".join(ds.feature_names[f] for f in sel.selection_order_)
+    assert " ".join(out.split()).count(chosen) == 1
     rows = _demo_rows(out)
     assert set(rows) == {"all", "the", "random"}
     for values in rows.values():  # Hamming loss, ranking loss, accuracy in [0, 1]
@@ -105,9 +106,9 @@ def test_demo_shows_a_clear_gain(capsys, tmp_path):
                                   n_redundant=8, random_state=0)
     ((tr, te),) = holdout_splits(600, repeats=1, test_size=0.2, random_state=0)
     sel = SCLS().fit(ds.X[tr], ds.Y[tr])
-    k = sel.ranking_.size
+    k = sel.selection_order_.size
     assert k == math.ceil(math.sqrt(480)) and f"keeps {k} of 300" in out
-    for cols, shown in [(slice(None), all_hl), (sel.ranking_, scls_hl)]:
+    for cols, shown in [(slice(None), all_hl), (sel.selection_order_, scls_hl)]:
         pred = MLNB().fit(ds.X[tr][:, cols], ds.Y[tr]).predict(ds.X[te][:, cols])
         assert round(hamming_loss(ds.Y[te], pred), 4) == shown
     # the claims: < 10 % of the features, at least as good as all, clearly better than random
@@ -115,7 +116,7 @@ def test_demo_shows_a_clear_gain(capsys, tmp_path):
     assert scls_hl <= all_hl and rows["the"][1] <= rows["all"][1]
     assert scls_hl < 0.8 * random_hl and rows["the"][2] > rows["random"][2]
     # SCLS finds the features that drive the labels and not their redundant copies
-    roles = [ds.feature_names[f].split("_")[0] for f in sel.ranking_]
+    roles = [ds.feature_names[f].split("_")[0] for f in sel.selection_order_]
     assert roles.count("inf") == sum(n.startswith("inf_") for n in ds.feature_names)
     assert roles.count("red") <= 2
     assert f"It found {roles.count('inf')} of the {roles.count('inf')} informative" in out
@@ -150,11 +151,12 @@ def test_info_real_files(capsys, dataset_path):
 def _read_ranking(path: Path, n_features: int, k: int) -> pd.DataFrame:
     table = pd.read_csv(path)
     # greedy searches: the score column is the criterion at the step of each pick (#24)
-    assert list(table.columns) == ["rank", "feature_index", "feature", "selected",
+    assert list(table.columns) == ["order", "rank", "feature_index", "feature", "selected",
                                    "criterion_at_pick"]
     table = table.rename(columns={"criterion_at_pick": "score"})
     assert table["selected"].all()  # these methods rank exactly the k they select
-    assert table["rank"].tolist() == list(range(1, k + 1))
+    assert table["order"].tolist() == list(range(1, k + 1))
+    assert (table["rank"] == 1).all()  # scikit-learn's ranking_: 1 for the selected
     idx = table["feature_index"].to_numpy()
     assert idx.size == k and np.unique(idx).size == k
     assert idx.min() >= 0 and idx.max() < n_features
@@ -170,14 +172,15 @@ def test_select_writes_the_scls_ranking(capsys, tmp_path, dataset_path):
     ds = load(path)
     table = _read_ranking(out_csv, 72, 20)
     ref = SCLS(n_features_to_select=20).fit(ds.X, ds.Y)  # numeric: LAIM ("auto")
-    np.testing.assert_array_equal(table["feature_index"], ref.ranking_)
+    np.testing.assert_array_equal(table["feature_index"], ref.selection_order_)
     # the criterion of each step (scores_ is indexed by feature)
     np.testing.assert_allclose(table["score"], ref.step_scores_, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(table["score"], ref.scores_[ref.ranking_], rtol=0, atol=1e-12)
-    assert table["feature"].tolist() == [ds.feature_names[i] for i in ref.ranking_]
+    np.testing.assert_allclose(table["score"], ref.scores_[ref.selection_order_], rtol=0,
+                               atol=1e-12)
+    assert table["feature"].tolist() == [ds.feature_names[i] for i in ref.selection_order_]
     # the printed table is the same ranking
-    printed = [line.split()[1] for line in out.strip().splitlines()[1:]]
-    assert printed == [str(i) for i in ref.ranking_]
+    printed = [line.split()[2] for line in out.strip().splitlines()[1:]]
+    assert printed == [str(i) for i in ref.selection_order_]
 
 
 def test_select_keeps_nominal_columns(capsys, tmp_path, dataset_path):
@@ -193,24 +196,30 @@ def test_select_keeps_nominal_columns(capsys, tmp_path, dataset_path):
     Xd = discretize_features("auto", ds.X, ds.Y, categorical_features=nominal)
     np.testing.assert_array_equal(Xd[:, 259], ds.X[:, 259])  # the 12 codes, not LAIM bins
     ref = SCLS(n_features_to_select=20, discretizer=None).fit(Xd, ds.Y)
-    np.testing.assert_array_equal(table["feature_index"], ref.ranking_)
+    np.testing.assert_array_equal(table["feature_index"], ref.selection_order_)
     assert table["feature"].iloc[0] == "location"
 
 
-def test_selector_input_leaves_the_selectors_parameters_alone(dataset_path):
-    """Nominal columns pass through the library's "auto" rule; the selector keeps
-    discretizer="auto" (it finds codes and uses them as they are), same ranking."""
-    from skmlfs.cli._common import selector_input
+def test_nominal_columns_and_budget_reach_the_selector(dataset_path):
+    """-k reaches the selector as typed ("10%") and the nominal columns as its
+    categorical_features; its own fit discretizes ("auto") and gives the ranking of the
+    former route (the CLI discretized with the nominal columns passed through, then the
+    selector used the codes as they were)."""
+    from skmlfs.cli._common import make_selector
 
     ds = load(dataset_path("mulan/birds/birds-train.arff"))
     nominal = np.array([t == "nominal" for t in ds.feature_types])
-    sel = SCLS(n_features_to_select=10)
-    X = selector_input(sel, ds)
-    assert sel.get_params()["discretizer"] == "auto"
+    sel = make_selector("scls", "10%", ds, 0)
+    params = sel.get_params()
+    assert params["n_features_to_select"] == "10%"
+    assert params["categorical_features"] == [258, 259]
+    assert params["discretizer"] == "auto"
+    sel.fit(ds.X, ds.Y)
+    assert sel.n_features_to_select_ == int(np.ceil(0.1 * ds.X.shape[1]))
     Xd = discretize_features("auto", ds.X, ds.Y, categorical_features=nominal)
-    np.testing.assert_array_equal(X, Xd)
-    ref = SCLS(n_features_to_select=10, discretizer=None).fit(Xd, ds.Y)
-    np.testing.assert_array_equal(sel.fit(X, ds.Y).ranking_, ref.ranking_)
+    ref = SCLS(n_features_to_select=sel.n_features_to_select_, discretizer=None).fit(Xd, ds.Y)
+    np.testing.assert_array_equal(sel.selection_order_, ref.selection_order_)
+    np.testing.assert_array_equal(sel.scores_, ref.scores_)
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -218,7 +227,8 @@ def test_selector_input_leaves_the_selectors_parameters_alone(dataset_path):
 
 def test_evaluate_uses_the_stored_splits_of_a_mat_file(capsys, tmp_path, dataset_path):
     from skmlfs.datasets import load_name
-    from skmlfs.experiments import evaluate, mat_splits
+    from skmlfs.experiments import evaluate
+    from skmlfs.model_selection import mat_splits
 
     path = dataset_path("plcfs/genbase.mat")
     out_csv = tmp_path / "r.csv"
@@ -227,7 +237,7 @@ def test_evaluate_uses_the_stored_splits_of_a_mat_file(capsys, tmp_path, dataset
     assert code == 0
     assert "; 2 mat splits;" in out.splitlines()[0]
     ds = load_name("plcfs/genbase", root=path.parents[1], label_copies="keep")
-    ref = evaluate(ds, ["ami"], "mlnb", mat_splits(ds, 2), n_features="ceil_sqrt",
+    ref = evaluate(ds, ["ami"], "mlnb", mat_splits(ds, 2), n_features_to_select="ceil_sqrt",
                    metrics=["hamming_loss"], random_state=0, progress=False)
     got = pd.read_csv(out_csv)
     np.testing.assert_array_equal(got["hamming_loss"], ref["hamming_loss"])
@@ -329,11 +339,14 @@ def test_select_marks_exactly_the_k_selected(capsys, tmp_path, dataset_path, met
     ref = getattr(selection, cls_name)(n_features_to_select=10, random_state=0).fit(ds.X, ds.Y)
     support = ref.get_support()
     table = pd.read_csv(out_csv)
-    np.testing.assert_array_equal(table["feature_index"], ref.ranking_)
-    np.testing.assert_array_equal(table["selected"], support[ref.ranking_])
+    np.testing.assert_array_equal(table["feature_index"], ref.selection_order_)
+    np.testing.assert_array_equal(table["selected"], support[ref.selection_order_])
     assert table["selected"].sum() == support.sum() == 10
     # the selected rows are the head of the ranking
     assert table["selected"].tolist() == [True] * 10 + [False] * (len(table) - 10)
+    # scikit-learn's ranking_ of each row: 1 for the selected, then 2, 3, ...
+    np.testing.assert_array_equal(table["rank"], ref.ranking_[ref.selection_order_])
+    assert table["rank"].tolist() == [1] * 10 + list(range(2, len(table) - 8))
 
 
 def test_select_memetic_default_budget_is_sqrt(capsys, tmp_path, dataset_path):
@@ -371,7 +384,7 @@ def test_select_seed_makes_stochastic_methods_reproducible(capsys, tmp_path, dat
     ds = load(path)
     for name, seed in (("a", 3), ("c", 4)):
         ref = RLEFS(n_features_to_select=10, random_state=seed).fit(ds.X, ds.Y)
-        np.testing.assert_array_equal(tables[name]["feature_index"], ref.ranking_)
+        np.testing.assert_array_equal(tables[name]["feature_index"], ref.selection_order_)
 
 
 def test_evaluate_seed_seeds_stochastic_methods(capsys, tmp_path, dataset_path):
@@ -393,7 +406,7 @@ def test_benchmark_seed_overrides_the_experiment_seed(capsys, tmp_path):
     data = tiny(tmp_path)
     exp = tmp_path / "exp.toml"
     exp.write_text(
-        f'name = "seeded"\nseed = 1\nn_features = 1\nselectors = ["scls"]\n'
+        f'name = "seeded"\nseed = 1\nn_features_to_select = 1\nselectors = ["scls"]\n'
         f'[[datasets]]\nname = "tiny"\npath = "{data.as_posix()}"\n'
         '[protocol]\nkind = "holdout"\nrepeats = 2\ntest_size = 0.5\n',
         encoding="utf-8",
@@ -415,7 +428,7 @@ def test_select_writes_the_format_its_extension_names(capsys, tmp_path, ext):
     read = {".csv": pd.read_csv, ".tsv": lambda p: pd.read_csv(p, sep="\t"),
             ".json": pd.read_json, ".parquet": pd.read_parquet}[ext]
     table = read(out)
-    assert list(table.columns) == ["rank", "feature_index", "feature", "selected",
+    assert list(table.columns) == ["order", "rank", "feature_index", "feature", "selected",
                                    "criterion_at_pick"]
     assert len(table) == 1 and table["selected"].tolist() == [True]
     if ext == ".json":
@@ -662,7 +675,7 @@ def test_bad_k_says_what_k_accepts(capsys, tmp_path, command):
         main([command, str(tiny(tmp_path)), "-k", "abc"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert "argument -k/--n-features: cannot read 'abc'" in err
+    assert "argument -k/--n-features-to-select/--n-features: cannot read 'abc'" in err
     for form in ("'sqrt'", "an int >= 1", "a fraction in (0, 1]", "'P%'"):
         assert form in err
     assert "invalid literal" not in err
@@ -678,7 +691,7 @@ def test_select_takes_one_budget(capsys, tmp_path):
 def test_one_budget_parser_for_selectors_experiments_and_cli(capsys, tmp_path, value):
     """resolve_n_features (selectors), parse_n_features (experiment files) and -k (the
     command line) give the same count; 0.07 of 100 features is 7 everywhere."""
-    from skmlfs._validation import budget_count, resolve_n_features
+    from skmlfs._validation import resolve_n_features
     from skmlfs.cli._common import parse_k
     from skmlfs.experiments import parse_n_features, resolve_n_features_grid
 
@@ -687,8 +700,8 @@ def test_one_budget_parser_for_selectors_experiments_and_cli(capsys, tmp_path, v
     with pytest.warns(UserWarning) if value == 250 else _nothing():
         py = resolve_n_features(value, n, d)
     grid = resolve_n_features_grid(parse_n_features(spec_value), n, d)
-    (term,) = parse_k(None if value is None else str(value))
-    cli = budget_count(term, n, d)
+    (budget,) = parse_k(None if value is None else str(value))  # handed to the selector
+    cli = resolve_n_features(budget, n, d, warn=False)
     assert grid == [py] and cli == py
     expected = {None: 25, 7: 7, "7": 7, 0.07: 7, "0.07": 7, "7%": 7, "all": 100,
                 "round_sqrt": 24, 250: 100, 0.5: 50}[value]

@@ -25,7 +25,7 @@ GEN = "skmlfs.datasets:make_multilabel_discrete"
 EXPERIMENT = f"""
 name = "killme"
 seed = 5
-n_features = "1..10"
+n_features_to_select = "1..10"
 metrics = ["hamming_loss", "ranking_loss", "normalized_coverage"]
 selectors = ["scls", "ami", "mdmr"]
 

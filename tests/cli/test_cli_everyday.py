@@ -274,7 +274,7 @@ def small_store(tmp_path_factory):
         "selectors": ["scls", "ami", "mdmr"],
         "learners": ["mlnb"],
         "protocol": {"kind": "holdout", "repeats": 2, "test_size": 0.3},
-        "n_features": [2, 3],
+        "n_features_to_select": [2, 3],
         "metrics": ["hamming_loss"],
     })
     db = tmp / "r.db"
@@ -321,7 +321,8 @@ def test_select_prints_the_selected_features_unless_asked_for_all(capsys, tmp_pa
     code, stdout, err = run(capsys, "select", path, "-m", "relieff_ml", "-k", 5, "--out", out)
     assert code == 0
     rows = stdout.strip().splitlines()
-    assert rows[0].split() == ["rank", "feature_index", "feature", "selected", "weight"]
+    assert rows[0].split() == ["order", "rank", "feature_index", "feature", "selected",
+                               "weight"]
     assert len(rows) == 1 + 5  # the five selected
     assert len(pd.read_csv(out)) == 72  # the file has the full ranking
     assert "67 more ranked feature(s) not selected: --full-ranking prints them" in err
@@ -345,9 +346,17 @@ def test_every_selector_names_its_scores_and_methods_lists_them(capsys):
         assert any(ln.split()[:2] == [name, column] and meaning in ln
                    for ln in block.splitlines() if ln.strip()), name
     # the defaults for a selector that declares nothing
-    greedy = type("G", (BaseSelector,), {"_greedy": True})
+    def greedy_tags(self):
+        tags = BaseSelector.__sklearn_tags__(self)
+        tags.selector_tags.greedy = True
+        return tags
+
+    def fit_nothing(self, X, Y):
+        return self
+
+    greedy = type("G", (BaseSelector,), {"__sklearn_tags__": greedy_tags, "_fit": fit_nothing})
     assert scores_meaning(greedy) == GREEDY_SCORES
-    assert scores_meaning(type("R", (BaseSelector,), {})) == RANKING_SCORES
+    assert scores_meaning(type("R", (BaseSelector,), {"_fit": fit_nothing})) == RANKING_SCORES
     assert scores_meaning(object()) == RANKING_SCORES
 
 
@@ -387,7 +396,7 @@ def test_metric_aliases_are_scikit_learns_quantities():
 
 def test_metric_aliases_work_in_experiment_files_and_tuning():
     from skmlfs.experiments import ExperimentSpec
-    from skmlfs.experiments._methods import parse_tuning
+    from skmlfs.experiments._build import parse_tuning
 
     spec = ExperimentSpec.from_dict({
         "datasets": [{"name": "g", "generator": "skmlfs.datasets:make_multilabel_discrete"}],

@@ -20,7 +20,8 @@ from _mirror import serve_like_the_source, start_server
 
 from skmlfs.cli import main
 from skmlfs.datasets import REGISTRY, FetchError, data_home, fetch, load
-from skmlfs.datasets._fetch import RemoteDataset, RemoteFile, _verify
+from skmlfs.datasets._fetch import _verify
+from skmlfs.datasets._sources import RemoteDataset, RemoteFile
 
 
 @pytest.fixture
@@ -317,7 +318,8 @@ def test_names_look_in_mlfs_datasets_first_then_the_cache(tmp_path, datasets_dir
 
 
 def test_default_urls_are_pinned_to_the_commit(monkeypatch):
-    from skmlfs.datasets._fetch import SOURCE_COMMIT, _base_url
+    from skmlfs.datasets._fetch import _base_url
+    from skmlfs.datasets._sources import SOURCE_COMMIT
 
     monkeypatch.delenv("MLFS_DATA_URL", raising=False)
     arff, xml = REGISTRY["emotions"].files
@@ -340,7 +342,8 @@ _PLCFS = ("emotions", "enron", "genbase", "medical", "yeast")
 def test_registry_has_the_plcfs_files_pinned_to_their_commit(monkeypatch):
     """The five .mat sets of the SCLS/memetic papers, as Git blobs of minercode625/PLCFS."""
     from skmlfs.datasets import registry_key
-    from skmlfs.datasets._fetch import PLCFS_COMMIT, _base_url
+    from skmlfs.datasets._fetch import _base_url
+    from skmlfs.datasets._sources import PLCFS_COMMIT
 
     monkeypatch.delenv("MLFS_DATA_URL", raising=False)
     assert len(PLCFS_COMMIT) == 40

@@ -574,12 +574,12 @@ def test_discretize_features_keeps_nominal_columns():
     np.testing.assert_array_equal(Xw[:, 2], X[:, 2])
     # a selector fitted on the pre-discretized data sees the nominal codes
     sel = SCLS(n_features_to_select=1, discretizer=None).fit(Xd, Y)
-    assert sel.ranking_.tolist() == [2]  # label 0 is "code == 2"
+    assert sel.selection_order_.tolist() == [2]  # label 0 is "code == 2"
 
 
 def test_prepare_split_and_nominal_columns():
     from skmlfs.datasets import MultiLabelDataset
-    from skmlfs.experiments._cells import nominal_columns, prepare_split
+    from skmlfs.experiments._execute import nominal_columns, prepare_split
 
     X, Y = _with_nominal()
     ds = MultiLabelDataset(
@@ -620,10 +620,10 @@ def test_evaluate_passes_the_nominal_columns_of_a_dataset():
     train, test = np.arange(45), np.arange(45, 60)
     _Spy.seen.clear()
     # discretizing before the selector (not evaluate's default, which passes X as given)
-    evaluate(ds, {"spy": _Spy()}, splits=[(train, test)], n_features=2, progress=False,
+    evaluate(ds, {"spy": _Spy()}, splits=[(train, test)], n_features_to_select=2, progress=False,
              discretizer="auto")
     ds.feature_types[2] = "numeric"  # undeclared: binned like the numeric columns
-    evaluate(ds, {"spy": _Spy()}, splits=[(train, test)], n_features=2, progress=False,
+    evaluate(ds, {"spy": _Spy()}, splits=[(train, test)], n_features_to_select=2, progress=False,
              discretizer="auto")
     seen, undeclared = _Spy.seen
     np.testing.assert_array_equal(seen[:, 2], X[train, 2])
@@ -631,6 +631,51 @@ def test_evaluate_passes_the_nominal_columns_of_a_dataset():
     np.testing.assert_array_equal(
         seen[:, 1], LAIMDiscretizer().fit(X[train], Y[train]).transform(X[train])[:, 1]
     )
+
+
+@pytest.mark.parametrize("cls_name", ["SCLS", "AMI", "MLMIM"])
+def test_selector_discretizes_with_its_categorical_features(cls_name):
+    """An information-theoretic selector told the nominal columns (categorical_features)
+    discretizes in its own fit exactly as the former route did — the data discretized
+    before it with those columns passed through, then used as codes (discretizer=None)."""
+    from skmlfs import selection
+    from skmlfs.discretize import discretize_features
+
+    cls = getattr(selection, cls_name)
+    X, Y = _with_nominal(n=90)
+    own = cls(n_features_to_select=3, categorical_features=[2]).fit(X, Y)
+    disc = own.get_params()["discretizer"]
+    if cls_name == "MLMIM":  # the MLFS family's own "auto": mean ± 0.5 std
+        from skmlfs.selection._mlfs import _meanstd_default
+
+        disc = _meanstd_default(disc)
+    Xd = discretize_features(disc, X, Y, categorical_features=[2])
+    assert not np.array_equal(discretize_features(disc, X, Y)[:, 2], X[:, 2])  # it matters
+    former = cls(n_features_to_select=3, discretizer=None).fit(Xd, Y)
+    np.testing.assert_array_equal(own.ranking_, former.ranking_)
+    np.testing.assert_array_equal(own.scores_, former.scores_)
+    mask = cls(n_features_to_select=3, categorical_features=[False, False, True, False])
+    np.testing.assert_array_equal(mask.fit(X, Y).ranking_, own.ranking_)
+    with pytest.raises(ValueError):  # a mask of another length, even for integer data
+        cls(categorical_features=[True, False, True]).fit(X[:, [0, 2]], Y)
+
+
+def test_experiment_hands_a_selector_the_nominal_columns():
+    """categorical_features = "nominal" in a selector's table: the engine passes X as given
+    (discretizer "none") and the selector discretizes it with the nominal columns kept."""
+    from skmlfs.datasets import MultiLabelDataset
+    from skmlfs.experiments import MethodSpec, evaluate
+
+    X, Y = _with_nominal(n=90)
+    ds = MultiLabelDataset(
+        X=X, Y=Y.astype(np.uint8), feature_names=list("abcd"), label_names=["y0", "y1"],
+        feature_types=["numeric", "numeric", "nominal", "numeric"],
+    )
+    train, test = np.arange(60), np.arange(60, 90)
+    spec = MethodSpec("scls", "scls", {"categorical_features": "nominal"})
+    res = evaluate(ds, [spec], splits=[(train, test)], n_features_to_select=3, progress=False)
+    ref = SCLS(n_features_to_select=3, categorical_features=[2]).fit(X[train], Y[train])
+    assert res["features"].iloc[0] == ref.ranking_.tolist()
 
 
 def test_binning_docstrings_carry_their_shared_parameters():

@@ -28,7 +28,7 @@ N_CELLS = REPEATS * 3 * 8  # splits x selectors x budgets (one learner)
 EXPERIMENT = f"""
 name = "cluster"
 seed = 11
-n_features = "1..8"
+n_features_to_select = "1..8"
 metrics = ["hamming_loss", "ranking_loss", "normalized_coverage"]
 selectors = ["scls", "ami", "mdmr"]
 

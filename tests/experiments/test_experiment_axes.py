@@ -12,9 +12,9 @@ import pytest
 
 from skmlfs.datasets import make_multilabel_discrete
 from skmlfs.experiments import ExperimentSpec, ResultStore, SpecError, run_experiment
-from skmlfs.experiments._protocols import holdout_splits, subsample_train
 from skmlfs.learners import MLkNN
 from skmlfs.metrics import hamming_loss
+from skmlfs.model_selection import holdout_splits, subsample_train
 from skmlfs.selection import ReliefFML
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,7 +37,8 @@ def test_subsample_train_is_nested_and_keeps_test():
 
 def test_train_fractions_axis_runs_as_datasets(tmp_path):
     spec = ExperimentSpec.from_dict({
-        "selectors": ["mi_rank"], "n_features": 4, "learners": ["mlnb"], "datasets": [GEN],
+        "selectors": ["mi_rank"], "n_features_to_select": 4, "learners": ["mlnb"],
+        "datasets": [GEN],
         "train_fractions": [0.3, 1.0], "protocol": {"kind": "holdout", "repeats": 2},
     })
     assert [d.name for d in spec.datasets] == ["toy (train 0.3)", "toy"]
@@ -111,7 +112,7 @@ def test_nominal_placeholder_maps_to_selected_positions():
     assert spec.learners[0].build(nominal_columns=[2, 5]).categorical_features == [2, 5]
     assert spec.learners[0].build().categorical_features is None
     from skmlfs.experiments import MetricRef
-    from skmlfs.experiments._cells import CellSpec, _evaluate_cell
+    from skmlfs.experiments._execute import CellSpec, _evaluate_cell
     from skmlfs.metrics import ranking_loss
 
     X, Y = _data()
@@ -168,7 +169,7 @@ def test_documented_experiment_example_is_valid(datasets_dir):
 def test_scaling_as_the_per_split_transformer(tmp_path):
     from sklearn.preprocessing import MinMaxScaler
 
-    from skmlfs.experiments._cells import prepare_split
+    from skmlfs.experiments._execute import prepare_split
 
     spec = ExperimentSpec.from_dict({
         "selectors": ["all"], "datasets": [GEN], "learners": ["mlknn"],

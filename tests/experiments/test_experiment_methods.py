@@ -12,9 +12,10 @@ from sklearn.pipeline import Pipeline
 
 from skmlfs.datasets import make_multilabel_discrete
 from skmlfs.experiments import ExperimentSpec, ResultStore, SpecError, run_experiment
-from skmlfs.experiments._methods import WeightedLearner, fitted_info, metric_scorer
+from skmlfs.experiments._build import fitted_info
 from skmlfs.learners import BinaryRelevance, MLkNN
 from skmlfs.metrics import hamming_loss, ranking_loss
+from skmlfs.model_selection import WeightedLearner, metric_scorer
 from skmlfs.selection import SCLS, ReliefFML
 
 GEN = {"name": "toy", "generator": "skmlfs.datasets:make_multilabel_discrete",
@@ -81,7 +82,7 @@ def test_weighted_and_pipeline_from_tables(tmp_path):
                 ranking_loss(Y[s.test], ref.predict_proba(Xte)))
             continue
         else:
-            feats = SCLS(n_features_to_select=4).fit(X[s.train], Y[s.train]).ranking_
+            feats = SCLS(n_features_to_select=4).fit(X[s.train], Y[s.train]).selection_order_
             ref = Pipeline([("s", SCLS(n_features_to_select=4)),
                             ("b", BinaryRelevance(random_state=7))])
             ref.fit(X[s.train], Y[s.train])
@@ -191,7 +192,7 @@ def test_one_wrapper_search_per_metric_with_its_history(tmp_path):
         "selectors": {"mem": {"method": "memetic", "population_size": 6,
                               "max_evaluations": 20,
                               "variants": {"metric": ["multilabel_accuracy", "ranking_loss"]}}},
-        "n_features": 3, "learners": ["mlnb"], "datasets": [GEN], "seed": 1,
+        "n_features_to_select": 3, "learners": ["mlnb"], "datasets": [GEN], "seed": 1,
         "protocol": {"kind": "holdout", "repeats": 1}, "metrics": ["hamming_loss"],
     })
     run_experiment(spec, tmp_path / "w.db", verbose=False, progress=False)
@@ -211,7 +212,7 @@ def test_one_wrapper_search_per_metric_with_its_history(tmp_path):
         assert hist == [float(v) for v in ref.history_["best_loss"]]
         assert row["info"]["selector"]["n_evaluations"] == ref.n_evaluations_ == len(hist)
         assert all(a >= b for a, b in zip(hist, hist[1:], strict=False))  # best so far
-        assert row["features"] == ref.ranking_[:3].tolist()
+        assert row["features"] == ref.selection_order_[:3].tolist()
 
 
 def test_search_histories_table_and_convergence_figure(tmp_path):
@@ -223,7 +224,7 @@ def test_search_histories_table_and_convergence_figure(tmp_path):
                               "max_evaluations": 15,
                               "variants": {"metric": ["multilabel_accuracy", "one_error"]}},
                       "scls": "scls"},
-        "n_features": [2, 3], "learners": ["mlnb"], "datasets": [GEN], "seed": 2,
+        "n_features_to_select": [2, 3], "learners": ["mlnb"], "datasets": [GEN], "seed": 2,
         "protocol": {"kind": "holdout", "repeats": 2}, "metrics": ["hamming_loss"],
     })
     db = tmp_path / "h.db"
@@ -252,9 +253,9 @@ def test_variants_keep_the_tuning_grid():
         assert m.tuning["grid"] == {"learner__k": [1, 5]} and "tune" not in m.params
         est = m.build(random_state=0)
         assert type(est).__name__ == "GridSearchCV" and est.estimator.weighter.k == k
-    import skmlfs.experiments as ex
+    import skmlfs.model_selection as ms
 
-    assert ex.WeightedLearner is WeightedLearner and callable(ex.metric_scorer)
+    assert ms.WeightedLearner is WeightedLearner and callable(ms.metric_scorer)
 
 
 class _CountingReliefF(ReliefFML):
@@ -295,7 +296,7 @@ def test_tuned_selector_prefixes_of_the_chosen_ranking(tmp_path):
                                  "tune": {"variant": ["lin2015", "interaction"]},
                                  "inner_cv": 3, "scoring": "ranking_loss",
                                  "tune_with": {"method": "mlnb"}}},
-        "n_features": [2, 5], "learners": ["mlnb"], "datasets": [GEN], "seed": 4,
+        "n_features_to_select": [2, 5], "learners": ["mlnb"], "datasets": [GEN], "seed": 4,
         "protocol": {"kind": "holdout", "repeats": 2}, "metrics": ["ranking_loss"],
     })
     run_experiment(spec, tmp_path / "s.db", verbose=False, progress=False)
@@ -312,7 +313,7 @@ def test_tuned_selector_prefixes_of_the_chosen_ranking(tmp_path):
             scoring=metric_scorer("ranking_loss"),
             cv=KFold(3, shuffle=True, random_state=4)).fit(Xtr, Ytr)
         best = ref.best_params_["selector__variant"]
-        ranking = MDMR(n_features_to_select=5, variant=best).fit(Xtr, Ytr).ranking_
+        ranking = MDMR(n_features_to_select=5, variant=best).fit(Xtr, Ytr).selection_order_
         rows = df[df.split == split].sort_values("k")
         assert rows.k.tolist() == [2, 5]
         for _, row in rows.iterrows():
@@ -349,7 +350,7 @@ def _coordinate_reference(make, grid, start, X, Y, folds, score):
 
 
 def test_coordinate_search_matches_a_reference_and_is_stored(tmp_path):
-    from skmlfs.experiments._methods import CoordinateSearchCV
+    from skmlfs.model_selection import CoordinateSearchCV
 
     X, Y = _data()
     grid = {"k": [1, 3, 7, 11], "s": [0.1, 1.0, 3.0]}
@@ -395,12 +396,12 @@ def test_learner_evaluates_only_its_selectors(tmp_path):
     """A learner's ``selectors`` option: it evaluates those selectors (and their variants)
     only; the other learners' cells keep their ids (same as without the new learner), and
     its values equal the learner fitted on the selector's features by hand."""
-    from skmlfs.experiments._runner import plan_experiment
+    from skmlfs.experiments._planner import plan_experiment
     from skmlfs.learners import MLNB
 
     base = {"selectors": {"scls": {"method": "scls"},
                           "rf": {"method": "relieff_ml", "variants": {"k": [3, 5]}}},
-            "n_features": 3, "datasets": [GEN], "seed": 5, "discretizer": "none",
+            "n_features_to_select": 3, "datasets": [GEN], "seed": 5, "discretizer": "none",
             "protocol": {"kind": "holdout", "repeats": 2, "test_size": 0.25},
             "metrics": ["hamming_loss"]}
     one = ExperimentSpec.from_dict({**base, "learners": ["mlnb"]})

@@ -22,13 +22,13 @@ from skmlfs.datasets import load
 from skmlfs.experiments import (
     ExperimentSpec,
     FractionalOnly,
-    MeanScorer,
     MinMaxScale,
     ResultStore,
     SpecError,
     run_experiment,
 )
 from skmlfs.metrics import macro_f1, micro_f1
+from skmlfs.model_selection import MeanScorer
 from skmlfs.selection import PPTMI, RALMFS, RLEFS
 
 C_GRID = [0.1, 1.0, 10.0]
@@ -39,7 +39,7 @@ START = {"alpha": 0.5, "lambda_": 0.5}
 def _spec(flags_train, flags_test, **extra) -> ExperimentSpec:
     mean = ["macro_f1", "micro_f1"]
     return ExperimentSpec.from_dict({
-        "name": "rlefs_tiny", "seed": 0, "n_features": "5%..15%",  # d = 19: k = 1, 2, 3
+        "name": "rlefs_tiny", "seed": 0, "n_features_to_select": "5%..15%",  # d = 19: k = 1, 2, 3
         "metrics": ["macro_f1", "micro_f1"], "protocol": "train_test",
         "discretizer": {"method": "skmlfs.experiments:MinMaxScale"},
         "datasets": [{"name": "flags", "train": str(flags_train), "test": str(flags_test)}],
@@ -60,7 +60,7 @@ def _spec(flags_train, flags_test, **extra) -> ExperimentSpec:
                                       "discretizer": {"method": "equal_frequency",
                                                       "n_bins": 3}}},
             "RALMFS": {"method": "ralmfs", "random_state": 0, "max_iter": 30,
-                       "budgets": "refit", "feature_order": "index"},
+                       "feature_order": "index"},
         },
         **extra,
     })
@@ -91,7 +91,7 @@ def _reference(Xtr, Ytr, Xte, Yte):
         for tr, va in folds:
             sel = RLEFS(n_features_to_select=kmax, random_state=0, max_iter=30,
                         alpha=p["alpha"], lambda_=p["lambda_"]).fit(Xs[tr], Ytr[tr])
-            f = list(np.sort(sel.ranking_[:kmax]))
+            f = list(np.sort(sel.selection_order_[:kmax]))
             clf = _svm(p["C"]) if learner == "svm" else KNeighborsClassifier(3)
             out.append(_crit(Ytr[va], _fit_predict(clf, Xs[tr][:, f], Ytr[tr], Xs[va][:, f])))
         return np.mean(out)
@@ -131,9 +131,9 @@ def _reference(Xtr, Ytr, Xte, Yte):
         sel = RLEFS(n_features_to_select=kmax, random_state=0, max_iter=30,
                     alpha=p["alpha"], lambda_=p["lambda_"]).fit(Xs, Ytr)
         ref[("RLEFS", learner)] = evaluate(
-            {k: list(np.sort(sel.ranking_[:k])) for k in ks}, learner)
+            {k: list(np.sort(sel.selection_order_[:k])) for k in ks}, learner)
         # flags is integer-valued: PPT+MI counts the raw codes (no discretization)
-        r = PPTMI(n_features_to_select=kmax, discretizer=None).fit(Xtr, Ytr).ranking_
+        r = PPTMI(n_features_to_select=kmax, discretizer=None).fit(Xtr, Ytr).selection_order_
         ref[("PPTMI", learner)] = evaluate({k: list(np.sort(r[:k])) for k in ks}, learner)
         ref[("RALMFS", learner)] = evaluate({
             k: list(RALMFS(n_features_to_select=k, random_state=0, max_iter=30)
@@ -193,7 +193,7 @@ def test_tune_budget_largest_and_by_dataset(dataset_path, tmp_path):
     spec = _spec(tr, te)
     svm = dict(spec.learners[0].params)
     d = {
-        "name": "t", "seed": 0, "n_features": "5%..15%", "metrics": ["macro_f1"],
+        "name": "t", "seed": 0, "n_features_to_select": "5%..15%", "metrics": ["macro_f1"],
         "protocol": "train_test", "discretizer": {"method": "skmlfs.experiments:MinMaxScale"},
         "datasets": [{"name": "flags", "train": str(tr), "test": str(te)}],
         "selectors": {"PPTMI": {"method": "ppt_mi", "preprocess": "none",
@@ -212,7 +212,7 @@ def test_tune_budget_largest_and_by_dataset(dataset_path, tmp_path):
     Ytr, Yte = np.asarray(a.Y, dtype=np.uint8), np.asarray(b.Y, dtype=np.uint8)
     lo, rng = Xtr.min(0), np.where(np.ptp(Xtr, 0) > 0, np.ptp(Xtr, 0), 1.0)
     Xs, Xts = (Xtr - lo) / rng, np.clip((Xte - lo) / rng, 0, 1)
-    r = PPTMI(n_features_to_select=3, discretizer=None).fit(Xtr, Ytr).ranking_
+    r = PPTMI(n_features_to_select=3, discretizer=None).fit(Xtr, Ytr).selection_order_
     folds = list(KFold(2, shuffle=True, random_state=0).split(Xs))
     f3 = list(np.sort(r[:3]))
     means = [np.mean([_crit(Ytr[va], _fit_predict(_svm(C), Xs[t][:, f3], Ytr[t],
@@ -278,7 +278,8 @@ def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
                            / "rlefs_paper.toml")
     assert [m.name for m in spec.selectors][:7] == ["PPTMI", "PPTCHI", "MIFS", "MDMR", "LRFS",
                                                    "RALMFS", "RLEFS"]
-    assert spec.selectors[7].name == "ALL" and spec.report["reference"] == ["ALL"]
+    kinds = {t["kind"].rsplit(":", 1)[-1]: t for t in spec.report["section"]}
+    assert spec.selectors[7].name == "ALL" and kinds["ReferenceMethods"]["methods"] == ["ALL"]
     sens = [m for m in spec.selectors[8:] if m.options.get("sensitivity")]
     seeds = [m for m in spec.selectors[8:] if "seed_offset" in m.options]
     assert len(sens) == 4 * 7 and len(seeds) == 2 * 5
@@ -287,7 +288,7 @@ def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
     assert sorted(m.options["seed_offset"] for m in seeds) == sorted([0, 1, 2, 3, 4] * 2)
     assert sorted(tuple(m.options["learners"]) for m in seeds) == (
         [("BR-3NN",)] * 5 + [("BR-SVM",)] * 5)
-    assert set(spec.report["seeds"]["methods"]) == {"RLEFS-seeds-SVM", "RLEFS-seeds-3NN"}
+    assert set(kinds["SeedRobustness"]["methods"]) == {"RLEFS-seeds-SVM", "RLEFS-seeds-3NN"}
     rlefs = spec.selectors[6]
     assert rlefs.tuning["tune_with"] == "learner" and rlefs.tuning["search"] == "coordinate"
     assert rlefs.options["by_dataset"]["flags"]["tuning"].get("search", "grid") == "grid"
@@ -305,7 +306,7 @@ def test_benchmark_reduced_run_by_datasets_and_selectors(tmp_path):
     p = tmp_path / "small.toml"
     p.write_text(f"""
 name = "small"
-n_features = [2, 3]
+n_features_to_select = [2, 3]
 selectors = ["mi_rank", "mdmr"]
 metrics = ["hamming_loss"]
 protocol = {{ kind = "holdout", repeats = 2 }}
@@ -336,7 +337,7 @@ def test_sensitivity_study_cells_and_figure(tmp_path):
 
     gen = "skmlfs.datasets:make_multilabel_discrete"
     spec = ExperimentSpec.from_dict({
-        "name": "sens", "n_features": [2, 4], "metrics": ["macro_f1", "micro_f1"],
+        "name": "sens", "n_features_to_select": [2, 4], "metrics": ["macro_f1", "micro_f1"],
         "protocol": {"kind": "holdout", "repeats": 2},
         "datasets": [{"name": "a", "generator": gen, "params": {"n_samples": 80,
                       "n_features": 10, "n_labels": 3, "random_state": 0}},
@@ -347,7 +348,7 @@ def test_sensitivity_study_cells_and_figure(tmp_path):
         "selectors": {"mdmr": "mdmr", "mi_rank": "mi_rank",
                       "r": {"method": "rlefs", "random_state": 0, "max_iter": 5,
                             "variants": {"alpha": [0.1, 0.5]}, "sensitivity": "alpha",
-                            "datasets": ["b"], "n_features": "30%", "learners": ["knn"],
+                            "datasets": ["b"], "n_features_to_select": "30%", "learners": ["knn"],
                             "feature_order": "index"}},
     })
     db = tmp_path / "s.db"
@@ -370,7 +371,7 @@ def test_selector_fits_are_shared_between_searches_of_one_process():
     """A selector tuned with each learner fits every (fold, setting) once per process."""
     from sklearn.model_selection import KFold as KF
 
-    from skmlfs.experiments import _tuning
+    from skmlfs.model_selection import _search
 
     rng = np.random.default_rng(3)
     X = rng.random((60, 8))
@@ -378,18 +379,18 @@ def test_selector_fits_are_shared_between_searches_of_one_process():
     folds = list(KF(2, shuffle=True, random_state=0).split(X))
     sc = MeanScorer([{"metric": "macro_f1"}, {"metric": "micro_f1"}])
     sel = RLEFS(n_features_to_select=3, random_state=0, max_iter=5)
-    _tuning._SETS_CACHE.clear()
-    a = _tuning.search_selector(sel, KNeighborsClassifier(3), {"alpha": [0.1, 0.5]}, {}, sc,
+    _search._SETS_CACHE.clear()
+    a = _search.search_selector(sel, KNeighborsClassifier(3), {"alpha": [0.1, 0.5]}, {}, sc,
                                 folds, X, Y, n_features=3)
-    n = len(_tuning._SETS_CACHE)
+    n = len(_search._SETS_CACHE)
     assert n == 2 * 2  # folds x settings
-    b = _tuning.search_selector(sel, _svm(1.0), {"alpha": [0.1, 0.5]},
+    b = _search.search_selector(sel, _svm(1.0), {"alpha": [0.1, 0.5]},
                                 {"estimator__C": [0.1, 1.0]}, sc, folds, X, Y, n_features=3)
-    assert len(_tuning._SETS_CACHE) == n  # no new selector fit
+    assert len(_search._SETS_CACHE) == n  # no new selector fit
     assert a["n_sets"] == b["n_sets"]
     # and the same sets as fresh fits
     for tr, _ in folds:
         for alpha in (0.1, 0.5):
             fresh = RLEFS(n_features_to_select=3, random_state=0, max_iter=5,
-                          alpha=alpha).fit(X[tr], Y[tr]).ranking_[:3]
-            assert tuple(int(i) for i in np.sort(fresh)) in set(_tuning._SETS_CACHE.values())
+                          alpha=alpha).fit(X[tr], Y[tr]).selection_order_[:3]
+            assert tuple(int(i) for i in np.sort(fresh)) in set(_search._SETS_CACHE.values())

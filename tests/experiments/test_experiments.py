@@ -14,10 +14,7 @@ from skmlfs.experiments import (
     ResultStore,
     SpecError,
     evaluate,
-    holdout_splits,
-    kfold_splits,
     load_experiment,
-    mat_splits,
     parse_n_features,
     prepare_split,
     resolve,
@@ -25,7 +22,7 @@ from skmlfs.experiments import (
     run_experiment,
     summarize,
 )
-from skmlfs.experiments._protocols import train_test_split_of
+from skmlfs.model_selection import holdout_splits, kfold_splits, mat_splits, train_test_split_of
 
 GEN = "skmlfs.datasets:make_multilabel_discrete"
 
@@ -34,7 +31,7 @@ def small_spec(**over):
     d = {
         "name": "t",
         "seed": 1,
-        "n_features": [2, 4],
+        "n_features_to_select": [2, 4],
         "selectors": ["scls", "ami", "all"],
         "metrics": ["hamming_loss", "ranking_loss"],
         "protocol": {"kind": "holdout", "repeats": 3},
@@ -47,10 +44,54 @@ def small_spec(**over):
         ],
     }
     d.update(over)
-    return ExperimentSpec.from_dict(d)
+    return ExperimentSpec.from_dict({k: v for k, v in d.items() if v is not None})
 
 
 # --------------------------------------------------------------------------- n_features
+def _plan_ids(spec, tmp_path):
+    from skmlfs.experiments._runner import plan_experiment
+
+    with ResultStore(tmp_path / f"{spec.name}-{len(list(tmp_path.iterdir()))}.db") as store:
+        plan = plan_experiment(spec, store)
+    return plan.cell_ids, [t.k_max for t in plan.tasks]
+
+
+def test_n_features_is_the_deprecated_name_of_n_features_to_select(tmp_path):
+    """The former key still reads (with a FutureWarning) and plans the very same cells;
+    a selector's own budgets under either name give the same cell ids (stored results of
+    files written with the old key are found again)."""
+    new = small_spec(selectors=["scls", {"name": "own", "method": "ami",
+                                         "n_features_to_select": "50%"}])
+    with pytest.warns(FutureWarning, match="n_features is renamed n_features_to_select"):
+        old = small_spec(n_features_to_select=None, n_features=[2, 4],
+                         selectors=["scls", {"name": "own", "method": "ami",
+                                             "n_features": "50%"}])
+    with pytest.warns(FutureWarning, match=r"datasets\[0\]\.n_features is renamed"):
+        small_spec(datasets=[{"name": "a", "generator": GEN, "n_features": 3,
+                              "params": {"n_samples": 50, "n_features": 6}}])
+    ids_new, kmax_new = _plan_ids(new, tmp_path)
+    ids_old, kmax_old = _plan_ids(old, tmp_path)
+    assert ids_new == ids_old and len(ids_new) == len(set(ids_new)) > 0
+    assert kmax_new == kmax_old and 5 in kmax_new  # "50%" of 10 features: the own budget
+    with pytest.raises(SpecError, match="former name"):
+        small_spec(n_features=[2])
+
+
+def test_a_budget_grid_is_resolved_by_the_selectors_function():
+    """Each budget of a grid is one value a selector takes, counted by the function a
+    selector's fit uses (resolve_n_features): the same number of features either way."""
+    from skmlfs._validation import resolve_n_features
+    from skmlfs.selection import AMI
+
+    budgets = parse_n_features("2%..20%:6%")
+    assert budgets == ("2%", "8%", "14%", "20%")
+    ds = make_multilabel_discrete(n_samples=60, n_features=50, n_labels=3, random_state=0)
+    for b in budgets:
+        fitted = AMI(n_features_to_select=b).fit(ds.X, ds.Y).n_features_to_select_
+        assert fitted == resolve_n_features(b, 60, 50) == resolve_n_features_grid([b], 60, 50)[0]
+    assert resolve_n_features_grid(budgets, 60, 50) == [1, 4, 7, 10]
+
+
 def test_parse_n_features_forms():
     assert resolve_n_features_grid(parse_n_features("ceil_sqrt"), 593, 72) == [25]
     assert resolve_n_features_grid(parse_n_features("sqrt"), 2417, 103) == [50]
@@ -79,11 +120,13 @@ def test_parse_n_features_errors(bad):
         ({"protocol": {"kind": "holdout", "test_size": 1.5}}, "protocol.test_size"),
         ({"selectors": ["sclss"]}, "selectors[0]"),
         ({"selectors": {"m": {"method": "mdmr", "varient": "x"}}}, "selectors.m.varient"),
-        ({"selectors": {"s": {"method": "scls", "n_features_to_select": 3}}},
+        ({"selectors": {"s": {"method": "scls", "params": {"n_features_to_select": 3}}}},
+         "selectors.s.n_features_to_select"),
+        ({"selectors": {"s": {"method": "scls", "n_features_to_select": "1..x"}}},
          "selectors.s.n_features_to_select"),
         ({"learners": ["nb"]}, "learners[0]"),
         ({"metrics": ["hamming"]}, "metrics[0]"),
-        ({"n_features": "lots"}, "n_features"),
+        ({"n_features_to_select": "lots"}, "n_features_to_select"),
         ({"seed": "x"}, "seed"),
         ({"datasets": [{"name": "a", "path": "x.arff", "generator": GEN}]}, "datasets[0]"),
         ({"datasets": [{"generator": GEN}, {"generator": GEN}]}, "datasets[1].name"),
@@ -116,7 +159,7 @@ def test_spec_missing_file_and_bad_toml(tmp_path):
 
 # small_spec() as an experiment file
 SMALL_TOML = (
-    'name = "t"\nseed = 1\nn_features = [2, 4]\nselectors = ["scls", "ami", "all"]\n'
+    'name = "t"\nseed = 1\nn_features_to_select = [2, 4]\nselectors = ["scls", "ami", "all"]\n'
     'metrics = ["hamming_loss", "ranking_loss"]\n[protocol]\nkind = "holdout"\nrepeats = 3\n'
     f'[[datasets]]\nname = "a"\ngenerator = "{GEN}"\n'
     "params = { n_samples = 120, n_features = 10, random_state = 0 }\n"
@@ -268,7 +311,7 @@ def test_evaluate_matches_a_straightforward_loop():
     assert list(res.columns[:6]) == ["dataset", "split", "method", "k", "n_selected", "learner"]
     for i, (tr, te) in enumerate(splits):
         for name, sel in (("scls", SCLS), ("ami", AMI)):
-            full = sel(n_features_to_select=5).fit(ds.X[tr], ds.Y[tr]).ranking_
+            full = sel(n_features_to_select=5).fit(ds.X[tr], ds.Y[tr]).selection_order_
             for k in (2, 5):
                 f = full[:k]
                 clf = MLNB().fit(ds.X[tr][:, f], ds.Y[tr])
@@ -334,6 +377,43 @@ def test_runner_grid_and_ranking_reuse(tmp_path):
         small, big = g.sort_values("k").features.tolist()
         assert big[:2] == small  # k=2 is the prefix of the one ranking
         assert g.selection_time.nunique() == 1 and g.ranking_id.nunique() == 1
+
+
+def test_a_selector_without_nested_budgets_is_refitted_per_budget(tmp_path):
+    """RALM-FS returns an exact top-k set (SelectorTags.nested_budgets False): the planner
+    marks it for one fit per budget by itself, with the identity that experiment files
+    of 0.1 gave it with ``budgets = "refit"`` (so stored ids stay valid); a nested
+    selector, or one budget, is not marked, and the key is refused in a file."""
+    from skmlfs.experiments._runner import plan_experiment
+    from skmlfs.selection import RALMFS
+
+    one = {"name": "a", "generator": GEN,
+           "params": {"n_samples": 120, "n_features": 10, "random_state": 0}}
+    ralm = {"name": "ralmfs", "method": "ralmfs", "max_iter": 5}
+    spec = small_spec(selectors=[ralm, "scls"], datasets=[one],
+                      protocol={"kind": "holdout", "repeats": 1})
+    with ResultStore(tmp_path / "p.db") as st:
+        plan = plan_experiment(spec, st)
+    by = {t.selector.name: t for t in plan.tasks}
+    assert by["ralmfs"].selector.identity()["options"] == {"budgets": "refit"}
+    assert "options" not in by["scls"].selector.identity()
+    run_experiment(spec, tmp_path / "r.db", verbose=False, progress=False)
+    df = _frame(tmp_path / "r.db").set_index(["method", "k"])
+    ds = make_multilabel_discrete(**one["params"])
+    X, Y = ds.X, ds.Y
+    tr = by["ralmfs"].train
+    for k in (2, 4):
+        ref = RALMFS(n_features_to_select=k, max_iter=5, random_state=by["ralmfs"].seed)
+        ref.fit(X[tr], Y[tr])
+        assert sorted(df.loc[("ralmfs", k), "features"]) == ref.get_support(
+            indices=True).tolist(), k
+    single = small_spec(selectors=[ralm], datasets=[one], n_features_to_select=[4],
+                        protocol={"kind": "holdout", "repeats": 1})
+    with ResultStore(tmp_path / "q.db") as st:
+        (task,) = plan_experiment(single, st).tasks
+    assert "options" not in task.selector.identity()
+    with pytest.raises(SpecError, match="budgets: no longer a key"):
+        small_spec(selectors=[{**ralm, "budgets": "refit"}])
 
 
 def test_cells_record_the_blas_kernel(tmp_path):

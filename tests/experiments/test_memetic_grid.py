@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from skmlfs.experiments import ExperimentSpec, ResultStore, run_experiment
-from skmlfs.experiments._methods import build_method
+from skmlfs.experiments._build import build_method
 from skmlfs.experiments._registry import canonical_name
 from skmlfs.learners import MLNB
 from skmlfs.metrics import METRICS
@@ -47,8 +47,20 @@ def _reduced(name: str, metrics: list[str], fractions=(0.2, 0.5)) -> dict:
                                        variants={"z_fraction": list(fractions)})
     for sel in ("memetic_traced", "ga_traced", "memetic_a1", "ga_a1"):
         g["selectors"][sel].update(population_size=8, max_evaluations=30)
-    g["report"]["ablation"]["datasets"] = [name]
+    _report_section(g["report"], "Ablation")["datasets"] = [name]
     return g
+
+
+def _report_section(report: dict, cls: str) -> dict:
+    """The one ``[[report.section]]`` table of the paper section class ``cls``."""
+    (t,) = [t for t in report["section"]
+            if t["kind"] == f"skmlfs.experiments.report.papers:{cls}"]
+    return t
+
+
+def _without_includes(g: dict) -> list:
+    """The report sections of ``g`` without its included text files."""
+    return [t for t in g["report"]["section"] if t["kind"] != "include"]
 
 
 def _splits(name: str, g: dict, datasets_dir: Path):
@@ -87,7 +99,7 @@ def test_paper_file_is_an_engine_experiment(datasets_dir):
     assert "memetic[metric=coverage]" in names and "memetic_p[z_fraction=0.3]" in names
     # the paper's "MLACO" is Ant-TD (docs/methods/ant.md)
     assert d["selectors"]["mlaco"]["method"] == "ant_td"
-    assert spec.report["optimised"]["parameter"] == "metric"
+    assert _report_section(spec.report, "FoldOptimised")["parameter"] == "metric"
 
 
 @pytest.mark.paper
@@ -117,13 +129,13 @@ def test_engine_cells_equal_the_protocol(name, datasets_dir, tmp_path):
 
         gics = GICS(n_features_to_select=10).fit(Xtr, Ytr)
         row = df[(df.split == k) & (df.method == "gics")].iloc[0]
-        for m, v in _scores(Xtr, Ytr, Xte, Yte, gics.ranking_[:10]).items():
+        for m, v in _scores(Xtr, Ytr, Xte, Yte, gics.selection_order_[:10]).items():
             assert row[m] == pytest.approx(v, abs=1e-12), ("gics", k, m)
         from skmlfs.selection import AntTD
 
         ant = AntTD(n_features_to_select=10, random_state=k).fit(Xtr, Ytr)
         row = df[(df.split == k) & (df.method == "mlaco")].iloc[0]
-        for m, v in _scores(Xtr, Ytr, Xte, Yte, ant.ranking_[:10]).items():
+        for m, v in _scores(Xtr, Ytr, Xte, Yte, ant.selection_order_[:10]).items():
             assert row[m] == pytest.approx(v, abs=1e-12), ("mlaco", k, m)
         for method in ("memetic", "ga"):
             for m in metrics:
@@ -194,7 +206,8 @@ def test_report_versus_texts_runtime_and_ablation_filter(datasets_dir, tmp_path)
     g = _reduced("emotions", metrics)
     (tmp_path / "proto.md").write_text("## Protocol\n\nFirst version of the prose.\n")
     (tmp_path / "notes.md").write_text("## Reading the results\n\nHand-written.\n")
-    g["report"]["include"] = [{"file": "proto.md"}, {"file": "notes.md", "at": "end"}]
+    g["report"]["section"] = [{"kind": "include", "file": "proto.md"}, *_without_includes(g),
+                              {"kind": "include", "file": "notes.md", "at": "end"}]
     db = tmp_path / "m.db"
 
     def run(g):
@@ -235,7 +248,7 @@ def test_report_versus_texts_runtime_and_ablation_filter(datasets_dir, tmp_path)
     assert "## Ablation: memetic_p" in text
     # an edited text and a narrower ablation: no cell recomputed, the report follows
     (tmp_path / "proto.md").write_text("## Protocol\n\nSecond version.\n")
-    g["report"]["ablation"]["datasets"] = ["yeast"]
+    _report_section(g["report"], "Ablation")["datasets"] = ["yeast"]
     summary, text2 = run(g)
     assert summary.n_computed == 0
     assert "Second version." in text2 and "First version" not in text2
@@ -248,11 +261,11 @@ def test_report_text_files_must_exist(tmp_path):
     from skmlfs.experiments import SpecError
 
     g = _reduced("emotions", ["one_error"])
-    g["report"]["include"] = [{"file": "missing.md"}]
-    with pytest.raises(SpecError, match=r"report\.include: no file .*missing\.md"):
+    g["report"]["section"] = [{"kind": "include", "file": "missing.md"}]
+    with pytest.raises(SpecError, match=r"report\.section\[0\]\.file: no file .*missing\.md"):
         ExperimentSpec.from_dict(g, source="reduced", base_dir=str(tmp_path))
-    g["report"]["include"] = "notes.md"
-    with pytest.raises(SpecError, match=r"report\.include"):
+    g["report"]["section"] = [{"kind": "include", "path": "notes.md"}]
+    with pytest.raises(SpecError, match=r"report\.section\[0\]\.path"):
         ExperimentSpec.from_dict(g, source="reduced", base_dir=str(tmp_path))
 
 
@@ -264,7 +277,7 @@ def test_records_view_equals_the_searches_own_history(datasets_dir, tmp_path):
     from skmlfs.experiments import write_report
 
     g = _reduced("emotions", ["multilabel_accuracy"])
-    g["report"]["records"]["evaluations"] = [8, 20]
+    _report_section(g["report"], "SearchRecords")["evaluations"] = [8, 20]
     spec = ExperimentSpec.from_dict(g, source="reduced", base_dir=str(PAPER.parent))
     db = tmp_path / "m.db"
     run_experiment(spec, db, verbose=False, progress=False)

@@ -14,20 +14,16 @@ import numpy as np
 import pytest
 from scipy.stats import wilcoxon
 
-from skmlfs.experiments import (
-    ExperimentSpec,
-    ResultStore,
-    WeightedLearner,
-    iterative_stratification,
-    run_experiment,
-)
+from skmlfs.experiments import ExperimentSpec, ResultStore, run_experiment
 from skmlfs.experiments._graphs import NeighbourGraphs, fit_predict
 from skmlfs.learners import DMLkNN, MLCWkNN, MLkNN
 from skmlfs.metrics import hamming_loss, multilabel_accuracy, one_error, ranking_loss
+from skmlfs.model_selection import WeightedLearner, iterative_stratification
 from skmlfs.selection import ReliefFML
 
 REPO = Path(__file__).resolve().parents[2]
 PAPER = REPO / "experiments" / "relieff_ml_paper.toml"
+P = "skmlfs.experiments.report.papers:"
 
 
 def _reduced(names, folds, grid, learners=None) -> dict:
@@ -37,8 +33,15 @@ def _reduced(names, folds, grid, learners=None) -> dict:
     d["learners"] = {n: {**t, "variants": {p: grid for p in t["variants"]}}
                      for n, t in d["learners"].items() if n in (learners or [])
                      or (learners is None and "seed_offset" not in t["variants"])}
-    d["report"] = {k: v for k, v in d["report"].items() if k != "seeds"}  # no seed runs
+    d["report"]["section"] = [t for t in d["report"]["section"]  # no seed runs
+                              if not t["kind"].endswith(":SeedRobustness")]
     return d
+
+
+def _report_section(report, cls: str) -> dict:
+    """The one ``[[report.section]]`` table of the paper section class ``cls``."""
+    (t,) = [t for t in report["section"] if t["kind"] == P + cls]
+    return t
 
 
 def _metrics(Yte, pred, proba) -> dict:
@@ -61,8 +64,9 @@ def test_paper_file_is_an_engine_experiment():
     assert sorted({m.options["seed_offset"] for m in seeds}) == [1000, 2000, 3000, 4000, 5000]
     assert all(m.build(random_state=2013 + 4).weighter.random_state
                == 2013 + m.options["seed_offset"] + 4 for m in seeds)
-    assert spec.report["choose"]["criterion"] == "hamming_loss"
-    assert set(spec.report["paper"]["hamming_loss"]) == {x.name for x in spec.datasets}
+    choose = _report_section(spec.report, "ChosenParameter")
+    assert choose["criterion"] == "hamming_loss"
+    assert set(choose["paper"]["hamming_loss"]) == {x.name for x in spec.datasets}
 
 
 @pytest.mark.paper
@@ -153,8 +157,9 @@ def test_report_views_k_choice_paper_values_and_wilcoxon(datasets_dir, tmp_path)
 
     d = _reduced(["emotions", "yeast", "genbase"], 2, [5, 10],
                  learners=["ML-kNN", "ML-kNN-WF"])
-    d["report"]["pairs"]["pairs"] = [["ML-kNN-WF", "ML-kNN"]]
-    d["report"]["choose"]["views"] = {"paper": ["ML-kNN-WF"]}
+    choose = _report_section(d["report"], "ChosenParameter")
+    choose["pairs"] = [["ML-kNN-WF", "ML-kNN"]]
+    choose["views"] = {"paper": ["ML-kNN-WF"]}
     spec = ExperimentSpec.from_dict(d, source="reduced")
     db = tmp_path / "r.db"
     run_experiment(spec, db, verbose=False, progress=False)
@@ -197,27 +202,33 @@ def test_shared_graphs_leave_an_invalid_k_to_the_learner():
         fit_predict(MLkNN(k=60), X[:30], Y[:30], X[30:], {"pred"}, graphs, np.arange(5))
 
 
+CHOOSE = {"kind": P + "ChosenParameter", "parameter": "k", "criterion": "hamming_loss",
+          "fixed": 10}
+
+
 @pytest.mark.parametrize("change, key", [
-    ({"choose": {"parameter": "k", "criterion": "hamming", "fixed": 10}}, "choose.criterion"),
-    ({"pairs": {"pairs": [["a"]]}}, "pairs.pairs"),
-    ({"paper": {"columns": ["a", "b"], "hamming_loss": {"emotions": [0.1]}}},
+    ({**CHOOSE, "criterion": "hamming"}, "criterion"),
+    ({**CHOOSE, "pairs": [["a"]]}, "pairs"),
+    ({**CHOOSE, "paper": {"columns": ["a", "b"], "hamming_loss": {"emotions": [0.1]}}},
      "paper.hamming_loss.emotions"),
-    ({"choose": {"parameter": "k", "criterion": "hamming_loss", "fixed": 10, "tuning": 1}},
-     "choose.tuning"),
-    ({"ablation": {"method": "m", "parameter": "p", "reference": "r"}}, "ablation"),
+    ({**CHOOSE, "tuning": 1}, "tuning"),
+    ({"kind": P + "Ablation", "method": "m", "parameter": "p", "reference": "r"}, "metric"),
+    ({"kind": P + "Choose"}, "kind"),
 ])
-def test_report_view_errors_name_the_key(change, key):
+def test_report_section_errors_name_the_key(change, key):
+    """A paper section is checked when the file is read: the error names the file, the
+    section and its option."""
     from skmlfs.experiments import SpecError
 
     d = {"selectors": ["all"], "datasets": ["emotions"], "metrics": ["hamming_loss"],
-         "report": change}
-    with pytest.raises(SpecError, match=rf"report\.{re.escape(key)}"):
+         "report": {"section": [{"kind": "stability"}, change]}}
+    with pytest.raises(SpecError, match=rf"<dict>: report\.section\[1\]\.{re.escape(key)}"):
         ExperimentSpec.from_dict(d)
 
 
 def test_multivalued_nominal_keeps_the_nominal_attributes_with_more_than_two_values():
-    from skmlfs.experiments._cells import nominal_columns
-    from skmlfs.experiments._methods import build_method
+    from skmlfs.experiments._build import build_method
+    from skmlfs.experiments._execute import nominal_columns
 
     class DS:
         feature_types = ["numeric", "nominal", "nominal", "nominal"]

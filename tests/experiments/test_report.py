@@ -121,7 +121,8 @@ def test_report_defaults_to_the_latest_version_of_the_experiment(tmp_path):
 
     def spec(n_features):
         return ExperimentSpec.from_dict({
-            "name": "v", "seed": 0, "n_features": n_features, "selectors": ["scls", "ami"],
+            "name": "v", "seed": 0, "n_features_to_select": n_features,
+            "selectors": ["scls", "ami"],
             "metrics": ["hamming_loss"], "protocol": {"kind": "holdout", "repeats": 2},
             "datasets": [{"name": "a", "generator": "skmlfs.datasets:make_multilabel_discrete",
                           "params": {"n_samples": 80, "n_features": 10, "random_state": 0}}],
@@ -167,7 +168,7 @@ def test_budgets_a_selector_cannot_fill_are_left_out(tmp_path, monkeypatch):
         + [",".join(map(str, [*Y[i], *X[i]])) for i in range(80)]
     ) + "\n")
     spec = ExperimentSpec.from_dict({
-        "name": "short", "seed": 0, "n_features": [2, 4, 8], "selectors": ["scls", "ami"],
+        "name": "short", "seed": 0, "n_features_to_select": [2, 4, 8], "selectors": ["scls", "ami"],
         "metrics": ["hamming_loss"], "protocol": {"kind": "holdout", "repeats": 3},
         "datasets": [{"name": "toy", "path": str(arff)}],
     })

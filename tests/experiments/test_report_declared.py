@@ -1,6 +1,7 @@
-"""``[report] include`` (issue #14): hand-written text of files beside the experiment file
-is copied into the generated README, at the start or the end, and read again at every
-regeneration (so edits made after a run survive the next report)."""
+"""Declared report sections (``[[report.section]]``): hand-written text of files beside
+the experiment file copied into the generated README, at the start or the end, and read
+again at every regeneration (so edits made after a run survive the next report); the
+paper's values, reference methods, values over the budgets and selection stability."""
 
 from __future__ import annotations
 
@@ -33,9 +34,16 @@ TOML = """
 name = "inc"
 selectors = ["all"]
 """ + EMOTIONS_2FOLD + """
-[report]
-include = [{ file = "notes/first.md" }, { file = "notes/last.md", at = "end", title = "Notes" }]
+[[report.section]]
+kind = "include"
+file = "notes/first.md"
+[[report.section]]
+kind = "include"
+file = "notes/last.md"
+at = "end"
+title = "Notes"
 """
+P = "skmlfs.experiments.report.papers:"
 
 
 def _run_and_report(tmp_path, toml: str, name: str):
@@ -68,18 +76,30 @@ def test_included_text_is_placed_and_reread(datasets_dir, tmp_path):
     assert "EDITED paragraph." in text and "FIRST hand-written" not in text
 
 
-@pytest.mark.parametrize("include, key", [
-    ([{"file": "missing.md"}], "include"),
-    ([{"file": "x.md", "at": "middle"}], "include[0].at"),
-    ([{"path": "x.md"}], "include[0]"),
-    ("x.md", "include"),
+@pytest.mark.parametrize("section, key", [
+    ([{"kind": "include", "file": "missing.md"}], "section[0].file"),
+    ([{"kind": "include", "file": "x.md", "at": "middle"}], "section[0].at"),
+    ([{"kind": "include", "path": "x.md"}], "section[0].path"),
+    ([{"kind": "includ", "file": "x.md"}], "section[0].kind"),
+    ([{"file": "x.md"}], "section[0].kind"),
+    ("x.md", "section"),
 ])
-def test_include_errors_name_the_key(include, key, tmp_path):
+def test_section_errors_name_the_key(section, key, tmp_path):
     (tmp_path / "x.md").write_text("x")
     d = {"selectors": ["all"], "datasets": ["emotions"], "metrics": ["hamming_loss"],
-         "report": {"include": include}}
+         "report": {"section": section}}
     with pytest.raises(SpecError, match=rf"report\.{key.replace('[', '.').replace(']', '.')}"):
         ExperimentSpec.from_dict(d, base_dir=str(tmp_path))
+
+
+def test_former_report_keys_name_their_section():
+    """A key of ``[report]`` that served one paper is now an option of its section: the
+    error says which section takes it."""
+    d = {"selectors": ["all"], "datasets": ["emotions"], "metrics": ["hamming_loss"],
+         "report": {"over_budgets": True}}
+    with pytest.raises(SpecError, match=r"report\.over_budgets: now a report section.*"
+                       r"papers:OverBudgets"):
+        ExperimentSpec.from_dict(d)
 
 
 PAPER_TOML = """
@@ -101,10 +121,12 @@ load = "emotions"
 [[datasets]]
 name = "scene"
 load = "scene"
-[report.paper]
+[[report.section]]
+kind = "skmlfs.experiments.report.papers:PaperValues"
 columns = ["other", "all"]
+[report.section.values]
 ranking_loss = { emotions = [0.5, 0.125], scene = [0.5, 0.375], nowhere = [0.5, 0.5] }
-[report.paper.ml7]
+[report.section.values.ml7]
 hamming_loss = { emotions = [0.5, 0.25] }
 """
 
@@ -143,7 +165,8 @@ def test_peak_memory_recorded_per_task_and_reported(datasets_dir, tmp_path):
         pytest.skip("per-task peak memory needs /proc (Linux)")
     text, cells, stats = _run_and_report(
         tmp_path, PAPER_TOML.replace('name = "pap"', 'name = "mem"')
-        + '[report.choose]\nparameter = "k"\ncriterion = "hamming_loss"\nfixed = 5\n', "mem")
+        + f'[[report.section]]\nkind = "{P}ChosenParameter"\nparameter = "k"\n'
+        'criterion = "hamming_loss"\nfixed = 5\n', "mem")
     assert set(stats["task_id"]) == set(cells["ranking_id"])
     assert (stats["peak_rss_mb"] > 1).all()
     res = json.loads((tmp_path / "rep" / "results.json").read_text())["results"]
@@ -163,7 +186,7 @@ def test_tuned_parameters_section_reads_the_cells(datasets_dir, tmp_path):
     mean = ["macro_f1", "micro_f1"]
     flags = datasets_dir / "mulan" / "flags"
     spec = ExperimentSpec.from_dict({
-        "name": "tun", "seed": 0, "n_features": "5%..10%", "metrics": mean,
+        "name": "tun", "seed": 0, "n_features_to_select": "5%..10%", "metrics": mean,
         "protocol": "train_test", "discretizer": {"method": "skmlfs.experiments:MinMaxScale"},
         "datasets": [{"name": "flags", "train": str(flags / "flags-train.arff"),
                       "test": str(flags / "flags-test.arff")}],
@@ -197,15 +220,16 @@ def test_tuned_parameters_section_reads_the_cells(datasets_dir, tmp_path):
 
 REF_TOML = """
 name = "ref"
-n_features = [3, 6]
+n_features_to_select = [3, 6]
 """ + EMOTIONS_2FOLD + """
 [selectors.MDMR]
 method = "mdmr"
 [selectors.ALL]
 method = "all"
-n_features = "all"
-[report]
-reference = ["ALL"]
+n_features_to_select = "all"
+[[report.section]]
+kind = "skmlfs.experiments.report.papers:ReferenceMethods"
+methods = ["ALL"]
 """
 
 
@@ -228,16 +252,17 @@ def test_reference_methods_leave_the_compared_tables(datasets_dir, tmp_path):
 
 def test_reference_must_be_a_list_of_names():
     d = {"selectors": ["all"], "datasets": ["emotions"], "metrics": ["hamming_loss"],
-         "report": {"reference": "ALL"}}
-    with pytest.raises(SpecError, match=r"report\.reference"):
+         "report": {"section": [{"kind": P + "ReferenceMethods", "methods": "ALL"}]}}
+    with pytest.raises(SpecError, match=r"report\.section\[0\]\.methods"):
         ExperimentSpec.from_dict(d)
 
 
 def test_over_budgets_summarises_each_method_curve(datasets_dir, tmp_path):
-    """``over_budgets``: per dataset × method the mean and population std over the budgets
+    """``OverBudgets``: per dataset × method the mean and population std over the budgets
     of the split-mean values, the largest budget's value, and the mean over datasets."""
     toml = REF_TOML.replace('name = "ref"', 'name = "ob"').replace(
-        'reference = ["ALL"]', 'reference = ["ALL"]\nover_budgets = true').replace(
+        'methods = ["ALL"]', f'methods = ["ALL"]\n[[report.section]]\nkind = "{P}OverBudgets"'
+    ).replace(
         '[[datasets]]\nname = "emotions"', '[[datasets]]\nname = "scene"\nload = "scene"\n'
         '[[datasets]]\nname = "emotions"')
     text, df, _ = _run_and_report(tmp_path, toml, "ob")
@@ -256,10 +281,11 @@ def test_over_budgets_summarises_each_method_curve(datasets_dir, tmp_path):
 STABILITY_TOML = """
 name = "stab"
 selectors = ["scls", "mi_rank"]
-n_features = [3, 6]
+n_features_to_select = [3, 6]
 """ + EMOTIONS_2FOLD.replace("k = 2\n", "k = 3\n") + """
-[report]
-stability = { alpha = 0.1 }
+[[report.section]]
+kind = "stability"
+alpha = 0.1
 """
 
 
@@ -294,5 +320,5 @@ def test_stability_view_matches_the_library_measures(datasets_dir, tmp_path):
 
 def test_stability_view_rejects_a_bad_alpha(tmp_path):
     (tmp_path / "exp.toml").write_text(STABILITY_TOML.replace("alpha = 0.1", "alpha = 2"))
-    with pytest.raises((SpecError, ValueError), match="stability.alpha"):
+    with pytest.raises((SpecError, ValueError), match=r"report\.section\[0\]\.alpha"):
         load_experiment(tmp_path / "exp.toml")

@@ -30,7 +30,7 @@ DATA = {"name": "a", "generator": GEN,
 def spec() -> ExperimentSpec:
     # 3 splits x 2 selectors = 6 tasks of 2 budgets each: 12 cells
     return ExperimentSpec.from_dict({
-        "name": "rl", "seed": 0, "n_features": [2, 4], "selectors": ["scls", "ami"],
+        "name": "rl", "seed": 0, "n_features_to_select": [2, 4], "selectors": ["scls", "ami"],
         "metrics": ["hamming_loss"], "protocol": {"kind": "holdout", "repeats": 3},
         "datasets": [DATA],
     })
@@ -141,7 +141,7 @@ def test_reports_show_the_runs_and_an_old_store_still_reports(tmp_path):
 
 def test_multipart_report_lists_the_runs_of_each_part(tmp_path):
     d = {
-        "name": "mp", "seed": 0, "n_features": "all", "selectors": ["all"],
+        "name": "mp", "seed": 0, "n_features_to_select": "all", "selectors": ["all"],
         "discretizer": "none", "metrics": ["hamming_loss"],
         "protocol": {"kind": "kfold", "k": 2}, "datasets": [DATA],
         "learners": {"NB": {"method": "mlnb"}},
@@ -169,7 +169,7 @@ def test_repeated_warnings_are_counted_by_kind_once_per_run_and_logged(tmp_path,
     import json
 
     s = ExperimentSpec.from_dict({
-        "name": "wk", "seed": 0, "n_features": [2, 3, 40], "selectors": ["ami"],
+        "name": "wk", "seed": 0, "n_features_to_select": [2, 3, 40], "selectors": ["ami"],
         "learners": {"p": {"method": "pipeline",
                            "steps": [{"method": "scls", "n_features_to_select": 5},
                                      {"method": "br"}]}},
@@ -213,7 +213,7 @@ def test_cells_of_another_version_are_reused_with_a_warning(tmp_path, monkeypatc
     from skmlfs.experiments import ResultStore, load_experiment, run_experiment
 
     (tmp_path / "e.toml").write_text(
-        'name = "v"\nselectors = ["scls"]\nn_features = [2]\nmetrics = ["hamming_loss"]\n'
+        'name = "v"\nselectors = ["scls"]\nn_features_to_select = [2]\nmetrics = ["hamming_loss"]\n'
         '[protocol]\nkind = "holdout"\nrepeats = 2\n[[datasets]]\nname = "s"\n'
         'generator = "skmlfs.datasets:make_multilabel_discrete"\n'
         'params = { n_samples = 60, n_features = 8, random_state = 1 }\n')

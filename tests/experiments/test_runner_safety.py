@@ -28,7 +28,7 @@ METRICS = {"hamming_loss", "ranking_loss"}
 EXPERIMENT = f"""
 name = "safety"
 seed = 3
-n_features = "1..10"
+n_features_to_select = "1..10"
 metrics = ["hamming_loss", "ranking_loss"]
 selectors = ["scls", "ami", "mdmr"]
 
@@ -196,7 +196,7 @@ def test_joblib_workers_that_never_got_a_batch_exit_with_the_killed_client(tmp_p
     spec.write_text(f"""
 name = "one"
 selectors = ["scls"]
-n_features = 5
+n_features_to_select = 5
 protocol = {{ kind = "holdout", repeats = 1 }}
 [[datasets]]
 name = "s"

@@ -1,6 +1,5 @@
 """Seed sensitivity through the engine (issue #14): the method option ``seed_offset`` and the
-report view ``[report.seeds]``."""
-
+report section ``SeedRobustness``."""
 from __future__ import annotations
 
 import itertools
@@ -16,11 +15,12 @@ from skmlfs.experiments import (
     run_experiment,
     write_report,
 )
-from skmlfs.experiments._runner import plan_experiment
+from skmlfs.experiments._planner import plan_experiment
 from skmlfs.learners import MLkNN
 from skmlfs.metrics import hamming_loss
 from skmlfs.selection import ReliefFML
 
+SEEDS_SECTION = "skmlfs.experiments.report.papers:SeedRobustness"
 GEN = {"name": "toy", "generator": "skmlfs.datasets:make_multilabel_discrete",
        "params": {"n_samples": 60, "n_features": 8, "n_labels": 3, "random_state": 3}}
 PLAIN = {"ML-kNN": {"method": "mlknn", "k": 5},
@@ -70,7 +70,8 @@ def test_seed_offset_reseeds_nested_estimators_and_selectors(tmp_path):
     spec = _spec({"ML-kNN-WF-seeds": SEEDS}, selectors={
         "all": {"method": "all"},
         "relieff": {"method": "relieff_ml", "k": 5, "variants": {"seed_offset": [0, 7]},
-                    "n_features": [3], "learners": ["ML-kNN-WF-seeds[seed_offset=1000]"]}})
+                    "n_features_to_select": [3],
+                    "learners": ["ML-kNN-WF-seeds[seed_offset=1000]"]}})
     assert spec.learners[0].options == {"seed_offset": 1000}
     assert spec.learners[0].build(random_state=5).weighter.random_state == 1005
     run_experiment(spec, tmp_path / "r.db", verbose=False, progress=False)
@@ -95,7 +96,7 @@ def test_seed_offset_reseeds_nested_estimators_and_selectors(tmp_path):
         off = int(row["method"].split("=")[1].rstrip("]"))
         sel = ReliefFML(k=5, n_features_to_select=3,
                         random_state=2013 + row["split"] + off).fit(X[s.train], Y[s.train])
-        assert list(row["features"]) == list(sel.ranking_[:3])
+        assert list(row["features"]) == list(sel.selection_order_[:3])
 
 
 def test_seed_offset_must_be_an_integer():
@@ -105,11 +106,12 @@ def test_seed_offset_must_be_an_integer():
 
 
 def test_seeds_view_summarises_the_seed_runs_and_leaves_the_main_tables(tmp_path):
-    """``[report.seeds]``: the reference's mean, the mean ± std (ddof 0), min … max over the
+    """``SeedRobustness``: the reference's mean, the mean ± std (ddof 0), min … max over the
     seeds of the per-seed split means, the seeds better than the reference, and for
     selectors the features two seeds share; the seed runs appear nowhere else."""
     report = {"columns": "learners",
-              "seeds": {"methods": {"ML-kNN-WF-seeds": "ML-kNN"}, "metric": "hamming_loss"}}
+              "section": [{"kind": SEEDS_SECTION, "methods": {"ML-kNN-WF-seeds": "ML-kNN"},
+                           "metric": "hamming_loss"}]}
     learners = {"ML-kNN": {"method": "mlknn", "k": 5},
                 "ML-kNN-WF-seeds": {**SEEDS, "variants": {"seed_offset": [1000, 2000, 3000]}}}
     spec = _spec(learners, report=report)
@@ -138,8 +140,8 @@ def test_seeds_view_summarises_the_seed_runs_and_leaves_the_main_tables(tmp_path
 
 
 def test_seeds_view_feature_overlap_of_selector_seeds(tmp_path):
-    report = {"seeds": {"methods": {"relieff-seeds": "relieff"}}}
-    sel = {"method": "relieff_ml", "k": 5, "n_features": [4]}
+    report = {"section": [{"kind": SEEDS_SECTION, "methods": {"relieff-seeds": "relieff"}}]}
+    sel = {"method": "relieff_ml", "k": 5, "n_features_to_select": [4]}
     spec = _spec({"ML-kNN": {"method": "mlknn", "k": 5}}, selectors={
         "relieff": sel, "relieff-seeds": {**sel, "variants": {"seed_offset": [1, 2, 3]}}},
         report=report)
@@ -158,7 +160,8 @@ def test_seeds_view_feature_overlap_of_selector_seeds(tmp_path):
 
 
 def test_seeds_view_errors_name_the_key():
-    with pytest.raises(SpecError, match=r"report\.seeds\.methods"):
-        _spec(PLAIN, report={"seeds": {"methods": ["ML-kNN-WF"]}})
-    with pytest.raises(SpecError, match=r"report\.seeds\.metric"):
-        _spec(PLAIN, report={"seeds": {"methods": {"a": "b"}, "metric": "nope"}})
+    with pytest.raises(SpecError, match=r"report\.section\[0\]\.methods"):
+        _spec(PLAIN, report={"section": [{"kind": SEEDS_SECTION, "methods": ["ML-kNN-WF"]}]})
+    with pytest.raises(SpecError, match=r"report\.section\[0\]\.metric"):
+        _spec(PLAIN, report={"section": [{"kind": SEEDS_SECTION, "methods": {"a": "b"},
+                                          "metric": "nope"}]})

@@ -19,7 +19,7 @@ def spec(**over):
     d = {
         "name": "st",
         "seed": 0,
-        "n_features": [2, 4],
+        "n_features_to_select": [2, 4],
         "selectors": ["scls", "ami"],
         "metrics": METRICS,
         "protocol": {"kind": "holdout", "repeats": 3},
@@ -89,18 +89,18 @@ def test_changing_the_experiment_adds_only_new_cells(tmp_path):
     run(spec(), db)
     before = frame(db).set_index("cell_id")
     # a smaller budget: served by the cached rankings (no selection is run again)
-    s = run(spec(n_features=[1, 2, 4]), db)
+    s = run(spec(n_features_to_select=[1, 2, 4]), db)
     assert s.n_computed == 6
     df = frame(db).set_index("cell_id")
     new = df.loc[df.index.difference(before.index)]
     assert (new.k == 1).all() and new.ranking_reused.all()
     pd.testing.assert_frame_equal(df.loc[before.index, METRICS], before[METRICS])
     # a new selector and a new learner parameterisation: only their cells
-    s = run(spec(n_features=[1, 2, 4], selectors=["scls", "ami", "all"],
+    s = run(spec(n_features_to_select=[1, 2, 4], selectors=["scls", "ami", "all"],
                  learners={"mlnb": "mlnb", "mlnb0": {"method": "mlnb", "alpha": 0.5}}), db)
     assert s.n_cells == 3 * (3 + 3 + 1) * 2 and s.n_computed == s.n_cells - 18
     # a larger budget than cached: the ranking is recomputed for that selector
-    s = run(spec(n_features=[8]), db)
+    s = run(spec(n_features_to_select=[8]), db)
     assert s.n_computed == 6
     df = frame(db)
     assert not df[df.k == 8].ranking_reused.any()

@@ -225,10 +225,10 @@ def test_table_budget_clear_error(monkeypatch):
     assert issubclass(TableTooLargeError, ValueError)
     monkeypatch.setattr("skmlfs.info._cache.FULL_BLOCK_PAIRS", 0)  # label sums
     sel = SCLS(n_features_to_select=5).fit(X, Y)
-    assert sel.ranking_.size == 5
+    assert sel.selection_order_.size == 5
     monkeypatch.delenv("SKMLFS_MAX_TABLE_GIB")
     ref = MDMR(n_features_to_select=5).fit(X, Y)
-    assert ref.ranking_.size == 5
+    assert ref.selection_order_.size == 5
 
 
 def test_binary_corrections_no_feature_values(kernels_always):

@@ -220,13 +220,13 @@ def test_real_selection_same_from_label_blocks_and_row_blocks(dataset_path, name
 
     monkeypatch.setattr(cache_mod, "FULL_BLOCK_PAIRS", 0)
     lb = SCLS().fit(X, Y)
-    np.testing.assert_array_equal(lb.ranking_, ref.ranking_)
+    np.testing.assert_array_equal(lb.selection_order_, ref.selection_order_)
     rows = SCLS().fit(ArrayBlocks(X, Y, block_rows=700), None)
-    np.testing.assert_array_equal(rows.ranking_, ref.ranking_)
+    np.testing.assert_array_equal(rows.selection_order_, ref.selection_order_)
     np.testing.assert_allclose(rows.scores_, ref.scores_, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(rows.entropies_, ref.entropies_, rtol=1e-13, atol=1e-15)
     ami = AMI(20).fit(ArrayBlocks(X, Y, block_rows=1000), None)
-    np.testing.assert_array_equal(ami.ranking_, AMI(20).fit(X, Y).ranking_)
+    np.testing.assert_array_equal(ami.selection_order_, AMI(20).fit(X, Y).selection_order_)
 
 
 # ------------------------------------------------------------------ row blocks
@@ -248,8 +248,8 @@ def test_iterable_blocks_same_selection(selector):
             yield X[r0 : r0 + 311], Y[r0 : r0 + 311].toarray()
 
     got = selector(15).fit(IterableBlocks(blocks, X.shape[1], Y.shape[1]), None)
-    np.testing.assert_array_equal(got.ranking_, ref.ranking_)
-    assert 7 not in got.ranking_ and got.entropies_[7] == ref.entropies_[7]
+    np.testing.assert_array_equal(got.selection_order_, ref.selection_order_)
+    assert 7 not in got.selection_order_ and got.entropies_[7] == ref.entropies_[7]
     assert got.n_features_in_ == X.shape[1]
 
 
@@ -265,7 +265,7 @@ def test_multivalued_dense_blocks_and_memmap(tmp_path):
     mm.flush()
     mm = np.memmap(tmp_path / "X.f64", dtype=np.float64, mode="r", shape=X.shape)
     got = SCLS(12, discretizer=None).fit(mm, Y)
-    np.testing.assert_array_equal(got.ranking_, ref.ranking_)
+    np.testing.assert_array_equal(got.selection_order_, ref.selection_order_)
     # a different coding (code 0 = value 0) sums the same cells in another order
     assert np.abs(got.relevance_ - ref.relevance_).max() <= _tol(*Y.shape)
 
@@ -275,7 +275,7 @@ def test_greedy_counts_candidates_in_batches():
     cache = StreamInfoCache(ArrayBlocks(X, Y, block_rows=400), prefetch=16)
     sel = SCLS(30)
     ranking, _ = sel._select(cache, 30)
-    np.testing.assert_array_equal(ranking, SCLS(30).fit(X, Y).ranking_)
+    np.testing.assert_array_equal(ranking, SCLS(30).fit(X, Y).selection_order_)
     # 1 coding pass + 1 label pass + far fewer count passes than the 29 greedy updates
     assert cache.n_passes < 2 + 29
     for s in ranking[:-1]:
@@ -301,8 +301,8 @@ def test_row_block_errors():
         SCLS(3).fit(frac, None)
     # discretizer=None: fractional values are symbols, as in memory
     np.testing.assert_array_equal(
-        SCLS(5, discretizer=None).fit(frac, None).ranking_,
-        SCLS(5, discretizer=None).fit(X.multiply(0.5).tocsr(), Y).ranking_,
+        SCLS(5, discretizer=None).fit(frac, None).selection_order_,
+        SCLS(5, discretizer=None).fit(X.multiply(0.5).tocsr(), Y).selection_order_,
     )
     with pytest.raises(ValueError, match="discretize it before fit"):
         SCLS(3, discretizer=EqualWidthDiscretizer()).fit(ArrayBlocks(X, Y), None)
@@ -335,10 +335,10 @@ def test_dask_arrays_dense_and_sparse_chunks():
     ref = SCLS(12).fit(X, Y)
     Xs = da.from_array(X, chunks=(400, 60), asarray=False)  # scipy.sparse chunks
     got = SCLS(12).fit(Xs, Y)
-    np.testing.assert_array_equal(got.ranking_, ref.ranking_)
+    np.testing.assert_array_equal(got.selection_order_, ref.selection_order_)
     Xd = da.from_array(X.toarray(), chunks=(333, 120))
     Yd = da.from_array(Y.toarray(), chunks=(500, 25))
-    np.testing.assert_array_equal(SCLS(12).fit(Xd, Yd).ranking_, ref.ranking_)
+    np.testing.assert_array_equal(SCLS(12).fit(Xd, Yd).selection_order_, ref.selection_order_)
 
 
 def _free_port() -> int:
@@ -379,7 +379,7 @@ def test_dask_cluster_two_worker_processes(tmp_path):
             workers = {t["worker"] for t in ts.data if "label_counts" in t["key"]
                        or "self_counts" in t["key"]}
             pids = set(client.run(os.getpid).values())
-        np.testing.assert_array_equal(got.ranking_, ref.ranking_)
+        np.testing.assert_array_equal(got.selection_order_, ref.selection_order_)
         assert np.abs(got.relevance_ - ref.relevance_).max() <= _tol(*Y.shape)
         assert len(workers) == 2  # the counting ran on both worker processes
         assert os.getpid() not in pids and len(pids) == 2

@@ -237,7 +237,7 @@ def test_occ_feature_selection_criteria_equal_standalone_selectors(seed):
     for crit, sel in standalone.items():
         occ = OCC(k=k, M=M, order="canonical", feature_selection=crit, discretizer=None,
                   max_candidates=9, random_state=0).fit(X, Y)
-        ranking = sel.fit(X, Y).ranking_
+        ranking = sel.fit(X, Y).selection_order_
         assert ranking.size == M
         for f in occ.features_:
             np.testing.assert_array_equal(f, ranking)

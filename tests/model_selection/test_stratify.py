@@ -11,12 +11,8 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.multioutput import MultiOutputClassifier
 from sklearn.neighbors import KNeighborsClassifier
 
-from skmlfs.experiments import (
-    ExperimentSpec,
-    IterativeStratifiedKFold,
-    SpecError,
-    iterative_stratification,
-)
+from skmlfs.experiments import ExperimentSpec, SpecError
+from skmlfs.model_selection import IterativeStratifiedKFold, iterative_stratification
 
 REPO = Path(__file__).resolve().parents[2]
 

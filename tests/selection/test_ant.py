@@ -218,7 +218,7 @@ def test_mlaco_matches_loop_reference():
     sel = MLACO(3, random_state=11, **params).fit(X, Y)
     hist, _ = loop_colony("mlaco", X, Y, seed=11, **params)
     np.testing.assert_allclose(sel.pheromone_history_, hist, rtol=1e-12, atol=1e-12)
-    assert list(sel.ranking_) == list(np.argsort(-hist[-1], kind="stable"))
+    assert list(sel.selection_order_) == list(np.argsort(-hist[-1], kind="stable"))
 
 
 @pytest.mark.parametrize("cls", [MLACO, AntTD])
@@ -234,9 +234,9 @@ def test_seeded_and_sparse(cls):
     s = cls(5, n_cycles=6, random_state=1).fit(sp.csr_matrix(X), Y)
     np.testing.assert_allclose(s.pheromone_history_, a.pheromone_history_, rtol=1e-10)
     # the ranking is a permutation of all features; smaller budgets are prefixes
-    assert sorted(a.ranking_) == list(range(20))
+    assert sorted(a.selection_order_) == list(range(20))
     assert np.flatnonzero(a.set_params(n_features_to_select=3).get_support()).tolist() == sorted(
-        a.ranking_[:3]
+        a.selection_order_[:3]
     )
 
 

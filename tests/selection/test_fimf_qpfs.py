@@ -138,20 +138,20 @@ def test_fimf_hand_worked():
     h14 = -(0.25 * np.log2(0.25) + 0.75 * np.log2(0.75))
     sel = FIMF(n_features_to_select=3).fit(X, Y)
     # f_xor and f_copy both score 1 bit: the tie goes to the lower index
-    assert sel.ranking_.tolist() == [1, 2, 0]
+    assert sel.selection_order_.tolist() == [1, 2, 0]
     np.testing.assert_allclose(sel.scores_[:3], [h14, 1.0, 1.0], atol=1e-12)
     assert np.isnan(sel.scores_[3])  # zero entropy: never a candidate
     # one kept label: no interaction term, J = Σ_l I(f; l): XOR scores 0
     one = FIMF(n_features_to_select=3, n_labels=1).fit(X, Y)
     np.testing.assert_allclose(one.scores_[:3], [2 * (h14 - 0.5), 0.0, 1.0], atol=1e-12)
-    assert one.ranking_.tolist() == [2, 0, 1]
+    assert one.selection_order_.tolist() == [2, 0, 1]
 
 
 def test_fimf_candidate_cutoff_and_prefix():
     X, Y = _fimf_example()
     # b = 1: the highest-entropy feature is f_xor (1 bit, lower index than f_copy)
     sel = FIMF(n_features_to_select=1, n_candidates=1).fit(X, Y)
-    assert sel.candidates_.tolist() == [1] and sel.ranking_.tolist() == [1]
+    assert sel.candidates_.tolist() == [1] and sel.selection_order_.tolist() == [1]
     assert np.isnan(sel.scores_[[0, 2]]).all()
     # a budget above b scores the k features of largest entropy instead
     big = FIMF(n_features_to_select=3, n_candidates=1).fit(X, Y)
@@ -182,7 +182,7 @@ def test_fimf_matches_reference_random(seed):
         off = fimf_offset(Y, labels)
         np.testing.assert_allclose(est.scores_[cand], ref[cand] - off, atol=1e-10)
         valid = ~np.isnan(ref)
-        assert est.ranking_.tolist() == _rank_tol(np.nan_to_num(ref, nan=-np.inf), valid, 5)
+        assert est.selection_order_.tolist() == _rank_tol(np.nan_to_num(ref, nan=-np.inf), valid, 5)
 
 
 def _plcfs(dataset_path, name):
@@ -209,7 +209,8 @@ def test_fimf_plcfs_matches_reference(dataset_path, name):
             est.scores_[cand], ref[cand] - fimf_offset(Yt, labels), atol=1e-9
         )
         valid = ~np.isnan(ref)
-        assert est.ranking_.tolist() == _rank_tol(np.nan_to_num(ref, nan=-np.inf), valid, 20)
+        assert est.selection_order_.tolist() == _rank_tol(
+            np.nan_to_num(ref, nan=-np.inf), valid, 20)
 
 
 # ------------------------------------------------------------------ QPFS
@@ -225,7 +226,7 @@ def test_qpfs_hand_worked():
     # a degenerate optimum (w1 = 0 with a zero multiplier): an interior-point method gets
     # such a weight only to about sqrt(tol)
     np.testing.assert_allclose(sel.scores_[:2], [1.0, 0.0], atol=1e-4)
-    assert np.isnan(sel.scores_[2]) and sel.ranking_.tolist() == [0, 1]
+    assert np.isnan(sel.scores_[2]) and sel.selection_order_.tolist() == [0, 1]
     # α = 0.2: w0 = (0.8·1 + 0.2·1) / (0.8·2) = 0.625
     sel = QPFS(n_features_to_select=2, alpha=0.2).fit(X, Y)
     np.testing.assert_allclose(sel.scores_[:2], [0.625, 0.375], atol=1e-7)
@@ -233,7 +234,7 @@ def test_qpfs_hand_worked():
     # α = 0: relevance ignored, w0 = w1 = 1/2 (tie): the more relevant f0 first
     sel = QPFS(n_features_to_select=2, alpha=0.0).fit(X, Y)
     np.testing.assert_allclose(sel.scores_[:2], [0.5, 0.5], atol=1e-7)
-    assert sel.ranking_.tolist() == [0, 1]
+    assert sel.selection_order_.tolist() == [0, 1]
 
 
 def test_qpfs_identical_columns_tie_by_index():
@@ -243,7 +244,7 @@ def test_qpfs_identical_columns_tie_by_index():
     X[:, 4] = Y[:, 0]
     X[:, 1] = Y[:, 0]  # the same column twice: equal weights, the lower index first
     sel = QPFS(n_features_to_select=6).fit(X, Y)
-    r = sel.ranking_.tolist()
+    r = sel.selection_order_.tolist()
     assert r.index(1) == r.index(4) - 1
     assert abs(sel.scores_[1] - sel.scores_[4]) < sel.weight_tol
 
@@ -286,7 +287,7 @@ def test_qpfs_against_independent_solver_and_kkt():
     assert obj(w) <= res.fun + 1e-9  # at least as good as SLSQP's optimum
     np.testing.assert_allclose(w, res.x, atol=1e-4)
     # the ranking of clearly separated weights agrees with the independent solution
-    sep = [f for f in sel.ranking_ if w[f] > 1e-3]
+    sep = [f for f in sel.selection_order_ if w[f] > 1e-3]
     assert sep == sorted(sep, key=lambda f: -res.x[f])
 
 
@@ -319,7 +320,7 @@ def test_qpfs_plcfs(dataset_path, name):
         np.testing.assert_allclose(Q[:40, :40] - sel.qp_info_["shift"] * np.eye(40), Qr, atol=1e-10)
         np.testing.assert_allclose(sel.relevance_[sub], Fr, atol=1e-10)
         # the ranking: decreasing weight, ties (≤ weight_tol apart) by relevance
-        r = sel.ranking_
+        r = sel.selection_order_
         assert np.all(np.diff(sel.scores_[r]) <= sel.weight_tol)
 
 
@@ -349,7 +350,7 @@ def test_sparse_equals_dense_and_input_untouched(Est):
     X0 = X.copy()
     dense = Est(n_features_to_select=8).fit(X, Y)
     sparse = Est(n_features_to_select=8).fit(sp.csr_matrix(X), sp.csr_matrix(Y))
-    np.testing.assert_array_equal(dense.ranking_, sparse.ranking_)
+    np.testing.assert_array_equal(dense.selection_order_, sparse.selection_order_)
     np.testing.assert_allclose(dense.scores_, sparse.scores_, atol=1e-9)
     np.testing.assert_array_equal(X, X0)
     assert clone(dense).get_params() == dense.get_params()

@@ -147,7 +147,7 @@ def test_bmfs_by_hand_paper_and_code_order():
     # > f0 = 1.667, so the paper puts f1 first; the code puts the feature of the most
     # frequent label (y1, p = 2/3) first, f0. The constant f3 is never matched: last.
     sel = BMFS(n_features_to_select=2).fit(X_HAND, Y_HAND)
-    assert sel.ranking_.tolist() == [1, 0, 2, 3]
+    assert sel.selection_order_.tolist() == [1, 0, 2, 3]
     assert sel.round_.tolist() == [0, 0, 1, -1]
     assert sel.matched_label_.tolist() == [1, 0, 1, -1]
     w0 = np.array([(1 + S2) / 2, 0.0])
@@ -157,8 +157,8 @@ def test_bmfs_by_hand_paper_and_code_order():
     np.testing.assert_allclose(sel.weighted_distance_, [d01 + d02, d01 + d12, d02 + d12, 0])
     np.testing.assert_array_equal(sel.get_support(indices=True), [0, 1])
     code = BMFS(n_features_to_select=2, order="label_frequency").fit(X_HAND, Y_HAND)
-    assert code.ranking_.tolist() == [0, 1, 2, 3]
-    np.testing.assert_array_equal(code.scores_[code.ranking_], [4, 3, 2, 1])
+    assert code.selection_order_.tolist() == [0, 1, 2, 3]
+    np.testing.assert_array_equal(code.scores_[code.selection_order_], [4, 3, 2, 1])
 
 
 def test_bmfs_matching_is_optimal_brute_force():
@@ -193,7 +193,7 @@ def test_mgfs_by_hand():
     P = W / W.sum(axis=1, keepdims=True)
     x = np.linalg.solve(np.eye(3) - 0.85 * P.T, np.full(3, 0.05))
     np.testing.assert_allclose(sel.scores_, [*x, 0.0], atol=1e-10)
-    assert sel.ranking_.tolist()[-1] == 3
+    assert sel.selection_order_.tolist()[-1] == 3
     np.testing.assert_allclose(sel.scores_.sum(), 1.0)
 
 
@@ -222,7 +222,7 @@ def test_mfs_mcdm_by_hand_constant_feature_last():
     sel = MFSMCDM(n_features_to_select=2).fit(X_HAND, Y_HAND)
     ref = ref_mfs_mcdm(X_HAND.astype(float), Y_HAND)
     np.testing.assert_allclose(sel.scores_, ref, atol=1e-12)
-    assert sel.ranking_[-1] == 3 and sel.scores_[3] == 0
+    assert sel.selection_order_[-1] == 3 and sel.scores_[3] == 0
     np.testing.assert_allclose(
         sel.label_weights_, [1 / (1 + 0.9182958340544896), 0.9182958340544896 / 1.9182958340544896]
     )
@@ -240,7 +240,7 @@ def test_constant_feature_would_be_matched_first_by_the_code_rule():
     rows, _ = linear_sum_assignment(code_cdm)
     assert 5 in rows
     sel = BMFS().fit(X, Y)
-    assert sel.round_[5] == -1 and sel.ranking_[-1] == 5
+    assert sel.round_[5] == -1 and sel.selection_order_[-1] == 5
 
 
 def test_registered_short_names():
@@ -286,7 +286,7 @@ def test_correlation_distance_matches_loops(dataset_path, name):
 def test_bmfs_matches_reference(dataset_path, name, order):
     X, Y = _load(dataset_path, name)
     sel = BMFS(order=order).fit(X, Y)
-    np.testing.assert_array_equal(sel.ranking_, ref_bmfs(X, Y, order))
+    np.testing.assert_array_equal(sel.selection_order_, ref_bmfs(X, Y, order))
 
 
 @pytest.mark.parametrize("name", ["emotions", "yeast"])
@@ -295,7 +295,7 @@ def test_mgfs_matches_linear_system_and_converges(dataset_path, name):
     sel = MGFS().fit(X, Y)
     ref = ref_mgfs(X, Y)
     np.testing.assert_allclose(sel.scores_, ref, atol=1e-12)
-    np.testing.assert_array_equal(sel.ranking_, _order(ref, X))
+    np.testing.assert_array_equal(sel.selection_order_, _order(ref, X))
     # power iteration: the L1 change contracts by at least the damping factor each step
     res = sel.residuals_
     assert res[-1] < 1e-10 and sel.n_iter_ == res.size < 1000
@@ -317,7 +317,7 @@ def test_mfs_mcdm_matches_reference(dataset_path, name, variant):
         weights=variant.get("label_weights", "entropy"),
     )
     np.testing.assert_allclose(sel.scores_, ref, atol=1e-9)
-    np.testing.assert_array_equal(sel.ranking_[:30], _order(ref, X)[:30])
+    np.testing.assert_array_equal(sel.selection_order_[:30], _order(ref, X)[:30])
 
 
 @pytest.mark.parametrize("Est", [BMFS, MGFS, MFSMCDM])
@@ -327,7 +327,7 @@ def test_sparse_equals_dense_genbase(dataset_path, Est):
     dense = Est(n_features_to_select=50).fit(X, Y)
     for fmt in (sp.csr_matrix, sp.csc_matrix):
         sparse = Est(n_features_to_select=50).fit(fmt(X), Y)
-        np.testing.assert_array_equal(sparse.ranking_, dense.ranking_)
+        np.testing.assert_array_equal(sparse.selection_order_, dense.selection_order_)
         np.testing.assert_allclose(sparse.scores_, dense.scores_, atol=1e-10)
 
 

@@ -118,7 +118,7 @@ def ref_d2f(X, Y, k, variant="paper"):
 
 
 def _assert_same(est, ref, msg=""):
-    np.testing.assert_array_equal(est.ranking_, ref[0], err_msg=msg)
+    np.testing.assert_array_equal(est.selection_order_, ref[0], err_msg=msg)
     np.testing.assert_allclose(est.step_scores_, ref[1], rtol=1e-10, atol=1e-9, err_msg=msg)
 
 
@@ -142,11 +142,11 @@ def test_pmu_hand_worked():
     pmu = PMU(n_features_to_select=3).fit(X_HAND, Y_HAND)
     np.testing.assert_allclose(pmu.relevance_, [0, 1, 2 * (H_AND - 0.5)], atol=1e-12)
     np.testing.assert_allclose(pmu.label_interaction_, [-1, 0, H_AND - 0.5 - 0.5], atol=1e-12)
-    np.testing.assert_array_equal(pmu.ranking_[:2], [0, 1])
+    np.testing.assert_array_equal(pmu.selection_order_[:2], [0, 1])
     np.testing.assert_allclose(pmu.step_scores_[:2], [1.0, 2.0], atol=1e-12)
     # step 3, S = {f0, f1}: Σ_l I(f2;f1;l) = I(f2;l1) + I(f2;l1;l2) = 2·H(1/4) − 1.5,
     # so J(f2) = H(1/4) − 2·(H(1/4) − 1) − (2·H(1/4) − 1.5) = 3.5 − 3·H(1/4)
-    assert pmu.ranking_[2] == 2
+    assert pmu.selection_order_[2] == 2
     assert pmu.step_scores_[2] == pytest.approx(3.5 - 3 * H_AND, abs=1e-12)
 
 
@@ -155,12 +155,12 @@ def test_d2f_hand_worked():
     takes the XOR feature, whose interaction with f1 and l2 is −1: J(f0) = 0 + 1 = 1,
     against J(f2) = 2·0.3113 − (0.3113 − 0.1887) = 0.5."""
     d2f = D2F(n_features_to_select=2).fit(X_HAND, Y_HAND)
-    np.testing.assert_array_equal(d2f.ranking_, [1, 0])
+    np.testing.assert_array_equal(d2f.selection_order_, [1, 0])
     np.testing.assert_allclose(d2f.step_scores_, [1.0, 1.0], atol=1e-12)
     # the code's values: Σ_l [H(f) − H(f, l)] = 1 − 2 for f1; then
     # −2 + T(f0, f1) with T = −Σ_l I(f0;f1;l) − Σ_l H(f1|l) = 1 − 1 = 0
     code = D2F(n_features_to_select=2, variant="code").fit(X_HAND, Y_HAND)
-    np.testing.assert_array_equal(code.ranking_, [1, 0])
+    np.testing.assert_array_equal(code.selection_order_, [1, 0])
     np.testing.assert_allclose(code.step_scores_, [-1.0, -2.0], atol=1e-12)
 
 
@@ -175,8 +175,8 @@ def test_code_variants_keep_constant_columns():
     X = np.column_stack([l1, l1, np.zeros(200, int)])
     paper = PMU(2).fit(X, Y)
     code = PMU(2, variant="code").fit(X, Y)
-    np.testing.assert_array_equal(paper.ranking_, [0, 1])
-    np.testing.assert_array_equal(code.ranking_, [0, 2])
+    np.testing.assert_array_equal(paper.selection_order_, [0, 1])
+    np.testing.assert_array_equal(code.selection_order_, [0, 2])
     assert paper.step_scores_[1] < 0 and code.step_scores_[1] == pytest.approx(0, abs=1e-12)
     for est in (paper, code):
         _assert_same(est, ref_pmu(X, Y, 2, est.variant))
@@ -211,7 +211,7 @@ def test_sparse_equals_dense_and_inputs_untouched():
     for est in (PMU(6), D2F(6), D2F(6, variant="code")):
         a = clone(est).fit(X, Y)
         b = clone(est).fit(Xs, Ys)
-        np.testing.assert_array_equal(a.ranking_, b.ranking_)
+        np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
         np.testing.assert_allclose(a.step_scores_, b.step_scores_, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(Y, Y0)
@@ -230,7 +230,7 @@ def test_budget_prefix():
         for variant in ("paper", "code"):
             big = cls(8, variant=variant).fit(X, Y)
             small = cls(3, variant=variant).fit(X, Y)
-            np.testing.assert_array_equal(big.ranking_[:3], small.ranking_)
+            np.testing.assert_array_equal(big.selection_order_[:3], small.selection_order_)
 
 
 # ---------------------------------------------------------------- real data
@@ -276,14 +276,15 @@ def test_plcfs_full_width_blocks_match_reference(dataset_path):
     pmu = PMU(2).fit(Xt, Yt)
     ref = _Ref(Xt, Yt)
     rng = np.random.default_rng(1)
-    sample = np.unique(np.concatenate([rng.choice(Xt.shape[1], 25, replace=False), pmu.ranking_]))
+    sample = np.unique(np.concatenate([rng.choice(Xt.shape[1], 25, replace=False),
+                                       pmu.selection_order_]))
     np.testing.assert_allclose(
         pmu.relevance_[sample], [ref.relevance(f) for f in sample], atol=1e-10
     )
     np.testing.assert_allclose(
         pmu.label_interaction_[sample], [ref.label_pairs(f) for f in sample], atol=1e-9
     )
-    s = pmu.ranking_[0]
-    f = pmu.ranking_[1]
+    s = pmu.selection_order_[0]
+    f = pmu.selection_order_[1]
     want = ref.relevance(f) - ref.label_pairs(f) - ref.redundancy(f, s)
     assert pmu.step_scores_[1] == pytest.approx(want, abs=1e-9)

@@ -59,7 +59,7 @@ def test_llsf_matches_reference_loop(beta):
         assert set(sel.label_features_[j].tolist()) == expected
     norms = np.linalg.norm(W, axis=1)
     np.testing.assert_allclose(sel.scores_, norms)  # scores_ indexed by feature
-    np.testing.assert_array_equal(sel.ranking_, np.lexsort((np.arange(W.shape[0]), -norms)))
+    np.testing.assert_array_equal(sel.selection_order_, np.lexsort((np.arange(W.shape[0]), -norms)))
     # sparse input gives the same solution
     np.testing.assert_allclose(LLSF(beta=beta).fit(sp.csr_matrix(X), Y).coef_, sel.coef_,
                                rtol=1e-8, atol=1e-10)

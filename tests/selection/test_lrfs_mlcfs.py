@@ -69,7 +69,7 @@ def test_lrfs_four_samples_by_hand():
     np.testing.assert_allclose(sel.relevance_, [1.0, 1.0], atol=1e-12)
     i_f1_f0 = 1.0 + (0.75 * np.log2(4 / 3) + 0.25 * 2) - 1.5  # H(f0)+H(f1)−H(f0,f1)
     np.testing.assert_allclose(_mi(X[:, 1], X[:, 0]), i_f1_f0)
-    np.testing.assert_array_equal(sel.ranking_, [0, 1])
+    np.testing.assert_array_equal(sel.selection_order_, [0, 1])
     np.testing.assert_allclose(sel.step_scores_, [1.0, 1.0 - i_f1_f0], atol=1e-12)
 
 
@@ -82,17 +82,17 @@ def test_lrfs_matches_naive_reference(seed):
     sel = LRFS(n_features_to_select=6).fit(X, Y)
     np.testing.assert_allclose(sel.relevance_, _lr(X, Y), atol=1e-10)
     S, scores = _lrfs_reference(X, Y, 6)
-    np.testing.assert_array_equal(sel.ranking_, S)
+    np.testing.assert_array_equal(sel.selection_order_, S)
     np.testing.assert_allclose(sel.step_scores_, scores, atol=1e-10)
     sel_sp = clone(sel).fit(sp.csr_matrix(X), Y)
-    np.testing.assert_array_equal(sel_sp.ranking_, S)
+    np.testing.assert_array_equal(sel_sp.selection_order_, S)
 
 
 def test_lrfs_real_data(dataset_path):
     ds = load(dataset_path("mulan/flags/flags.arff"))
     X, Y = ds.X, ds.Y
     sel = LRFS(n_features_to_select=5).fit(X, Y)
-    assert len(set(sel.ranking_)) == 5 and sel.transform(X).shape == (X.shape[0], 5)
+    assert len(set(sel.selection_order_)) == 5 and sel.transform(X).shape == (X.shape[0], 5)
     assert np.all(sel.relevance_ >= -1e-9)
 
 
@@ -129,7 +129,7 @@ def test_mlcfs_by_hand():
     sel = MLCFS(n_features_to_select=3).fit(X, Y)
     # merit({f0}) = r_f0 = (1 + 0)/2 = 0.5 (ties with f2 → lower index f0).
     # Then merit({f0,f1}) = 0.5/sqrt(2) ; merit({f0,f2}) = 1/sqrt(2 + 2·1) = 0.5 → f2.
-    np.testing.assert_array_equal(sel.ranking_, [0, 2, 1])
+    np.testing.assert_array_equal(sel.selection_order_, [0, 2, 1])
     np.testing.assert_allclose(sel.step_scores_[:2], [0.5, 0.5], rtol=1e-12)
     np.testing.assert_allclose(sel.scores_[1], 1.0 / np.sqrt(3 + 2 * 1.0), rtol=1e-12)
 
@@ -143,10 +143,10 @@ def test_mlcfs_matches_reference(seed):
     Y = (rng.random((40, 3)) < 0.4).astype(int)
     sel = MLCFS(n_features_to_select=7).fit(X, Y)
     S, scores = _mlcfs_reference(X, Y, 7)
-    np.testing.assert_array_equal(sel.ranking_, S)
+    np.testing.assert_array_equal(sel.selection_order_, S)
     np.testing.assert_allclose(sel.step_scores_, scores, rtol=1e-9)
     Xs = np.abs(X) * (X > 0.2)
     a = MLCFS(n_features_to_select=5).fit(Xs, Y)
     b = MLCFS(n_features_to_select=5).fit(sp.csr_matrix(Xs), Y)
-    np.testing.assert_array_equal(a.ranking_, b.ranking_)
+    np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
     np.testing.assert_allclose(a.scores_, b.scores_, rtol=1e-9)  # NaN where not picked

@@ -197,7 +197,7 @@ def test_constant_feature_last():
     X = np.column_stack([rng.normal(size=(30, 3)), np.full(30, 7.0)])
     Y = (X[:, :2] > 0).astype(int)
     sel = MCLS(n_features_to_select=2).fit(X, Y)
-    assert sel.ranking_[-1] == 3 and sel.scores_[3] == -np.inf
+    assert sel.selection_order_[-1] == 3 and sel.scores_[3] == -np.inf
 
 
 # ----------------------------------------------------------------------------- real data
@@ -218,7 +218,7 @@ def test_steps_match_references_on_emotions(dataset_path):
     np.testing.assert_allclose(sel.laplacian_scores_, s, atol=1e-10)
     np.testing.assert_allclose(sel.scores_, s * c, atol=1e-10)
     order = np.argsort(-np.round(s * c, 12), kind="stable")
-    np.testing.assert_array_equal(sel.ranking_, order)
+    np.testing.assert_array_equal(sel.selection_order_, order)
 
 
 def test_laplacian_score_matches_cai(dataset_path):
@@ -236,7 +236,7 @@ def test_sparse_equals_dense_emotions(dataset_path):
     X, Y = _load(dataset_path, "emotions")
     dense = MCLS(n_features_to_select=10).fit(X, Y)
     sparse = MCLS(n_features_to_select=10).fit(sp.csr_matrix(X), Y)
-    np.testing.assert_array_equal(sparse.ranking_, dense.ranking_)
+    np.testing.assert_array_equal(sparse.selection_order_, dense.selection_order_)
     np.testing.assert_allclose(sparse.scores_, dense.scores_, atol=1e-9)
 
 

@@ -294,7 +294,7 @@ def test_memetic_finds_the_informative_features():
         sel = MemeticSelector(MLNB(), **SMALL, random_state=seed).fit(X, Y)
         assert sel.get_support().sum() == 5
         assert sel.transform(X).shape == (200, 5)
-        assert sorted(sel.ranking_) == list(sel.best_subset_)
+        assert sorted(sel.selection_order_) == list(sel.best_subset_)
         found_memetic.append(len(set(range(4)) & set(sel.best_subset_)))
         ga = GeneticSelector(MLNB(), **SMALL, random_state=seed).fit(X, Y)
         found_ga.append(len(set(range(4)) & set(ga.best_subset_)))
@@ -394,7 +394,7 @@ def test_deterministic_under_random_state(cls):
     X, Y = _toy()
     a = cls(MLNB(), **SMALL, random_state=7).fit(X, Y)
     b = cls(MLNB(), **SMALL, random_state=7).fit(X, Y)
-    np.testing.assert_array_equal(a.ranking_, b.ranking_)
+    np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
     np.testing.assert_array_equal(a.history_["loss"], b.history_["loss"])
     c = cls(MLNB(), **SMALL, random_state=8).fit(X, Y)
     assert not np.array_equal(a.history_["loss"], c.history_["loss"])
@@ -412,7 +412,7 @@ def test_refit_learner_path_gives_the_same_search():
         slow = MemeticSelector(**SMALL, metric=metric, learner=RefitMLNB(), random_state=1)
         slow.fit(X, Y)
         np.testing.assert_allclose(fast.history_["loss"], slow.history_["loss"], atol=1e-12)
-        np.testing.assert_array_equal(fast.ranking_, slow.ranking_)
+        np.testing.assert_array_equal(fast.selection_order_, slow.selection_order_)
 
 
 def test_fitness_is_the_metric_on_the_inner_holdout():
@@ -577,7 +577,7 @@ def test_scores_are_indexed_by_feature():
     # the GICS order of the best subset on all labels, value of each feature where placed
     cache = InfoCache(DiscreteData.from_array(X), DiscreteData.from_array(Y))
     ranked, scores = gics_select(cache, sel.best_subset_, np.arange(Y.shape[1]), 5)
-    np.testing.assert_array_equal(sel.ranking_, ranked)
+    np.testing.assert_array_equal(sel.selection_order_, ranked)
     np.testing.assert_array_equal(sel.scores_[ranked], scores)
 
 
@@ -655,7 +655,7 @@ def test_splitter_and_metric_spec():
 def test_registry_default_learner_is_mlnb():
     """Experiment files and ``mlfs select --method memetic`` need not name a learner: the
     registry fills in MLNB; a misspelt parameter is still named with a suggestion."""
-    from skmlfs.experiments._methods import build_method
+    from skmlfs.experiments._build import build_method
     from skmlfs.experiments._registry import default_params
 
     for name in ("memetic", "GA", "genetic"):

@@ -42,12 +42,12 @@ def test_hand_example():
     f3 = np.zeros(12, dtype=int)  # constant: never selected
     X = np.column_stack([f0, f1, f2, f3])
     sel = MIRank(n_features_to_select=3).fit(X, Y)
-    assert sel.ranking_.tolist() == [2, 0, 1]
-    np.testing.assert_allclose(sel.scores_[sel.ranking_], [2.0, 1.0, 0.0], atol=1e-12)
+    assert sel.selection_order_.tolist() == [2, 0, 1]
+    np.testing.assert_allclose(sel.scores_[sel.selection_order_], [2.0, 1.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(sel.scores_, sel.relevance_, atol=0)  # every feature
     np.testing.assert_allclose(sel.relevance_, [1.0, 0.0, 2.0, 0.0], atol=1e-12)
     with pytest.warns(UserWarning, match="zero entropy"):
-        assert MIRank(n_features_to_select=4).fit(X, Y).ranking_.tolist() == [2, 0, 1]
+        assert MIRank(n_features_to_select=4).fit(X, Y).selection_order_.tolist() == [2, 0, 1]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -62,13 +62,13 @@ def test_matches_reference(seed):
     k = 10
     sel = MIRank(n_features_to_select=k).fit(X, Y)
     ref, rel = _reference(X, Y, k)
-    np.testing.assert_array_equal(sel.ranking_, ref)
+    np.testing.assert_array_equal(sel.selection_order_, ref)
     np.testing.assert_allclose(sel.relevance_, rel, atol=1e-12)
-    np.testing.assert_allclose(sel.scores_[sel.ranking_], rel[ref], atol=1e-12)
-    assert sel.ranking_[:2].tolist() == [3, 7]
+    np.testing.assert_allclose(sel.scores_[sel.selection_order_], rel[ref], atol=1e-12)
+    assert sel.selection_order_[:2].tolist() == [3, 7]
     # AMI penalises the copy; its first pick is the same
     ami = AMI(n_features_to_select=k).fit(X, Y)
-    assert ami.ranking_[0] == 3 and ami.ranking_[1] != 7
+    assert ami.selection_order_[0] == 3 and ami.selection_order_[1] != 7
 
 
 def test_sparse_and_clone_and_registry():
@@ -79,7 +79,7 @@ def test_sparse_and_clone_and_registry():
     Y = (rng.random((60, 3)) < 0.5).astype(int)
     dense = MIRank(n_features_to_select=5).fit(X, Y)
     sparse = clone(dense).fit(sp.csr_matrix(X), Y)
-    np.testing.assert_array_equal(dense.ranking_, sparse.ranking_)
+    np.testing.assert_array_equal(dense.selection_order_, sparse.selection_order_)
     assert dense.transform(X).shape == (60, 5)
     assert resolve("selector", "mi_rank") is MIRank
     assert resolve("selector", "ami_relevance") is MIRank

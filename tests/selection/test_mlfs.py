@@ -261,11 +261,11 @@ def test_global_select_and_table1_family_match_reference(seed):
         assert got.tolist() == ref_global(X, Y, parents, 4, beta, 1.0, None)
     for cls, kw in [(MLJMI, dict(beta=0.0, gamma=1.0)), (MLMIM, dict(beta=0.0, gamma=0.0))]:
         sel = cls(n_features_to_select=4, discretizer=None, max_candidates=None).fit(X, Y)
-        assert sel.ranking_.tolist() == ref_global(X, Y, None, 4, cap=None, **kw)
+        assert sel.selection_order_.tolist() == ref_global(X, Y, None, 4, cap=None, **kw)
     for scale, s in [("q", 3.0), ("1", 1.0)]:
         sel = MLMRMR(n_features_to_select=4, discretizer=None, redundancy_scale=scale,
                      max_candidates=None).fit(X, Y)
-        assert sel.ranking_.tolist() == ref_global(X, Y, None, 4, 0.0, 1.0, None, mrmr=True,
+        assert sel.selection_order_.tolist() == ref_global(X, Y, None, 4, 0.0, 1.0, None, mrmr=True,
                                                    scale=s)
 
 
@@ -277,12 +277,12 @@ def test_mlfs_selector_local_and_global():
     assert loc.transform(X).shape == (80, 3)
     votes = np.bincount(np.concatenate(loc.label_features_), minlength=16)
     assert np.array_equal(loc.scores_, votes)  # per feature: the labels that chose it
-    assert np.all(np.diff(loc.scores_[loc.ranking_]) <= 0)
+    assert np.all(np.diff(loc.scores_[loc.selection_order_]) <= 0)
     # parents are the kCC parents on the canonical order
     ref_pa = kcc_parents(DiscreteData.from_array(Y), np.arange(4), 2)
     assert all(np.array_equal(a, b) for a, b in zip(loc.parents_, ref_pa, strict=True))
     glob = MLFS(n_features_to_select=3, discretizer=None, mode="global", k=2).fit(X, Y)
-    assert glob.ranking_.size == 3 and glob.get_support().sum() == 3
+    assert glob.selection_order_.size == 3 and glob.get_support().sum() == 3
     assert clone(glob).get_params() == glob.get_params()
 
 
@@ -295,7 +295,7 @@ def test_mlfs_default_discretizer_is_meanstd():
     a = MLFS(n_features_to_select=3).fit(X, Y)
     Xd = MeanStdDiscretizer(factor=0.5, n_states=3, decimals=None).fit(X).transform(X)
     b = MLFS(n_features_to_select=3, discretizer=None).fit(Xd, Y)
-    assert a.ranking_.tolist() == b.ranking_.tolist()
+    assert a.selection_order_.tolist() == b.selection_order_.tolist()
     assert [f.tolist() for f in a.label_features_] == [f.tolist() for f in b.label_features_]
 
 
@@ -348,7 +348,7 @@ def test_mydisc_is_the_authors_rounded_discretization():
     rounded = MeanStdDiscretizer(factor=0.5, n_states=3, decimals=3)
     a = MLFS(5, discretizer="mydisc").fit(X, Y)
     b = MLFS(5, discretizer=rounded).fit(X, Y)
-    np.testing.assert_array_equal(a.ranking_, b.ranking_)
+    np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
     c = OCC(M=5, discretizer="mydisc", random_state=0).fit(X, Y)
     e = OCC(M=5, discretizer=rounded, random_state=0).fit(X, Y)
     assert [list(f) for f in c.features_] == [list(f) for f in e.features_]

@@ -89,10 +89,10 @@ def test_pptchi_matches_reference(tau):
     rows, cls = _naive_ppt(Y, tau)
     ref = np.array([_naive_chi2(X[rows, j], cls) for j in range(X.shape[1])])
     np.testing.assert_allclose(sel.feature_scores_, ref, rtol=1e-10, atol=1e-12)
-    np.testing.assert_array_equal(sel.ranking_, np.argsort(-ref, kind="stable"))
+    np.testing.assert_array_equal(sel.selection_order_, np.argsort(-ref, kind="stable"))
     assert sel.n_pruned_rows_ == rows.size
     sel_sp = clone(sel).fit(sp.csr_matrix(X), Y)
-    np.testing.assert_array_equal(sel_sp.ranking_, sel.ranking_)
+    np.testing.assert_array_equal(sel_sp.selection_order_, sel.selection_order_)
 
 
 # ----------------------------------------------------------------------------- MI
@@ -103,7 +103,7 @@ def test_pptmi_rank_matches_reference(tau):
     rows, cls = _naive_ppt(Y, tau)
     ref = np.array([_naive_mi(X[rows, j], cls) for j in range(X.shape[1])])
     np.testing.assert_allclose(sel.feature_scores_, ref, atol=1e-12)
-    np.testing.assert_array_equal(sel.ranking_, np.argsort(-ref, kind="stable")[:5])
+    np.testing.assert_array_equal(sel.selection_order_, np.argsort(-ref, kind="stable")[:5])
     assert sel.get_support().sum() == 5
     assert sel.transform(X).shape == (X.shape[0], 5)
 
@@ -124,7 +124,7 @@ def test_pptmi_mrmr_matches_reference():
             if J > best + 1e-12:  # strictly better; ties keep the lower index
                 best, best_j = J, j
         S.append(best_j)
-    np.testing.assert_array_equal(sel.ranking_, S)
+    np.testing.assert_array_equal(sel.selection_order_, S)
 
 
 def test_ppt_reintroduce_and_params():
@@ -146,7 +146,7 @@ def test_ppt_filters_on_real_data(dataset_path):
     assert X.shape == (194, 19) and Y.shape == (194, 7)
     for Sel in (PPTMI, PPTCHI):
         sel = Sel(n_features_to_select=1.0).fit(X, Y)
-        assert sorted(sel.ranking_) == list(range(19))
-        assert np.all(np.diff(sel.scores_[sel.ranking_]) <= 0)
+        assert sorted(sel.selection_order_) == list(range(19))
+        assert np.all(np.diff(sel.scores_[sel.selection_order_]) <= 0)
         np.testing.assert_array_equal(sel.scores_, sel.feature_scores_)
         assert np.all(sel.feature_scores_ >= -1e-12)

@@ -18,15 +18,15 @@ def test_seeded_and_prefix_consistent():
     X, Y = _data()
     a = RandomSelection(10, random_state=3).fit(X, Y)
     b = RandomSelection(10, random_state=3).fit(X, Y)
-    assert np.array_equal(a.ranking_, b.ranking_)
-    assert sorted(a.ranking_) == list(range(30))  # a permutation of every feature
-    assert np.array_equal(a.ranking_, np.argsort(-a.scores_, kind="stable"))
+    assert np.array_equal(a.selection_order_, b.selection_order_)
+    assert sorted(a.selection_order_) == list(range(30))  # a permutation of every feature
+    assert np.array_equal(a.selection_order_, np.argsort(-a.scores_, kind="stable"))
     small = clone(a).set_params(n_features_to_select=4).fit(X, Y)
-    assert np.array_equal(np.flatnonzero(small.get_support()), np.sort(a.ranking_[:4]))
+    assert np.array_equal(np.flatnonzero(small.get_support()), np.sort(a.selection_order_[:4]))
     a.set_params(n_features_to_select=4)  # no refit needed for a smaller budget
     assert np.array_equal(a.get_support(), small.get_support())
     assert not np.array_equal(
-        RandomSelection(10, random_state=4).fit(X, Y).ranking_, b.ranking_)
+        RandomSelection(10, random_state=4).fit(X, Y).selection_order_, b.selection_order_)
 
 
 def test_uniform_over_features():

@@ -114,7 +114,7 @@ def test_eq6_hand_worked_two_samples():
     np.testing.assert_allclose(sel.priors_, [0.5, 0.5])
     np.testing.assert_allclose(sel.raw_weights_, [7 / 48, 1 / 4], atol=1e-15)
     np.testing.assert_allclose(sel.weights_, [0.0, 1.0])
-    np.testing.assert_array_equal(sel.ranking_, [1, 0])
+    np.testing.assert_array_equal(sel.selection_order_, [1, 0])
 
 
 def test_eq6_hand_worked_fewer_candidates_than_k():
@@ -196,7 +196,7 @@ def test_relieff_ml_sparse_equals_dense():
     a = ReliefFML(k=5, m=40, random_state=3).fit(X, Y)
     b = ReliefFML(k=5, m=40, random_state=3).fit(sp.csr_matrix(X), Y)
     np.testing.assert_allclose(a.raw_weights_, b.raw_weights_, atol=1e-12)
-    np.testing.assert_array_equal(a.ranking_, b.ranking_)
+    np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
 
 
 @pytest.mark.parametrize("binary", [False, True])
@@ -232,11 +232,11 @@ def test_selector_api(Est):
     np.testing.assert_array_equal(Y, Y0)
     assert sel.n_features_to_select_ == int(np.ceil(np.sqrt(50)))  # ⌈√n⌉ = 8
     assert sel.transform(X).shape == (50, 8)
-    np.testing.assert_array_equal(np.sort(sel.ranking_), np.arange(9))
-    assert np.all(np.diff(sel.weights_[sel.ranking_]) <= 0)
+    np.testing.assert_array_equal(np.sort(sel.selection_order_), np.arange(9))
+    assert np.all(np.diff(sel.weights_[sel.selection_order_]) <= 0)
     np.testing.assert_array_equal(sel.scores_, sel.weights_)
     support = sel.get_support()
-    assert set(np.flatnonzero(support)) == set(sel.ranking_[:8])
+    assert set(np.flatnonzero(support)) == set(sel.selection_order_[:8])
     sel3 = Est(n_features_to_select=3, k=3, random_state=0).fit(sp.csr_matrix(X), Y)
     assert sp.issparse(sel3.transform(sp.csr_matrix(X)))
     c = clone(sel3)

@@ -37,7 +37,7 @@ def test_tables_7_to_10(bibtex):
     assert [r3(rel[f]) for f in (f1, f382, f952, f1824)] == [0.199, 1.007, 1.596, 1.596]
     # f952 and f1824 are identical columns; the tie goes to the lower index
     np.testing.assert_array_equal(X[:, [f952]].toarray(), X[:, [f1824]].toarray())
-    assert scls.ranking_[0] == f952 and ami.ranking_[0] == f952
+    assert scls.selection_order_[0] == f952 and ami.selection_order_[0] == f952
     assert r3(scls.step_scores_[0]) == 1.596
 
     # Table 9: entropies and mutual information
@@ -47,7 +47,7 @@ def test_tables_7_to_10(bibtex):
     # Table 7, second iteration (SCLS, Eq. 25)
     J = rel - mi_952 / H * rel
     assert r3(J[f1]) == 0.198 and r3(J[f382]) == 0.633 and r3(J[f1824]) == 0.0
-    assert scls.ranking_[1] == f382 and r3(scls.step_scores_[1]) == 0.633
+    assert scls.selection_order_[1] == f382 and r3(scls.step_scores_[1]) == 0.633
 
     # Table 8, second iteration (AMI, Eq. 13) and Table 10
     J_ami = rel - mi_952
@@ -56,7 +56,7 @@ def test_tables_7_to_10(bibtex):
     # value is 1.59629 − 0.58661 = 1.00968, which rounds to 1.010.
     assert J_ami[f1824] == pytest.approx(1.009, abs=1e-3)
     assert r3(rel[f1824]) - r3(mi_952[f1824]) == pytest.approx(1.009)
-    assert ami.ranking_[1] == f1824 and ami.step_scores_[1] == pytest.approx(J_ami[f1824])
+    assert ami.selection_order_[1] == f1824 and ami.step_scores_[1] == pytest.approx(J_ami[f1824])
     red_scls = mi_952[f1824] / H[f1824] * rel[f1824]  # Table 10: Red = 1.596 -> 0.000
     assert r3(red_scls) == 1.596 and r3(mi_952[f1824]) == 0.587
 
@@ -64,7 +64,7 @@ def test_tables_7_to_10(bibtex):
 def test_full_budget_is_fast_enough_to_run(bibtex):
     # ⌈√7395⌉ = 86 features; timing is a benchmark's job (benchmarks/bench_scls.py)
     sel = SCLS().fit(bibtex.X, bibtex.Y)
-    assert sel.ranking_.size == 86
-    assert len(set(sel.ranking_)) == 86
+    assert sel.selection_order_.size == 86
+    assert len(set(sel.selection_order_)) == 86
     # the duplicate of the first pick scores 0 after it and is never among the top picks
-    assert 1823 not in sel.ranking_
+    assert 1823 not in sel.selection_order_

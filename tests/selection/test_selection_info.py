@@ -61,7 +61,7 @@ def assert_same_selection(est, ref, err_msg=""):
     Both sides break ties to the lowest index up to rounding, so mathematically tied
     features (whose float scores differ in the last bits) must be resolved the same way.
     """
-    ranking, scores = est.ranking_, est.step_scores_
+    ranking, scores = est.selection_order_, est.step_scores_
     np.testing.assert_array_equal(ranking, ref[0], err_msg=err_msg)
     np.testing.assert_allclose(scores, ref[1], atol=1e-9, err_msg=err_msg)
 
@@ -92,7 +92,7 @@ def test_against_straightforward_reference(seed):
         (GICS(k), ref_gics(info, k)),
     ]:
         est.fit(X, Y)
-        np.testing.assert_array_equal(est.ranking_, ref[0], err_msg=repr(est))
+        np.testing.assert_array_equal(est.selection_order_, ref[0], err_msg=repr(est))
         np.testing.assert_allclose(est.step_scores_, ref[1], atol=1e-9, err_msg=repr(est))
 
 
@@ -105,7 +105,7 @@ def test_scls_hand_worked():
     sel = SCLS(n_features_to_select=3).fit(X, Y)
     # Rel = (1, 1, 0); tie f0/f1 -> f0. Then J(f1) = 1 - (1/1)·1 = 0, J(f2) = 0 - 0 = 0
     # -> tie at 0 goes to the lower index f1. Scores: 1, 0, then f2 with 0·(1 - 1/1·0) = 0.
-    np.testing.assert_array_equal(sel.ranking_, [0, 1, 2])
+    np.testing.assert_array_equal(sel.selection_order_, [0, 1, 2])
     np.testing.assert_allclose(sel.step_scores_, [1.0, 0.0, 0.0], atol=1e-12)
     ami = AMI(n_features_to_select=2).fit(X, Y)
     np.testing.assert_allclose(ami.step_scores_, [1.0, 0.0], atol=1e-12)  # 1 - I(f1; f0) = 0
@@ -171,10 +171,10 @@ def test_mdmr_variants_hand_worked():
     Y = y[:, None]
     h = -(0.25 * np.log2(0.25) + 0.75 * np.log2(0.75))
     sa = MDMR(3, variant="scls_authors").fit(X, Y)
-    np.testing.assert_array_equal(sa.ranking_, [0, 1, 2])
+    np.testing.assert_array_equal(sa.selection_order_, [0, 1, 2])
     np.testing.assert_allclose(sa.step_scores_, [1.0, 0.0, 0.75 - h], atol=1e-12)
     lin = MDMR(3, variant="lin2015").fit(X, Y)
-    np.testing.assert_array_equal(lin.ranking_, [0, 2, 1])
+    np.testing.assert_array_equal(lin.selection_order_, [0, 2, 1])
     np.testing.assert_allclose(lin.step_scores_, [1.0, 1.0, 1.25 - h], atol=1e-12)
 
 
@@ -193,13 +193,13 @@ def test_ami_authors_code_hand_worked_differs_from_relevance_ranking():
         - (-(3 / 8) * np.log2(3 / 8) - (1 / 8) * np.log2(1 / 8) - (1 / 2) * np.log2(1 / 2))
     )
     code = AMI(3, variant="authors_code").fit(X, Y)
-    np.testing.assert_array_equal(code.ranking_, [0, 2, 1])
+    np.testing.assert_array_equal(code.selection_order_, [0, 2, 1])
     np.testing.assert_allclose(code.step_scores_, [1.0, 0.0, r], atol=1e-12)
-    np.testing.assert_array_equal(MIRank(3).fit(X, Y).ranking_, [0, 1, 2])
+    np.testing.assert_array_equal(MIRank(3).fit(X, Y).selection_order_, [0, 1, 2])
     # the budget-2 subsets differ too: {f0, f2} against the relevance ranking's {f0, f1}
-    assert set(AMI(2, variant="authors_code").fit(X, Y).ranking_) == {0, 2}
+    assert set(AMI(2, variant="authors_code").fit(X, Y).selection_order_) == {0, 2}
     # Eq. (2) AMI: J(f1) = r − r = 0 = J(f2), the tie goes to f1
-    np.testing.assert_array_equal(AMI(3).fit(X, Y).ranking_, [0, 1, 2])
+    np.testing.assert_array_equal(AMI(3).fit(X, Y).selection_order_, [0, 1, 2])
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -229,7 +229,7 @@ def test_ami_authors_code_penalised_rows_on_random_data():
     rel = info.relevance()
     code = AMI(6, variant="authors_code").fit(X, Y)
     assert_same_selection(code, ref_ami_authors_code(info, 6, rel))
-    assert not np.array_equal(code.ranking_, MIRank(6).fit(X, Y).ranking_)
+    assert not np.array_equal(code.selection_order_, MIRank(6).fit(X, Y).selection_order_)
 
 
 def test_argmax_tol_lowest_index_up_to_rounding():
@@ -264,7 +264,7 @@ def test_float_ties_go_to_the_lowest_index():
     assert np.ptp(rel) < 1e-14 and np.ptp(gics_first) < 1e-14
     for cls in SELECTORS:
         sel = cls(n_features_to_select=3).fit(X, Y)
-        np.testing.assert_array_equal(sel.ranking_, [0, 1, 2], err_msg=cls.__name__)
+        np.testing.assert_array_equal(sel.selection_order_, [0, 1, 2], err_msg=cls.__name__)
     # gics_select keeps gics.m's exact float maximum unless given a tolerance
     assert gics_select(cache, np.arange(3), np.arange(3), 1)[0][0] == np.argmax(gics_first)
     assert gics_select(cache, np.arange(3), np.arange(3), 1, rtol=TIE_RTOL)[0][0] == 0
@@ -276,7 +276,7 @@ def test_zero_entropy_never_selected_and_warns():
     for cls in SELECTORS:
         with pytest.warns(UserWarning, match="zero entropy"):
             sel = cls(n_features_to_select=3).fit(X, Y)
-        assert list(sel.ranking_) == [1], cls
+        assert list(sel.selection_order_) == [1], cls
 
 
 def test_constant_column_never_selected_even_when_k_is_d():
@@ -288,20 +288,20 @@ def test_constant_column_never_selected_even_when_k_is_d():
     for cls in SELECTORS:
         with pytest.warns(UserWarning, match="zero entropy"):
             sel = cls(n_features_to_select=X.shape[1]).fit(X, Y)
-        assert list(sel.ranking_) == [1], cls
+        assert list(sel.selection_order_) == [1], cls
         assert list(sel.get_support()) == [False, True, False], cls
     # with an informative feature as well, k = d still leaves both constants out
     X2 = np.column_stack([X, Y[:, 0]])
     for cls in SELECTORS:
         with pytest.warns(UserWarning, match="zero entropy"):
             sel = cls(n_features_to_select=X2.shape[1]).fit(X2, Y)
-        assert sorted(sel.ranking_) == [1, 3], cls
+        assert sorted(sel.selection_order_) == [1, 3], cls
     # only constant columns: nothing is selected, by every selector alike (the shared
     # degenerate-data rule of selection._base.degenerate_selection)
     for cls in SELECTORS:
         with pytest.warns(UserWarning, match="no feature varies"):
             sel = cls(n_features_to_select=2).fit(X[:, [0, 2]], Y)
-        assert sel.ranking_.size == 0 and not sel.get_support().any(), cls
+        assert sel.selection_order_.size == 0 and not sel.get_support().any(), cls
     # gics_select itself keeps gics.m's rule (no entropy check at the first pick), which
     # the memetic wrapper reproduces: the tie goes to the constant column, lowest index.
     picked, score = gics_select(InfoCache(X, Y), np.arange(3), np.arange(2), 1)
@@ -311,18 +311,18 @@ def test_constant_column_never_selected_even_when_k_is_d():
 def test_k_larger_than_features_is_capped():
     X, Y = _random_problem(0, d=6)
     sel = SCLS(n_features_to_select=50).fit(X, Y)
-    assert sel.ranking_.size == 5  # 6 features, one constant
+    assert sel.selection_order_.size == 5  # 6 features, one constant
     assert sel.get_support().sum() == 5
 
 
 def test_default_budget_is_ceil_sqrt_n():
     X, Y = _random_problem(1, n=50, d=20)
-    assert SCLS().fit(X, Y).ranking_.size == 8  # ceil(sqrt(50))
+    assert SCLS().fit(X, Y).selection_order_.size == 8  # ceil(sqrt(50))
 
 
 def test_fraction_budget():
     X, Y = _random_problem(1, n=50, d=20)
-    assert AMI(n_features_to_select=0.25).fit(X, Y).ranking_.size == 5
+    assert AMI(n_features_to_select=0.25).fit(X, Y).selection_order_.size == 5
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "ten"])
@@ -340,7 +340,7 @@ def test_bad_inputs():
         SCLS().fit(X, Y[:-1])
     # a 1-D target is one discrete variable (the single-label case), not an error
     np.testing.assert_array_equal(
-        SCLS(3).fit(X, Y[:, 0]).ranking_, SCLS(3).fit(X, Y[:, :1]).ranking_
+        SCLS(3).fit(X, Y[:, 0]).selection_order_, SCLS(3).fit(X, Y[:, :1]).selection_order_
     )
     with pytest.raises(ValueError, match="continuous"):
         SCLS().fit(X, Y[:, 0] + 0.5)
@@ -363,12 +363,12 @@ def test_sparse_dense_dataframe_agree_and_inputs_untouched():
     sparse = SCLS(6).fit(sp.csr_matrix(X), sp.csr_matrix(Y))
     df = pd.DataFrame(X, columns=[f"feat_{i}" for i in range(X.shape[1])])
     frame = SCLS(6).fit(df, Y)
-    np.testing.assert_array_equal(dense.ranking_, sparse.ranking_)
-    np.testing.assert_array_equal(dense.ranking_, frame.ranking_)
+    np.testing.assert_array_equal(dense.selection_order_, sparse.selection_order_)
+    np.testing.assert_array_equal(dense.selection_order_, frame.selection_order_)
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(Y, Y0)
     names = frame.get_feature_names_out()
-    assert list(names) == [f"feat_{i}" for i in sorted(frame.ranking_)]
+    assert list(names) == [f"feat_{i}" for i in sorted(frame.selection_order_)]
     assert sp.issparse(sparse.transform(sp.csr_matrix(X)))
 
 
@@ -389,7 +389,7 @@ def test_numeric_input_is_discretized_by_default():
     X = rng.normal(size=(120, 6))
     X[:, 2] += 3 * Y[:, 0]
     sel = SCLS(2).fit(X, Y)
-    assert sel.ranking_[0] == 2
+    assert sel.selection_order_[0] == 2
     # discretizer=None uses raw values as symbols: every continuous value is its own symbol
     raw = SCLS(2, discretizer=None).fit(X, Y)
     assert raw.entropies_[0] == pytest.approx(np.log2(120))
@@ -460,7 +460,7 @@ def test_plcfs_mdmr_matches_straightforward(dataset_path, name):
         rel = info.relevance()
         est = MDMR(4, variant="lin2015").fit(Xt, Yt)
         ranking, scores = ref_mdmr(info, 4, "lin2015", rel)
-        np.testing.assert_array_equal(est.ranking_, ranking)
+        np.testing.assert_array_equal(est.selection_order_, ranking)
         np.testing.assert_allclose(est.step_scores_, scores, atol=1e-9)
         est = MDMR(4, variant="scls_authors").fit(Xt, Yt)
         assert_same_selection(est, ref_mdmr_scls_authors(info, 4, rel), err_msg=f"split {split}")
@@ -481,7 +481,7 @@ def test_plcfs_ami_authors_code(dataset_path, name):
         tr = masks[:, split]
         Xt, Yt = X[tr], Y[tr]
         code = AMI(k, variant="authors_code").fit(Xt, Yt)
-        np.testing.assert_array_equal(code.ranking_, MIRank(k).fit(Xt, Yt).ranking_)
+        np.testing.assert_array_equal(code.selection_order_, MIRank(k).fit(Xt, Yt).selection_order_)
         if split in (0, 9):
             info = StraightforwardInfo(Xt, Yt)
             ref = ref_ami_authors_code(info, k, info.relevance())

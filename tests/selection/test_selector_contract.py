@@ -1,7 +1,9 @@
 """The one selector contract (issue #15, point 2) over every registered selector.
 
 * ``scores_`` is indexed by feature: shape ``(n_features_in_,)``;
-* ``ranking_`` agrees with ``get_support``;
+* ``selection_order_`` agrees with ``get_support``, and ``ranking_`` is scikit-learn's
+  ranking (as ``RFE``'s: 1 for the selected features, then 2, 3, ... in the order);
+* the selector tags say how a smaller or larger budget is served;
 * a smaller ``n_features_to_select`` set after ``fit`` gives the mask of a refit with that
   budget, without refitting, where the method allows it — otherwise, and for a larger
   budget than was fitted, ``get_support`` raises ``NotFittedError`` saying to refit;
@@ -19,7 +21,16 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skmlfs.experiments._registry import SELECTORS, default_params, resolve, takes_seed
-from skmlfs.selection import LLSF, MLFS, SCLS, ReliefFML
+from skmlfs.selection import (
+    LLSF,
+    MLFS,
+    SCLS,
+    ReliefFML,
+    SelectorTags,
+    get_selector_tags,
+    ranking_from_order,
+    selection_order,
+)
 from skmlfs.selection._base import BaseSelector
 
 K = 6
@@ -80,33 +91,133 @@ def test_scores_per_feature_and_ranking_agrees_with_support(name):
     assert isinstance(est, BaseSelector)
     d = X.shape[1]
     assert est.scores_.shape == (d,)
-    assert est.ranking_.dtype == np.intp
-    assert len(set(est.ranking_.tolist())) == est.ranking_.size  # no repeats
+    assert est.selection_order_.dtype == np.intp
+    assert len(set(est.selection_order_.tolist())) == est.selection_order_.size  # no repeats
     support = est.get_support(indices=True)
     n_sel = est.n_features_to_select_
     assert support.size == n_sel
     # a subset search keeps the best subset it found, of at most K features
     assert n_sel == K or (name in ("memetic", "ga") and 1 <= n_sel <= K)
-    assert sorted(est.ranking_[:n_sel].tolist()) == support.tolist()
+    assert sorted(est.selection_order_[:n_sel].tolist()) == support.tolist()
     if hasattr(est, "step_scores_"):  # greedy: the criterion of each step, placed by feature
-        assert est.step_scores_.shape == est.ranking_.shape
-        np.testing.assert_array_equal(est.scores_[est.ranking_], est.step_scores_)
-        unranked = np.setdiff1d(np.arange(d), est.ranking_)
+        assert est.step_scores_.shape == est.selection_order_.shape
+        np.testing.assert_array_equal(est.scores_[est.selection_order_], est.step_scores_)
+        unranked = np.setdiff1d(np.arange(d), est.selection_order_)
         assert np.isnan(est.scores_[unranked]).all()
     elif name not in ("mlfs",):  # scoring methods: the ranking sorts by scores_
-        ranked = est.scores_[est.ranking_[:K]]
+        ranked = est.scores_[est.selection_order_[:K]]
         assert np.all(np.isfinite(ranked))
         if name != "ralmfs":  # RALM-FS ranks its exact top-k set first
             assert np.all(np.diff(ranked) <= 1e-12)
-            rest = np.setdiff1d(np.arange(d), est.ranking_[:K])
+            rest = np.setdiff1d(np.arange(d), est.selection_order_[:K])
             assert ranked.min() >= np.max(est.scores_[rest], initial=-np.inf) - 1e-12
+
+
+class _ByCoefficient(BaseSelector):
+    """Every feature ordered by |coefficient| of a least-squares fit to the first label
+    (the importance RFE uses with a linear model), best first."""
+
+    def __init__(self, n_features_to_select=None):
+        self.n_features_to_select = n_features_to_select
+
+    def _fit(self, X, Y):
+        self.n_features_in_ = X.shape[1]
+        coef = np.linalg.lstsq(X, Y[:, 0].astype(float), rcond=None)[0]
+        order = np.argsort(-np.abs(coef), kind="stable")
+        self._set_order(order, k=self.n_features_to_select, n_samples=X.shape[0],
+                        scores=np.abs(coef))
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.orders_all_features = True
+        return tags
+
+
+def test_ranking_is_scikit_learns_rfe_ranking_on_a_hand_example():
+    """Five independent standardised features with weights 2, 5, 1, 4, 3: RFE with a linear
+    model eliminates x2, then x0, then x4 and keeps x1, x3, so its ranking_ is
+    [3, 1, 4, 1, 2] (1 = kept, 2 = eliminated last); the selector that orders the features
+    by the same |weights| gives the same ranking_ and the order [1, 3, 4, 0, 2]."""
+    from sklearn.feature_selection import RFE
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((400, 5))
+    X = (X - X.mean(0)) / X.std(0)
+    w = np.array([2.0, 5.0, 1.0, 4.0, 3.0])
+    y = X @ w
+    rfe = RFE(LinearRegression(), n_features_to_select=2, step=1).fit(X, y)
+    np.testing.assert_array_equal(rfe.ranking_, [3, 1, 4, 1, 2])
+    sel = _ByCoefficient(n_features_to_select=2).fit(X, y[:, None])
+    np.testing.assert_array_equal(sel.selection_order_, [1, 3, 4, 0, 2])
+    np.testing.assert_array_equal(sel.ranking_, rfe.ranking_)
+    np.testing.assert_array_equal(sel.get_support(), rfe.support_)
+    # the engine's reading of a foreign selector: RFE's features by rank (ties by index)
+    np.testing.assert_array_equal(selection_order(rfe), [1, 3, 4, 0, 2])
+
+
+def test_ranking_from_order_ranks_the_unordered_features_last_together():
+    # a forward search of 7 features that stopped after 4, 2 of them selected
+    np.testing.assert_array_equal(ranking_from_order([5, 2, 6, 0], 2, 7),
+                                  [3, 4, 1, 4, 4, 1, 2])
+    np.testing.assert_array_equal(ranking_from_order([], 0, 3), [2, 2, 2])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_ranking_agrees_with_selection_order_and_support(name):
+    X, Y = _data()
+    est = _fit(_make(name, K), X, Y)
+    d, order, rk = X.shape[1], est.selection_order_, est.ranking_
+    n_sel = est.n_features_to_select_
+    assert rk.shape == (d,) and rk.dtype == np.intp
+    np.testing.assert_array_equal(rk == 1, est.get_support())  # 1 = selected
+    # then 2, 3, ... along the order, and one shared rank after them for the rest
+    tail = np.arange(2, order.size - n_sel + 2)
+    np.testing.assert_array_equal(rk[order], np.r_[np.ones(n_sel, dtype=int), tail])
+    rest = np.setdiff1d(np.arange(d), order)
+    assert (rk[rest] == order.size - n_sel + 2).all()
+    # sorting by ranking_ gives the selected features first, then the order's tail
+    by_rank = np.argsort(rk, kind="stable")
+    assert sorted(by_rank[:n_sel].tolist()) == sorted(order[:n_sel].tolist())
+    np.testing.assert_array_equal(by_rank[n_sel:order.size], order[n_sel:])
+
+
+def test_tags_are_scikit_learns_with_the_selector_tags():
+    from sklearn.feature_selection import SelectKBest
+    from sklearn.utils import get_tags
+
+    from skmlfs.experiments._methods import TunedSelector
+    from skmlfs.selection import RALMFS, Tags
+
+    tags = get_tags(SCLS())
+    assert isinstance(tags, Tags) and tags.input_tags.sparse and tags.target_tags.multi_output
+    assert tags.selector_tags.row_blocks and tags.selector_tags.greedy
+    assert get_tags(ReliefFML()).input_tags.allow_nan  # a subclass's own tags are kept
+    assert not get_tags(MLFS()).selector_tags.greedy  # local mode: votes, no steps
+    assert get_tags(MLFS(mode="global")).selector_tags.greedy  # tags read the parameters
+    assert get_selector_tags(SelectKBest()) == SelectorTags()  # foreign: the defaults
+    # a tuned selector means what the selector it tunes means
+    assert not get_selector_tags(TunedSelector(selector=RALMFS())).nested_budgets
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tags_say_how_other_budgets_are_served(name):
+    """The tags the engine reads agree with what get_support does (tests below)."""
+    tags = get_selector_tags(_make(name, K))
+    assert isinstance(tags, SelectorTags)
+    assert tags.orders_all_features == (name in FULL)
+    # MLFS's local mode (per-label votes) refuses other budgets in get_support
+    # (_prefix_ok) but is tagged nested, as before the tags: the engine cuts its ranking
+    assert tags.nested_budgets == (name not in SMALLER or name == "mlfs")
+    assert tags.greedy == hasattr(_fit(_make(name, K), *_data()), "step_scores_")
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_smaller_budget_without_refit_equals_refit(name):
     X, Y = _data()
     est = _fit(_make(name, K), X, Y)
-    ranking = est.ranking_.copy()
+    ranking = est.selection_order_.copy()
     for k in (1, 3, K - 1):
         refit = _fit(_make(name, k), X, Y).get_support()
         est.set_params(n_features_to_select=k)
@@ -116,7 +227,7 @@ def test_smaller_budget_without_refit_equals_refit(name):
             continue
         np.testing.assert_array_equal(est.get_support(), refit, err_msg=f"k={k}")
         assert est.transform(X).shape == (X.shape[0], k)
-        np.testing.assert_array_equal(est.ranking_, ranking)  # nothing was refitted
+        np.testing.assert_array_equal(est.selection_order_, ranking)  # nothing was refitted
     est.set_params(n_features_to_select=K)  # back to the fitted budget: the fitted mask
     assert est.get_support().sum() == K
 
@@ -140,11 +251,12 @@ def test_budget_forms_are_cut_from_the_fitted_samples():
     """None (⌈√n⌉), fractions and budget strings are resolved with the fit's sizes."""
     X, Y = _data()
     sel = SCLS(n_features_to_select=None).fit(X, Y)  # ⌈√80⌉ = 9
-    assert sel.ranking_.size == 9
+    assert sel.selection_order_.size == 9
     for k, n in ((0.5, 7), ("5", 5), ("sqrt", 9), ("20%", 3)):
         sel.set_params(n_features_to_select=k)
         assert sel.get_support().sum() == n, k
-        np.testing.assert_array_equal(sel.get_support(indices=True), np.sort(sel.ranking_[:n]))
+        np.testing.assert_array_equal(sel.get_support(indices=True),
+                                      np.sort(sel.selection_order_[:n]))
 
 
 def test_llsf_none_keeps_nonzero_rows_and_any_budget_is_a_cut():
@@ -181,6 +293,8 @@ def test_degenerate_data_selects_nothing_whatever_the_budget():
         sel = SCLS(n_features_to_select=2).fit(X, Y)
     assert sel.scores_.shape == (4,) and np.isnan(sel.scores_).all()
     assert sel.step_scores_.size == 0
+    assert sel.selection_order_.size == 0
+    np.testing.assert_array_equal(sel.ranking_, [2, 2, 2, 2])  # no feature has rank 1
     sel.set_params(n_features_to_select=3)
     assert not sel.get_support().any()
 

@@ -157,7 +157,8 @@ def test_rlefs_matches_literal_reference():
     np.testing.assert_allclose(m.W_, W, rtol=1e-9)
     np.testing.assert_allclose(m.F_, F, rtol=1e-9)
     np.testing.assert_allclose(m.B_, B, rtol=1e-9)
-    np.testing.assert_array_equal(m.ranking_, np.argsort(-np.linalg.norm(W, axis=1), kind="stable"))
+    np.testing.assert_array_equal(m.selection_order_,
+                                  np.argsort(-np.linalg.norm(W, axis=1), kind="stable"))
 
 
 def test_rlefs_api_sparse_dense_determinism():
@@ -174,9 +175,9 @@ def test_rlefs_api_sparse_dense_determinism():
     assert m1.get_support().sum() == 3
     assert m1.transform(X).shape == (X.shape[0], 3)
     assert sp.issparse(ms.transform(sp.csr_matrix(X)))
-    np.testing.assert_array_equal(m1.get_support(indices=True), np.sort(m1.ranking_[:3]))
+    np.testing.assert_array_equal(m1.get_support(indices=True), np.sort(m1.selection_order_[:3]))
     np.testing.assert_allclose(m1.scores_, m1.feature_importances_)
-    assert np.all(np.diff(m1.scores_[m1.ranking_]) <= 0)
+    assert np.all(np.diff(m1.scores_[m1.selection_order_]) <= 0)
     assert RLEFS(n_features_to_select=0.5, random_state=0).fit(X, Y).get_support().sum() == 5
     assert RLEFS().fit(X, Y).n_features_to_select_ == int(np.ceil(np.sqrt(X.shape[0])))  # capped
     with pytest.raises(ValueError, match="alpha"):
@@ -204,7 +205,7 @@ def test_rlefs_deterministic_real_data(emotions):
     X, Y = emotions
     a = RLEFS(random_state=7, max_iter=20).fit(X, Y)
     b = RLEFS(random_state=7, max_iter=20).fit(X, Y)
-    np.testing.assert_array_equal(a.ranking_, b.ranking_)
+    np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
     np.testing.assert_array_equal(a.objective_, b.objective_)
 
 
@@ -237,7 +238,8 @@ def test_fit_settings_rlefs_bit_for_bit(flags):
         for setting, m in zip(_RLEFS_SETTINGS, shared, strict=True):
             fresh = clone(base).set_params(**setting).fit(X_, Y_)
             _assert_same_fit(
-                m, fresh, ["W_", "F_", "B_", "objective_", "ranking_", "label_affinity_"]
+                m, fresh, ["W_", "F_", "B_", "objective_", "selection_order_", "ranking_",
+                           "label_affinity_"]
             )
             assert m.get_params() == fresh.get_params()
     # The settings really differ (the comparison above is not between identical fits).
@@ -270,7 +272,7 @@ def test_fit_settings_mifs_bit_for_bit(flags):
     fits = list(fit_settings(base, X, Y, settings))
     for setting, m in zip(settings, fits, strict=True):
         fresh = clone(base).set_params(**setting).fit(X, Y)
-        _assert_same_fit(m, fresh, ["W_", "V_", "B_", "objective_", "ranking_"])
+        _assert_same_fit(m, fresh, ["W_", "V_", "B_", "objective_", "selection_order_", "ranking_"])
     assert not np.array_equal(fits[0].W_, fits[1].W_)
     # Estimators without a preparation step are just cloned and fitted.
     (r,) = fit_settings(RALMFS(n_features_to_select=3, random_state=0), X, Y, [{"rho": 1.2}])
@@ -328,7 +330,8 @@ def test_mifs_matches_reference_and_sparse():
     assert np.all(np.diff(m.objective_) <= 1e-12 * m.objective_[:-1])
     ms = MIFS(random_state=4, max_iter=8, tol=0).fit(sp.csr_matrix(X), Y)
     np.testing.assert_allclose(ms.W_, m.W_, rtol=1e-7, atol=1e-12)
-    np.testing.assert_array_equal(m.ranking_, np.argsort(-np.sum(m.W_**2, axis=1), kind="stable"))
+    np.testing.assert_array_equal(m.selection_order_,
+                                  np.argsort(-np.sum(m.W_**2, axis=1), kind="stable"))
 
 
 def test_mifs_objective_non_increasing_real_data(flags):
@@ -379,7 +382,7 @@ def test_ralmfs_matches_reference(shape):
     W, keep = _ralm_reference(X, Y, 4, 15, 1)
     np.testing.assert_allclose(m.W_, W, rtol=1e-6, atol=1e-9)
     np.testing.assert_array_equal(m.selected_, keep)
-    np.testing.assert_array_equal(np.sort(m.ranking_[:4]), keep)
+    np.testing.assert_array_equal(np.sort(m.selection_order_[:4]), keep)
     np.testing.assert_array_equal(m.get_support(indices=True), keep)
     Xp = np.abs(X) * (X > 0)
     a = RALMFS(n_features_to_select=4, max_iter=15, random_state=1).fit(Xp, Y)

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         except ImportError as exc:
             print(f"mlfs benchmark: error: --dask: {exc}", file=sys.stderr)
             return 2
-    from ..experiments._parts import is_multipart
+    from ..experiments import is_multipart
 
     if is_multipart(args.experiment):
         for flag, val in (("--selectors", args.selectors),
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _run(args, spec, db)
     except sqlite3.DatabaseError as exc:  # e.g. damaged while running: name the file
-        from ..experiments._store import StoreError
+        from ..experiments import StoreError
 
         raise StoreError(f"{db}: {exc}") from None
 
@@ -187,7 +187,7 @@ def _run(args: argparse.Namespace, spec, db: Path) -> int:
             if verbose:
                 print(f"exported {p}", file=sys.stderr)
     if not args.no_report:
-        from ..experiments._report import write_report
+        from ..experiments.report import write_report
 
         files = write_report(
             db, out, figures=not args.no_figures, cell_ids=summary.cell_ids,
@@ -199,9 +199,7 @@ def _run(args: argparse.Namespace, spec, db: Path) -> int:
 
 def _run_multipart(args: argparse.Namespace) -> int:
     """A file with ``[[part]]`` tables: every part into one store, then its report."""
-    from ..experiments import ResultStore
-    from ..experiments._parts import load_parts, run_parts
-    from ..experiments._parts_report import write_parts_report
+    from ..experiments import ResultStore, load_parts, run_parts, write_parts_report
 
     ep = load_parts(args.experiment)
     db = Path(args.db) if args.db else Path("runs") / f"{ep.name}.db"
@@ -230,7 +228,7 @@ def _run_multipart(args: argparse.Namespace) -> int:
 
 def _report_options(spec) -> dict:
     opts = {}
-    for key in ("control", "decimals", "alpha", "columns"):
+    for key in ("control", "decimals", "alpha", "columns", "title"):
         if key in spec.report:
             opts[key] = spec.report[key]
     return opts

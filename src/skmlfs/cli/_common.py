@@ -20,8 +20,7 @@ def load_dataset(
     options of the same names (the ``--missing`` and ``--label-copies`` flags of
     :func:`add_data_options`).
     """
-    from ..datasets import load, load_name
-    from ..datasets._mat import load_mat
+    from ..datasets import load, load_mat, load_name
 
     label_spec: Any = labels
     prefix = None
@@ -106,12 +105,14 @@ def data_options(args: Any) -> dict:
     return {"missing": args.missing, "label_copies": args.label_copies}
 
 
-def parse_k(value: str | None) -> tuple[tuple, ...]:
-    """Parsed ``-k`` budget terms (default ``sqrt``), by the library's one budget parser
-    (:func:`skmlfs._validation.parse_budget`); count them with ``budget_count``."""
-    from .._validation import parse_budget
+def parse_k(value: str | None) -> list:
+    """The budgets of ``-k`` (default ``sqrt``), each as a selector's
+    ``n_features_to_select`` takes it: :func:`skmlfs._validation.budget_grid`, which a
+    grid such as ``5..20:5`` expands. Nothing is counted here: a selector resolves its
+    budget in ``fit``, and ``mlfs evaluate`` by the same function."""
+    from .._validation import budget_grid
 
-    return parse_budget("ceil_sqrt" if value is None else value, "-k")
+    return budget_grid("sqrt" if value is None else value, "-k")
 
 
 def budget_arg(value: str) -> str:
@@ -222,7 +223,9 @@ def add_budget_options(parser) -> None:
     ``--quiet`` (their progress)."""
     add_progress_option(parser)
     parser.add_argument(
-        "-k", "--n-features", dest="k", default=None, type=budget_arg,
+        # --n-features: the flag's former name, kept working
+        "-k", "--n-features-to-select", "--n-features", dest="k", default=None,
+        type=budget_arg,
         help="how many features: a count (20), a fraction (0.1), a percentage (10%%), "
         "'all', or 'sqrt' for ceil(sqrt(#patterns)), the SCLS paper's budget (default)",
     )
@@ -232,54 +235,34 @@ def add_budget_options(parser) -> None:
     )
 
 
-def one_budget(value: str | None, command: str) -> tuple:
-    """The single budget term of ``-k`` for commands that select once (select, transform)."""
-    terms = parse_k(value)
-    if len(terms) != 1:
+def one_budget(value: str | None, command: str) -> str:
+    """The one budget of ``-k`` for commands that select once (select, transform), as the
+    selector's ``n_features_to_select`` (default ``"sqrt"``, for every method alike)."""
+    from .._validation import is_one_budget
+
+    budget = "sqrt" if value is None else value
+    if not is_one_budget(budget):
         raise ValueError(
             f"-k {value}: mlfs {command} takes one budget (several are for mlfs evaluate)"
         )
-    return terms[0]
+    return budget
 
 
-def make_selector(method: str, term: tuple, ds: Any, seed: int | None) -> Any:
-    """The registered selector ``method`` with the budget ``term`` as a count for ``ds``
-    (every method the same way; each has its own default otherwise), seeded if stochastic."""
-    from .._validation import budget_count
-    from ..experiments._registry import default_params, resolve
-
-    n, d = ds.X.shape
-    k = budget_count(term, n, d, cap=False)
-    params = {**default_params("selector", method), "n_features_to_select": k}
-    return seeded(resolve("selector", method), params, seed)
-
-
-def selector_input(selector: Any, ds: Any) -> Any:
-    """The features to fit ``selector`` on, with the dataset's nominal columns kept as they are.
-
-    For a selector of the shared convention (``BaseInfoSelector``) left at
-    ``discretizer="auto"``, the library's one ``"auto"`` rule
-    (:func:`skmlfs.discretize.discretize_features`) is applied here once, with the nominal
-    columns passed through unchanged; the selector's own ``"auto"`` then finds integer codes
-    and uses them as they are (:func:`skmlfs.discretize.is_discrete`), so its parameters stay
-    what the user asked for. Without nominal columns, or for other selectors, ``X`` is
-    returned unchanged and the selector discretizes it itself.
-    """
+def make_selector(method: str, budget: str, ds: Any, seed: int | None) -> Any:
+    """The registered selector ``method`` with ``n_features_to_select=budget`` as typed
+    (``"10%"`` reaches the selector as ``"10%"`` and is resolved in its ``fit``), seeded if
+    stochastic, and told the data set's nominal columns when it discretizes
+    (``categorical_features``)."""
     import numpy as np
 
-    from ..discretize import discretize_features
-    from ..selection._base import BaseInfoSelector
+    from ..experiments._registry import default_params, param_names, resolve
 
-    nominal = np.array([t == "nominal" for t in ds.feature_types], dtype=bool)
-    own = getattr(type(selector), "_discretize", None)
-    if (
-        not nominal.any()
-        or own is not BaseInfoSelector._discretize
-        or not isinstance(selector.get_params(deep=False).get("discretizer"), str)
-        or selector.get_params(deep=False)["discretizer"] != "auto"
-    ):
-        return ds.X
-    return discretize_features("auto", ds.X, ds.Y, categorical_features=nominal)
+    params = {**default_params("selector", method), "n_features_to_select": budget}
+    cls = resolve("selector", method)
+    nominal = np.flatnonzero([t == "nominal" for t in ds.feature_types])
+    if nominal.size and "categorical_features" in param_names(cls):
+        params.setdefault("categorical_features", nominal.tolist())
+    return seeded(cls, params, seed)
 
 
 def fit_selector(args: Any, method: str, command: str) -> tuple[Any, Any, float]:
@@ -292,16 +275,16 @@ def fit_selector(args: Any, method: str, command: str) -> tuple[Any, Any, float]
 
     from .._progress import progress_mode, progress_style
 
-    term = one_budget(args.k, command)
+    budget = one_budget(args.k, command)
     ds = load_dataset(args.dataset, args.labels, **data_options(args))
     require_complete(ds, command)
-    selector = make_selector(method, term, ds, args.seed)
+    selector = make_selector(method, budget, ds, args.seed)
     mode = progress_mode(getattr(args, "quiet", False))
     if mode != "off" and "verbose" in selector.get_params(deep=False):
         selector.set_params(verbose=1)  # its steps, the one rule of skmlfs._progress
     t0 = time.perf_counter()
     with progress_style(mode):
-        selector.fit(selector_input(selector, ds), ds.Y)
+        selector.fit(ds.X, ds.Y)
     return ds, selector, time.perf_counter() - t0
 
 

@@ -86,7 +86,7 @@ def _plot(path, curve_k, scls_curve, random_curve, all_hl, k, n_features) -> Non
 def run(args) -> int:
     import numpy as np
 
-    from ..experiments import holdout_splits
+    from ..model_selection import holdout_splits
     from ..selection import SCLS
 
     ds = demo_data(args.samples, args.features, args.labels, args.seed)
@@ -106,8 +106,8 @@ def run(args) -> int:
     t0 = time.perf_counter()
     sel = SCLS(n_features_to_select=args.k).fit(Xtr, Ytr)
     sel_time = time.perf_counter() - t0
-    k = int(sel.ranking_.size)
-    picked = roles[sel.ranking_]
+    k = int(sel.selection_order_.size)
+    picked = roles[sel.selection_order_]
     print(f"Step 1. SCLS (Lee & Kim 2017) ranks the features by how much they tell about the "
           f"labels,\n  minus what the features already chosen tell; it keeps {k} of {d} "
           f"({100 * k / d:.0f} %) in {sel_time:.2f} s.")
@@ -115,13 +115,13 @@ def run(args) -> int:
           f"took {int((picked == 'red').sum())} redundant copies and "
           f"{int((picked == 'noise').sum())} noise features.")
     print(textwrap.fill("Chosen, best first: " + ", ".join(
-        ds.feature_names[f] for f in sel.ranking_), width=92, initial_indent="  ",
+        ds.feature_names[f] for f in sel.selection_order_), width=92, initial_indent="  ",
         subsequent_indent="    ") + "\n")
 
     rng = np.random.default_rng(args.seed)
     subsets = [np.sort(rng.choice(d, size=k, replace=False)) for _ in range(N_RANDOM)]
     full = _evaluate(Xtr, Ytr, Xte, Yte, np.arange(d))
-    chosen = _evaluate(Xtr, Ytr, Xte, Yte, sel.ranking_)
+    chosen = _evaluate(Xtr, Ytr, Xte, Yte, sel.selection_order_)
     random_rows = np.array([_evaluate(Xtr, Ytr, Xte, Yte, s, repeat=1) for s in subsets])
     rand = tuple(random_rows.mean(axis=0))
 
@@ -152,7 +152,7 @@ def run(args) -> int:
 
     if args.plot:
         m_max = min(d, max(2 * k, 30))
-        ranking = SCLS(n_features_to_select=m_max).fit(Xtr, Ytr).ranking_
+        ranking = SCLS(n_features_to_select=m_max).fit(Xtr, Ytr).selection_order_
         curve_k = [m for m in range(1, m_max + 1) if m <= 10 or m % 2 == 0 or m == k]
         scls_curve = [_evaluate(Xtr, Ytr, Xte, Yte, ranking[:m], repeat=1)[0] for m in curve_k]
         orders = [rng.permutation(d) for _ in range(N_RANDOM // 2)]

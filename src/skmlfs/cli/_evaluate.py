@@ -35,7 +35,9 @@ def register(parser) -> None:
     parser.add_argument("--test-size", type=float, default=0.2, help="holdout test fraction (0.2)")
     parser.add_argument("--folds", type=int, default=5, help="k for --protocol kfold (5)")
     parser.add_argument(
-        "-k", "--n-features", dest="k", default=None, type=budget_arg,
+        # --n-features: the flag's former name, kept working
+        "-k", "--n-features-to-select", "--n-features", dest="k", default=None,
+        type=budget_arg,
         help="features to select: a count (20), a fraction (0.1), a percentage (10%%), 'all', "
         "'sqrt' = ceil(sqrt(#patterns)) (the default), or budgets such as '5..20:5' or "
         "'1%%..5%%'",
@@ -85,7 +87,7 @@ def run(args) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     results = evaluate(
         ds, methods, args.learner, splits,
-        n_features="ceil_sqrt" if args.k is None else args.k,
+        n_features_to_select="ceil_sqrt" if args.k is None else args.k,
         metrics=metrics, discretizer=discretizer, random_state=args.seed, n_jobs=args.jobs,
         progress=progress_mode(args.quiet),  # bar on a terminal, lines on a pipe
     )

@@ -40,7 +40,8 @@ def _found_in_mlfs_datasets(entry) -> str | None:
 
 def run(args) -> int:
     from ..datasets import REGISTRY, data_home, fetch, registry_key
-    from ..datasets._fetch import PROVENANCE, _base_url
+    from ..datasets._fetch import _base_url
+    from ..datasets._sources import PROVENANCE
 
     home = data_home(args.data_home)
     if args.list or not args.names:

@@ -52,7 +52,7 @@ def method_rows(kind: str) -> list[dict]:
 
 def _score_lines(rows: list[dict], markdown: bool) -> list[str]:
     """What each selector's ``scores_`` holds, under the name of the column ``mlfs select``
-    gives it (the class attribute ``_scores_meaning``; skmlfs.selection.scores_meaning)."""
+    gives it (the selector tag ``scores_meaning``; skmlfs.selection.scores_meaning)."""
     if markdown:
         lines = ["", "### Score column of `mlfs select` (`scores_`)", "",
                  "| name | column | what it holds |", "|---|---|---|"]

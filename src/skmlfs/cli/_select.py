@@ -42,7 +42,7 @@ def run(args) -> int:
     import pandas as pd
 
     from ..experiments._registry import canonical_name
-    from ..selection import scores_meaning
+    from ..selection import ranking_from_order, scores_meaning, selection_order
 
     check_output_options(args)
     check_output_path(args.out)  # before the work, not after it
@@ -50,13 +50,18 @@ def run(args) -> int:
     n, d = ds.X.shape
     name = canonical_name("selector", args.method) or type(selector).__name__
     support = selector.get_support()
-    ranking = np.asarray(selector.ranking_)
-    # features selected but not ranked (a method whose support is not its ranking's head)
-    extra = np.setdiff1d(np.flatnonzero(support), ranking)
-    order = np.concatenate([ranking, extra]).astype(np.intp)
+    ordered = selection_order(selector)
+    # features selected but not ordered (a method whose support is not its order's head)
+    extra = np.setdiff1d(np.flatnonzero(support), ordered)
+    order = np.concatenate([ordered, extra]).astype(np.intp)
+    # "order": the position in the selection order; "rank": scikit-learn's ranking_ of
+    # the feature (1 = selected, then 2, 3, ... as RFE ranks the features it eliminates)
+    on = support[order]
+    rank = ranking_from_order(np.concatenate([order[on], order[~on]]), int(on.sum()), d)
     table = pd.DataFrame(
         {
-            "rank": range(1, len(order) + 1),
+            "order": range(1, len(order) + 1),
+            "rank": rank[order],
             "feature_index": order,
             "feature": [ds.feature_names[i] for i in order],
             "selected": support[order],

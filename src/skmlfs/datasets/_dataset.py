@@ -331,3 +331,8 @@ def apply_missing_policy(
             stacklevel=stacklevel + 1,
         )
     return where
+
+
+def _check_missing_policy(missing: str) -> None:
+    if missing not in ("warn", "raise", "ignore"):
+        raise ValueError(f"missing must be 'warn', 'raise' or 'ignore'; got {missing!r}")

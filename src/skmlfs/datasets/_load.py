@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import warnings
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
@@ -14,9 +13,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._arff import NOMINAL, ARFFError, ParsedARFF, parse_arff
-from ._dataset import MultiLabelDataset, apply_missing_policy
+from ._dataset import MultiLabelDataset, _check_missing_policy, apply_missing_policy
+from ._mat import load_mat
+from ._sources import find_dataset
+from ._tabular import TABULAR_SUFFIXES, load_tabular
+from ._xml import _xml_line, read_label_xml
 
-__all__ = ["load", "load_name", "load_train_test", "read_label_xml"]
+__all__ = ["load", "load_name", "load_train_test"]
 
 PathLike: TypeAlias = "str | os.PathLike[str]"
 LabelSpec: TypeAlias = "PathLike | Sequence[str] | int | None"
@@ -28,69 +31,6 @@ class _LabelPrefix(str):
 
 
 # --------------------------------------------------------------------------- label files
-
-
-def read_label_xml(path: PathLike) -> list[str]:
-    """Read the label names of a Mulan XML label file.
-
-    Every ``<label name="...">`` element is returned in document order; nested
-    (hierarchical) labels are included.  The namespace is ignored.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The ``.xml`` file.
-
-    Returns
-    -------
-    list of str
-
-    Raises
-    ------
-    ARFFError
-        If the XML is malformed, has no label, or names a label twice.
-    """
-    path = Path(path)
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as exc:
-        raise ARFFError(f"malformed XML label file: {exc}", path, exc.position[0]) from None
-    except (LookupError, ValueError) as exc:
-        # An unknown encoding="..." raises LookupError; one expat cannot decode
-        # (UTF-32, shift_jis, utf-7) a ValueError that names no file.
-        raise ARFFError(f"cannot decode XML label file: {exc}", path, 1) from None
-    except OSError as exc:
-        raise ARFFError(f"cannot read label file: {exc.strerror or exc}", path) from None
-    names = [
-        el.get("name")
-        for el in root.iter()
-        if isinstance(el.tag, str) and el.tag.rsplit("}", 1)[-1] == "label"
-    ]
-    if any(n is None for n in names):
-        raise ARFFError("a <label> element has no name attribute", path)
-    if not names:
-        raise ARFFError("no <label name=...> element in the label file", path)
-    seen: set[str] = set()
-    for n in names:
-        if n in seen:
-            raise ARFFError(f"label {n!r} is listed twice", path, _xml_line(path, n))
-        seen.add(n)
-    return names  # type: ignore[return-value]
-
-
-def _xml_line(path: Path, name: str) -> int | None:
-    """Line of the label ``name`` in an XML file (for error messages only)."""
-    from xml.sax.saxutils import quoteattr
-
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    forms = {f'"{name}"', f"'{name}'", quoteattr(name)}
-    for k, line in enumerate(text.split("\n"), 1):
-        if any(f in line for f in forms):
-            return k
-    return None
 
 
 def _find_label_xml(arff: Path) -> tuple[Path | None, list[str]]:
@@ -333,11 +273,6 @@ def _assemble(parsed: ParsedARFF, label_idx: list[int], missing: MissingPolicy) 
     }
 
 
-def _check_missing_policy(missing: str) -> None:
-    if missing not in ("warn", "raise", "ignore"):
-        raise ValueError(f"missing must be 'warn', 'raise' or 'ignore'; got {missing!r}")
-
-
 def _load_parts(
     paths: list[Path], labels: LabelSpec, missing: MissingPolicy, name: str | None
 ) -> MultiLabelDataset:
@@ -497,15 +432,12 @@ def load(
     if isinstance(path, str | os.PathLike):
         p = Path(path)
         if not p.exists():
-            from ._fetch import find_dataset
-
             file, root, found = find_dataset(p)
             if file is None:
                 if label_prefix is not None:
                     labels = _LabelPrefix(label_prefix)
                 return load_name(found, root=root, labels=labels, missing=missing)
             p = file
-        from ._tabular import TABULAR_SUFFIXES, load_tabular
 
         if p.suffix.lower() in TABULAR_SUFFIXES:
             return load_tabular(p, labels, label_prefix=label_prefix, missing=missing, name=name)
@@ -514,14 +446,12 @@ def load(
         if p.suffix.lower() == ".mat":
             if labels is not None:
                 raise ValueError("labels= does not apply to .mat files (labels are 'answer')")
-            from ._mat import load_mat
 
             return load_mat(p, name=name)
         return _load_parts([p], labels, missing, name)
     paths = [Path(p) for p in path]
     if not paths:
         raise ValueError("path is an empty list")
-    from ._tabular import TABULAR_SUFFIXES
 
     if any(q.suffix.lower() in TABULAR_SUFFIXES for q in paths):
         raise ValueError("a list of parts must be ARFF files; load a table on its own")
@@ -643,19 +573,14 @@ def load_name(
     direct = Path(name)
     if direct.suffix.lower() in (".arff", ".mat") and direct.is_file():
         if direct.suffix.lower() == ".mat":
-            from ._mat import load_mat
-
             return load_mat(direct, **mat_options)
         return load(direct, labels, missing=missing)
     if root is None:
         # $MLFS_DATASETS, then the download cache of fetch(); the error lists both.
-        from ._fetch import find_dataset
 
         file, root, found = find_dataset(name)
         if file is not None:
             if file.suffix.lower() == ".mat":
-                from ._mat import load_mat
-
                 return load_mat(file, **mat_options)
             return load(file, labels, missing=missing)
         name = found
@@ -663,8 +588,6 @@ def load_name(
     collection, _, base = name.strip("/").rpartition("/")
     collection = collection or "mulan"
     if collection == "plcfs":
-        from ._mat import load_mat
-
         p = root / "plcfs" / f"{base}.mat"
         if not p.is_file():
             raise FileNotFoundError(f"data set {name!r}: {p} does not exist")

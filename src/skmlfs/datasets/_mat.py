@@ -10,6 +10,7 @@ from typing import Literal
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import check_labels
 from ._dataset import DatasetError, MultiLabelDataset
 
 __all__ = ["LabelCopiesWarning", "load_mat"]
@@ -129,8 +130,6 @@ def load_mat(
     """
     from scipy.io import loadmat
     from scipy.io.matlab import MatReadError
-
-    from .._validation import check_labels
 
     if label_copies not in ("warn", "drop", "keep"):
         raise ValueError(f"label_copies must be 'warn', 'drop' or 'keep'; got {label_copies!r}")

@@ -15,8 +15,10 @@ import numpy as np
 from ._dataset import (
     DatasetError,
     MultiLabelDataset,
+    _check_missing_policy,
     apply_missing_policy,
 )
+from ._xml import read_label_xml
 
 __all__ = ["TABULAR_SUFFIXES", "load_tabular"]
 
@@ -128,8 +130,6 @@ def _label_columns(
             )
         names = columns[:c] if c > 0 else columns[n + c :]
     elif isinstance(labels, str | os.PathLike) and str(labels).lower().endswith(".xml"):
-        from ._load import read_label_xml
-
         names = read_label_xml(labels)
     elif isinstance(labels, str):
         raise TypeError(
@@ -284,8 +284,6 @@ def load_tabular(
     Line numbers count the header as line 1 and assume no quoted field spans several
     lines.
     """
-    from ._load import _check_missing_policy
-
     _check_missing_policy(missing)
     path = Path(path)
     if not path.is_file():

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import with_categorical
+from ._laim import LAIMDiscretizer
 
 __all__ = ["discretize_features", "fit_discretizer", "is_discrete"]
 
@@ -64,7 +65,6 @@ def fit_discretizer(
             raise ValueError(f"discretizer must be 'auto', None or a transformer; got {disc!r}.")
         if is_discrete(X):
             return None
-        from ._laim import LAIMDiscretizer
 
         disc = LAIMDiscretizer()
     elif disc is None:

@@ -76,6 +76,8 @@ class _BaseDiscretizer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        if np.dtype(self._output_dtype).kind != "f":
+            tags.transformer_tags.preserves_dtype = []  # bin codes, whatever the input
         return tags
 
     # ------------------------------------------------------------ hooks

@@ -168,7 +168,8 @@ class LAIMDiscretizer(_CountRuleDiscretizer):
     def _validate_Y(self, Y: Any, n: int) -> np.ndarray:
         if Y is None:
             raise ValueError(
-                "LAIMDiscretizer is supervised: fit(X, Y) needs the (n_samples, n_labels) "
+                "LAIMDiscretizer requires y to be passed, but the target y is None: it is "
+                "supervised, fit(X, Y) needs the (n_samples, n_labels) "
                 "label matrix."
             )
         return check_labels(Y, n)
@@ -188,6 +189,14 @@ class LAIMDiscretizer(_CountRuleDiscretizer):
         self
         """
         return super().fit(X, Y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # supervised by a label matrix: scikit-learn's checks then fit it on one
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False
+        return tags
 
     def _fit_edges(self, X: np.ndarray, Y: np.ndarray) -> list[np.ndarray]:
         edges = []

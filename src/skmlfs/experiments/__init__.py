@@ -2,7 +2,8 @@
 
 Function-level API (one dataset, in memory)::
 
-    from skmlfs.experiments import holdout_splits, evaluate, summarize
+    from skmlfs.experiments import evaluate, summarize
+    from skmlfs.model_selection import holdout_splits
     splits = holdout_splits(len(ds.Y), repeats=10, test_size=0.2, random_state=0)
     res = evaluate(ds, {"scls": SCLS(), "ami": "ami"}, "mlnb", splits, n_features=None)
     summarize(res)                       # mean ± std per method × metric
@@ -14,16 +15,19 @@ Whole experiments (TOML, resumable, SQLite)::
     write_report("runs/scls_paper.db", "docs/results/scls_paper")
 
 Both paths build the same tasks and run them with the same per-cell function
-(:mod:`skmlfs.experiments._cells`). Short method names come from the registries in
-:mod:`skmlfs.experiments._registry`.
+(:mod:`skmlfs.experiments._execute`). Short method names come from the registries in
+:mod:`skmlfs.experiments._registry`. The layers of the engine, lowest first (each module
+imports only lower ones; ``tests/test_layering.py`` checks it): the registry; the spec
+(``_build`` for method tables, ``_spec``, ``_parts``); the store; the method options (``_tuning``);
+execution (``_execute``, what a worker runs, with ``_graphs``) and the backends; the
+planner; the run (``_runner``, ``_parts_run``); the report. Splits, searches, scorers and
+meta-estimators are the library package :mod:`skmlfs.model_selection`.
 """
 
-from ._cells import prepare_split, run_task
+from ._execute import prepare_split, run_task
 from ._histories import plot_search_histories, search_histories
-from ._methods import WeightedLearner, metric_scorer
-from ._parts import ExperimentParts, load_parts, run_parts
-from ._parts_report import write_parts_report
-from ._protocols import Split, holdout_splits, kfold_splits, mat_splits
+from ._parts import ExperimentParts, is_multipart, load_parts
+from ._parts_run import run_parts
 from ._registry import DISCRETIZERS, LEARNERS, SELECTORS, AllFeatures, resolve
 from ._runner import RunSummary, evaluate, run_experiment, summarize
 from ._spec import (
@@ -38,13 +42,10 @@ from ._spec import (
     resolve_n_features_grid,
 )
 from ._store import ResultStore, StoreBusyError, StoreError
-from ._stratify import IterativeStratifiedKFold, iterative_stratification
-from ._subsample import TrainingSubsample
-from ._tuning import FractionalOnly, MeanScorer, MinMaxScale
+from ._tuning import FractionalOnly, MinMaxScale
 
 __all__ = [
     "FractionalOnly",
-    "MeanScorer",
     "MinMaxScale",
     "DISCRETIZERS",
     "LEARNERS",
@@ -53,7 +54,6 @@ __all__ = [
     "DatasetSpec",
     "ExperimentParts",
     "ExperimentSpec",
-    "IterativeStratifiedKFold",
     "MethodSpec",
     "MetricRef",
     "ProtocolSpec",
@@ -62,17 +62,10 @@ __all__ = [
     "SpecError",
     "StoreBusyError",
     "StoreError",
-    "TrainingSubsample",
-    "Split",
-    "WeightedLearner",
     "evaluate",
-    "holdout_splits",
-    "iterative_stratification",
-    "kfold_splits",
     "load_experiment",
+    "is_multipart",
     "load_parts",
-    "mat_splits",
-    "metric_scorer",
     "parse_n_features",
     "plot_search_histories",
     "run_parts",
@@ -90,7 +83,11 @@ __all__ = [
 def __getattr__(name):
     # the report pulls in matplotlib; import it only when asked for
     if name in ("write_report", "metric_tables", "wilcoxon_table", "win_tie_loss_table"):
-        from . import _report
+        from . import report
 
-        return getattr(_report, name)
+        return getattr(report, name)
+    if name == "write_parts_report":
+        from .report._multipart import write_parts_report
+
+        return write_parts_report
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

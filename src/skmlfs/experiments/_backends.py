@@ -2,12 +2,12 @@
 
 Why batches, and why workers load their own data (issue "Distributed for real")
 --------------------------------------------------------------------------------
-A :class:`~skmlfs.experiments._cells.Task` (one dataset, split and selector) of the SCLS
+A :class:`~skmlfs.experiments._execute.Task` (one dataset, split and selector) of the SCLS
 grid runs in 30-100 ms. Sent one by one, with the dataset scattered once from the client,
 a 2-worker Dask cluster was no faster than one process, and a real cluster slower:
 
 * every task of a split redid that split's discretization on whichever worker got it (the
-  per-process cache of :func:`~skmlfs.experiments._cells.prepare_split` only helps when the
+  per-process cache of :func:`~skmlfs.experiments._execute.prepare_split` only helps when the
   tasks of a split run one after the other in the same process; LAIM on a numeric dataset
   costs more than its selections);
 * per-task scheduling round trips were of the order of the task itself;
@@ -28,22 +28,29 @@ only writer of the results store: workers return results and never touch it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
+import pickle
 import signal
 import threading
 import time
+import time as _time
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from joblib import effective_n_jobs
 
-from ._cells import Task, TaskResult, run_task
+from .. import datasets as _ds
+from .. import discretize, learners, metrics, selection  # noqa: F401 — warmed in workers
+from .._ids import fingerprint
+from .._validation import check_labels
+from ._execute import Task, TaskResult, compact, run_task, versions
 
 __all__ = ["Batch", "DataSource", "make_batches", "results", "run_batch"]
 
@@ -53,25 +60,6 @@ INSTALL_DISTRIBUTED = (
 
 
 # --------------------------------------------------------------------------- data
-def fingerprint(X: Any, Y: np.ndarray) -> str:
-    """SHA-256 (first 16 hex digits) of the shapes, dtypes and values of ``(X, Y)``."""
-    h = hashlib.sha256()
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        parts = [X.data, X.indices, X.indptr]
-        h.update(b"csr")
-    else:
-        parts = [np.ascontiguousarray(X)]
-    h.update(repr((X.shape, str(X.dtype), Y.shape, str(Y.dtype))).encode())
-    for a in (*parts, np.ascontiguousarray(Y)):
-        a = np.ascontiguousarray(a)
-        if a.dtype.hasobject:  # no buffer to hash: its pickle is as deterministic
-            import pickle
-
-            h.update(pickle.dumps(a, protocol=4))
-        else:
-            h.update(memoryview(a).cast("B"))
-    return h.hexdigest()[:16]
 
 
 @dataclass
@@ -117,12 +105,9 @@ def _load(src: DataSource) -> tuple[Any, Any]:
         if src.token in _DATA_CACHE:
             _DATA_CACHE.move_to_end(src.token)
             return _DATA_CACHE[src.token]
-    from ._runner import _arrays  # the one conversion the client also used
 
     ds = src.dataset
     if ds.load_name is not None and ds.path is None and ds.generator is None:
-        from .. import datasets as _ds
-
         root = src.root or os.environ.get("MLFS_DATASETS")
         obj = _ds.load_name(ds.load_name, root=root, **dict(ds.options))
     else:
@@ -246,7 +231,6 @@ def run_batch(batch: Batch, catch: bool = True, single_thread: bool = False) -> 
         except Exception as exc:  # noqa: BLE001 — reported per task, see docstring
             if not catch:
                 raise
-            from ._cells import versions
 
             msg = f"{type(exc).__name__}: {exc}"
             return [TaskResult(t.task_id, None, error=msg, versions=versions())
@@ -270,9 +254,6 @@ def _joblib(batches, n_jobs, catch) -> Iterator[tuple[Task, TaskResult]]:
     it starts (see :func:`_exit_with_parent`), also one killed with the client before it
     ever received a batch.
     """
-    from concurrent.futures import FIRST_COMPLETED, wait
-
-    from joblib import effective_n_jobs
     from joblib.externals.loky import get_reusable_executor
 
     n = effective_n_jobs(n_jobs)
@@ -391,9 +372,6 @@ def _warm_imports() -> None:
     """Import what a batch needs (2-3 s of CPU in a fresh worker process)."""
     import threadpoolctl  # noqa: F401
 
-    from .. import discretize, learners, metrics, selection  # noqa: F401
-    from . import _cells  # noqa: F401
-
 
 #: Run-scoped settings of Dask's periodic callbacks, per kind of server: ``None`` stops a
 #: callback that only serves diagnostics, a number (milliseconds) runs a safety check less
@@ -424,8 +402,6 @@ def _callback_setter():
     library (the workers and nannies must)."""
 
     def set_callbacks(settings, dask_worker=None, dask_scheduler=None):
-        import time as _time
-
         server = dask_worker if dask_worker is not None else dask_scheduler
         before = {}
         for name, ms in settings.items():
@@ -485,8 +461,6 @@ def _unsealer():
     """
 
     def unseal(payload):
-        import pickle
-
         func, args = pickle.loads(payload)
         return func(*args)
 
@@ -594,3 +568,30 @@ def n_workers_of(n_jobs: int | None, dask: Any) -> int:
         return max(2, len(dask.scheduler_info().get("workers", {})))
     except Exception:  # noqa: BLE001
         return 4
+
+
+# --------------------------------------------------------------------------- data helpers
+def _arrays(ds: Any, use_discretized: bool = False, name: str = "dataset") -> tuple[Any, Any]:
+    """``(X, Y)`` of a dataset object or pair, X compacted (CSR if sparse), Y uint8."""
+    if isinstance(ds, tuple) and len(ds) == 2:
+        X, Y = ds
+    else:
+        X, Y = ds.X, ds.Y
+        if use_discretized:
+            Xd = getattr(ds, "X_discrete", None)
+            if Xd is None:
+                raise ValueError(
+                    f"{name}: use_discretized=true but the dataset has no discretized copy "
+                    "(X_discrete; only the PLCFS emotions/yeast .mat files store data_dis)."
+                )
+            X = Xd
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+    elif hasattr(X, "to_numpy"):
+        X = X.to_numpy()
+    else:
+        X = np.asarray(X)
+    if sp.issparse(Y):
+        Y = Y.toarray()
+    Y = check_labels(Y, X.shape[0])
+    return compact(X), Y

@@ -10,7 +10,7 @@ So a task computes, per distinct geometry, one train–train and one test–trai
 the largest k of its cells, and fits every such learner with ``metric="precomputed"`` on
 it: the same neighbours, hence the same predictions, as the learner's own search.
 
-:func:`fit_predict` is the per-cell fit and prediction of :mod:`._cells`; learners it
+:func:`fit_predict` is the per-cell fit and prediction of :mod:`._execute`; learners it
 cannot share a graph for (tuned searches, MLC-WkNN, which needs distances between
 neighbours, any other estimator) are fitted as they are, and predict once with
 ``predict_with_proba`` when they have it and both outputs are needed.
@@ -24,17 +24,18 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from sklearn.base import clone
 
-from ._cells import array_digest
+from .._ids import array_digest
+from ..learners import DMLkNN, MLkNN
+from ..model_selection import WeightedLearner
+from ..neighbors import heom_kneighbors_graph
 
 __all__ = ["NeighbourGraphs", "fit_predict"]
 
 
 def _graph_learner(est: Any) -> tuple[Any, Any] | None:
     """``(weighted wrapper or None, lazy learner)`` when ``est`` can use a shared graph."""
-    from ..learners import DMLkNN, MLkNN
-    from ._methods import WeightedLearner
-
     wrapper = None
     inner = est
     if isinstance(est, WeightedLearner):
@@ -91,8 +92,6 @@ class NeighbourGraphs:
     def get(self, A: Any, B: Any, key: tuple, cat: Any, weights: Any, normalize: bool,
             k: int) -> tuple[Any, Any, float, float]:
         """``(train graph, test graph, seconds train, seconds test)`` (0 s when cached)."""
-        from ..neighbors import heom_kneighbors_graph
-
         hit = self._graphs.get(key)
         if hit is not None and _stored(hit[0]) >= k:
             return hit[0], hit[1], 0.0, 0.0
@@ -141,7 +140,6 @@ def fit_predict(
         key = (b"" if feats is None else np.asarray(feats).tobytes(), cat_key, normalize,
                array_digest(weights))
         Gtr, Gte, s_tr, s_te = graphs.get(A, B, key, cat, weights, normalize, int(inner.k))
-        from sklearn.base import clone
 
         est = clone(inner).set_params(metric="precomputed", feature_weights=None,
                                       categorical_features=None)

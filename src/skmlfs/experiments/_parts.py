@@ -30,7 +30,6 @@ report reads each part's cells back by the meta entry ``parts:<file name>``.
 from __future__ import annotations
 
 import copy
-import json
 import os
 import re
 import tomllib
@@ -41,9 +40,10 @@ from typing import Any
 
 import numpy as np
 
-from ._spec import ExperimentSpec, SpecError, _fail, _unknown
+from ._build import _param, expand_variants, glob_match
+from ._spec import ExperimentSpec, SpecError, _fail, _unknown, check_sections
 
-__all__ = ["PART_KEYS", "ExperimentParts", "load_parts", "parts_from_dict", "run_parts"]
+__all__ = ["PART_KEYS", "ExperimentParts", "is_multipart", "load_parts", "parts_from_dict"]
 
 #: keys of a ``[[part]]`` table (every other key is the top level's)
 PART_KEYS = {
@@ -54,7 +54,8 @@ PART_KEYS = {
     "base_learners",
     "selectors",
     "protocol",
-    "n_features",
+    "n_features_to_select",
+    "n_features",  # the former name of n_features_to_select (deprecated)
     "metrics",
     "discretizer",
     "use_discretized",
@@ -62,6 +63,8 @@ PART_KEYS = {
     "estimator_seed",
     "seed",
 }
+#: keys of the ``[report]`` table of a file with parts
+REPORT_KEYS = {"title", "intro", "labels", "decimals", "section"}
 _BEST_KEYS = {"best", "metric", "param", "part", "lower_is_better"}
 _SHARE_KEYS = {"share_of_features", "cap", "label"}
 
@@ -90,12 +93,6 @@ class ExperimentParts:
             if n == name:
                 return d
         raise KeyError(name)
-
-
-def glob_match(name: str, glob: str) -> bool:
-    """``*`` matches any text; every other character (``[``, ``?`` too) only itself (method
-    names such as ``k[k=0.2]`` come from ``variants``)."""
-    return re.fullmatch(".*".join(re.escape(x) for x in glob.split("*")), name) is not None
 
 
 def _is_best(v: Any) -> bool:
@@ -160,8 +157,6 @@ def _check_ref(src: str, ref: Mapping, path: str, parts: Sequence[str]) -> None:
 def _expand_learner_variants(learners: Any) -> Any:
     """Expand ``variants`` of learner tables here (so that reference tables in a variant
     list are named by their label, not their dict); other forms are passed through."""
-    from ._methods import expand_variants
-
     if not isinstance(learners, Mapping):
         return learners
     out: dict = {}
@@ -284,9 +279,10 @@ def parts_from_dict(d: Mapping[str, Any], *, source: str = "<dict>",
     report = top.get("report", {})
     if not isinstance(report, Mapping):
         raise _fail(src, "report", "must be a table.")
-    from ._parts_report import check_report
-
-    check_report(src, report, [n for n, _ in out_parts])
+    _unknown(src, "report", report, REPORT_KEYS)
+    check_sections(src, report.get("section", []),
+                   {m.name for m in checked["main"].metrics}, None,
+                   parts=[n for n, _ in out_parts])
     return ExperimentParts(name=name, parts=tuple(out_parts), report=dict(report),
                            source=src, base_dir=base_dir, checked=checked)
 
@@ -299,18 +295,6 @@ def _placeholder(ref: Mapping, checked: Mapping[str, ExperimentSpec]) -> Any:
             return _param(m.params, ref["param"])
     raise SpecError(f"{spec.source}: best = {ref['best']!r}: no learner of part "
                     f"{ref.get('part', 'main')!r} matches.")
-
-
-def _param(params: Mapping, path: str) -> Any:
-    head, sep, rest = path.partition("__")
-    v = params.get(head)
-    if not sep:
-        if v is None and head not in params:
-            raise KeyError(path)
-        return v
-    if isinstance(v, Mapping):
-        return _param({k: x for k, x in v.items() if k != "method"}, rest)
-    raise KeyError(path)
 
 
 def load_parts(path: str | os.PathLike) -> ExperimentParts:
@@ -336,148 +320,3 @@ def is_multipart(path: str | os.PathLike) -> bool:
         return False
 
 
-# --------------------------------------------------------------------------- running
-def part_cells(store: Any, ep: ExperimentParts) -> dict[str, list[str]]:
-    """Cell ids of each part as last planned in ``store`` (meta ``parts:<name>``)."""
-    raw = store.get_meta(f"parts:{ep.name}")
-    names = json.loads(raw) if raw else {}
-    out: dict[str, list[str]] = {}
-    for part, specs in names.items():
-        ids: list[str] = []
-        for s in specs:
-            v = store.get_meta(f"cells:{s}")
-            if v:
-                ids.extend(json.loads(v))
-        out[part] = ids
-    return out
-
-
-def _best_value(store: Any, ep: ExperimentParts, ref: Mapping, dataset: str,
-                ids: Mapping[str, list[str]]) -> Any:
-    part = ref.get("part", "main")
-    df = store.to_frame(cell_ids=ids.get(part, []))
-    df = df[(df["dataset"] == dataset)
-            & df["learner"].map(lambda n: glob_match(n, ref["best"]))]
-    if not len(df) or ref["metric"] not in df:
-        raise SpecError(
-            f"{ep.source}: best = {ref['best']!r}: part {part!r} has no {ref['metric']} "
-            f"value of a matching learner on {dataset!r}; run that part first."
-        )
-    means = df.groupby("learner")[ref["metric"]].mean().round(12).sort_index()
-    lower = ref.get("lower_is_better")
-    if lower is None:
-        from ..metrics import get_metric
-
-        try:
-            lower = not get_metric(ref["metric"]).greater_is_better
-        except (KeyError, ValueError):
-            lower = False
-    chosen = str(means.idxmin() if lower else means.idxmax())
-    spec = json.loads(df[df["learner"] == chosen]["learner_spec"].iloc[0]) if isinstance(
-        df[df["learner"] == chosen]["learner_spec"].iloc[0], str
-    ) else df[df["learner"] == chosen]["learner_spec"].iloc[0]
-    return _param(spec["params"], ref["param"])
-
-
-def part_specs(ep: ExperimentParts, part: str, store: Any,
-               datasets: Sequence[str] | None = None,
-               ids: Mapping[str, list[str]] | None = None) -> list[ExperimentSpec]:
-    """The experiment(s) of one part: one, or one per dataset when the part has reference
-    values (resolved from ``store``). ``datasets`` keeps only those dataset names."""
-    raw = ep.part(part)
-    entries = list(raw.get("datasets") or [])
-    if datasets is not None:
-        entries = [e for e in entries if _dataset_name(e) in set(datasets)]
-    if not entries:
-        return []
-    if not _has_refs(raw):
-        d = dict(raw, datasets=entries)
-        return [ExperimentSpec.from_dict(d, source=ep.source, base_dir=ep.base_dir)]
-    ids = ids if ids is not None else part_cells(store, ep)
-    out = []
-    for e in entries:
-        one = dict(raw, datasets=[e])
-        probe = ep.checked[part] if e in (ep.part(part).get("datasets") or []) else None
-        dname = _dataset_name(e)
-        ds_spec = next((x for x in (probe.datasets if probe else ())
-                        if x.name.split(" (train")[0] == dname), None)
-        n_features = None
-
-        def resolve(ref, path, _dname=dname, _ds=ds_spec):
-            nonlocal n_features
-            if _is_share(ref):
-                if n_features is None:
-                    from ._runner import _arrays
-
-                    X, _ = _arrays(_ds.load(), _ds.use_discretized, _ds.name)
-                    n_features = int(X.shape[1])
-                return _share_count(ref, n_features)
-            return _best_value(store, ep, ref, _dname, ids)
-
-        one = _walk(one, resolve)
-        one["name"] = ep.spec_name(part, dname)
-        out.append(ExperimentSpec.from_dict(one, source=ep.source, base_dir=ep.base_dir))
-    return out
-
-
-@dataclass
-class PartsRun:
-    """What :func:`run_parts` did: per part its experiments and run summaries."""
-
-    specs: dict[str, list[ExperimentSpec]] = field(default_factory=dict)
-    summaries: dict[str, list[Any]] = field(default_factory=dict)
-
-    @property
-    def n_failed_tasks(self) -> int:
-        return sum(s.n_failed_tasks for v in self.summaries.values() for s in v)
-
-    def cell_ids(self) -> dict[str, list[str]]:
-        return {p: [c for s in v for c in s.cell_ids] for p, v in self.summaries.items()}
-
-
-def run_parts(ep: ExperimentParts, store: Any, *, parts: Sequence[str] | None = None,
-              datasets: Sequence[str] | None = None, seed: int | None = None,
-              **run_kw: Any) -> PartsRun:
-    """Run (or resume) the parts in file order into one store.
-
-    Parameters
-    ----------
-    ep : ExperimentParts
-    store : ResultStore
-    parts : names of the parts to run (default all); a reference to a part not run here
-        reads its cells from the store
-    datasets : dataset names to keep (a reduced run)
-    seed : overrides every part's seed
-    **run_kw : passed to :func:`~skmlfs.experiments.run_experiment`
-    """
-    import dataclasses
-
-    from ._runner import run_experiment
-    from ._spec import canonical_json
-
-    if parts is not None:
-        unknown = set(parts) - {n for n, _ in ep.parts}
-        if unknown:
-            raise SpecError(f"{ep.source}: unknown part(s) {sorted(unknown)}; parts: "
-                            f"{', '.join(n for n, _ in ep.parts)}.")
-    res = PartsRun()
-    ids = part_cells(store, ep)
-    names = json.loads(store.get_meta(f"parts:{ep.name}") or "{}")
-    for pname, _ in ep.parts:
-        if parts is not None and pname not in parts:
-            continue
-        specs = part_specs(ep, pname, store, datasets, ids)
-        if seed is not None:
-            specs = [dataclasses.replace(s, seed=seed) for s in specs]
-        res.specs[pname] = specs
-        res.summaries[pname] = []
-        for spec in specs:
-            if run_kw.get("verbose", True):
-                import sys
-
-                print(f"part {pname}: {spec.name}", file=sys.stderr, flush=True)
-            res.summaries[pname].append(run_experiment(spec, store, **run_kw))
-        ids[pname] = [c for s in res.summaries[pname] for c in s.cell_ids]
-        names[pname] = [s.name for s in specs]
-        store.set_meta(f"parts:{ep.name}", canonical_json(names))
-    return res

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
 import re
 from typing import Any
 
@@ -17,6 +18,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..selection import SelectorTags, Tags
 
 __all__ = [
     "ABOUT",
@@ -89,9 +92,9 @@ LEARNERS: dict[str, str] = {
     "mlknn": "skmlfs.learners:MLkNN",
     "dmlknn": "skmlfs.learners:DMLkNN",
     "mlcwknn": "skmlfs.learners:MLCWkNN",
-    "weighted": "skmlfs.experiments._methods:WeightedLearner",
+    "weighted": "skmlfs.model_selection:WeightedLearner",
     "pipeline": "sklearn.pipeline:Pipeline",
-    "train_subsample": "skmlfs.experiments._subsample:TrainingSubsample",
+    "train_subsample": "skmlfs.model_selection:TrainingSubsample",
 }
 
 DISCRETIZERS: dict[str, str] = {
@@ -252,8 +255,6 @@ def param_names(cls: type) -> set[str]:
     """The constructor parameters of an estimator class, read from its signature (some
     classes, like the memetic wrapper and ``Pipeline``, cannot be built without
     arguments)."""
-    import inspect
-
     return {
         n for n, p in inspect.signature(cls).parameters.items()
         if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
@@ -263,8 +264,6 @@ def param_names(cls: type) -> set[str]:
 def takes_seed(cls: type) -> bool:
     """True when ``cls`` has a ``random_state`` parameter (a stochastic method). Read from
     the signature: some registered classes (``Pipeline``) cannot be built without arguments."""
-    import inspect
-
     return "random_state" in inspect.signature(cls).parameters
 
 
@@ -339,32 +338,98 @@ def resolve(kind: str, name: str) -> Any:
     return obj
 
 
+#: short names of the generic report sections -> "module:Class" (imported only when a
+#: report or an experiment file's check needs one: the spec does not import the report)
+_R = "skmlfs.experiments.report._sections"
+_M = "skmlfs.experiments.report._multipart"
+SECTIONS: dict[str, str] = {
+    "overview": f"{_R}:Overview",
+    "include": f"{_R}:Include",
+    "metrics": f"{_R}:MetricTables",
+    "paired_tests": f"{_R}:PairedTests",
+    "curves": f"{_R}:Curves",
+    "search_convergence": f"{_R}:SearchConvergence",
+    "stability": f"{_R}:Stability",
+    "sensitivity": f"{_R}:Sensitivity",
+    "objectives": f"{_R}:Objectives",
+    "tuning": f"{_R}:Tuning",
+    "run_time": f"{_R}:RunTime",
+    "memory": f"{_R}:Memory",
+    "runs": f"{_R}:Runs",
+    "failures": f"{_R}:Failures",
+    "versions": f"{_R}:Versions",
+    "compare": f"{_M}:Compare",
+    "table": f"{_M}:Table",
+    "curve": f"{_M}:Curve",
+    "parts": f"{_M}:Parts",
+    "bars": f"{_M}:Bars",
+}
+
+
+def resolve_section(kind: str) -> type:
+    """The report section class named ``kind``: a short name of :data:`SECTIONS` or a
+    ``"package.module:Class"`` path (a paper's own section), imported now.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither; the message lists the short names.
+    """
+    if not isinstance(kind, str) or not kind:
+        raise ValueError(f"a report section is named by a string; got {kind!r}.")
+    if ":" not in kind:
+        if kind not in SECTIONS:
+            close = difflib.get_close_matches(kind, list(SECTIONS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(
+                f"unknown report section {kind!r}{hint}; short names: "
+                f"{', '.join(SECTIONS)}, or a 'package.module:Class' path."
+            )
+        kind = SECTIONS[kind]
+    module, _, attr = kind.partition(":")
+    try:
+        obj = importlib.import_module(module)
+    except ImportError as exc:
+        raise ValueError(f"report section {kind!r}: cannot import module {module!r} "
+                         f"({exc}).") from exc
+    for part in attr.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise ValueError(f"report section {kind!r}: module {module!r} has no "
+                             f"{attr!r}.")
+    if not (isinstance(obj, type) and any(
+            c.__name__ == "ReportSection" for c in obj.__mro__)):
+        raise ValueError(f"report section {kind!r} is not a ReportSection class.")
+    return obj
+
+
 class AllFeatures(SelectorMixin, BaseEstimator):
     """Baseline pseudo-selector: keeps every feature, in their original order.
 
     The runner evaluates it once per split with ``k = n_features`` (the budget grid does
     not apply), giving the reference performance of the learner without selection.
+    ``selection_order_`` is every feature in index order and ``ranking_`` is 1 for every
+    feature (all are selected); the selector tag ``selects_all_features`` marks it.
     """
-
-    #: marks the baseline for the runner (one cell per split and learner, k = all)
-    selects_all_features = True
-    #: what scores_ holds (skmlfs.selection.scores_meaning)
-    _scores_meaning = ("score", "0 for every feature (no selection)")
 
     def __init__(self, n_features_to_select: Any = None):
         self.n_features_to_select = n_features_to_select
 
     def fit(self, X: Any, Y: Any = None) -> AllFeatures:
         X = validate_data(self, X, accept_sparse=["csr", "csc"], ensure_all_finite=False)
-        self.ranking_ = np.arange(X.shape[1], dtype=np.intp)
+        self.selection_order_ = np.arange(X.shape[1], dtype=np.intp)
+        self.ranking_ = np.ones(X.shape[1], dtype=np.intp)  # every feature selected
         self.scores_ = np.zeros(X.shape[1])
         return self
 
     def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "ranking_")
+        check_is_fitted(self, "selection_order_")
         return np.ones(self.n_features_in_, dtype=bool)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
+    def __sklearn_tags__(self) -> Tags:
+        # marks the baseline for the runner (one cell per split and learner, k = all)
+        tags = Tags.from_sklearn(super().__sklearn_tags__(), SelectorTags(
+            selects_all_features=True,
+            scores_meaning=("score", "0 for every feature (no selection)")))
         tags.input_tags.sparse = True
         return tags

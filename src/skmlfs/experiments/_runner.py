@@ -3,7 +3,7 @@ Dask), and write each finished cell to the store.
 
 :func:`evaluate` (one dataset, in memory, returns a DataFrame) and
 :func:`run_experiment` (a whole grid, resumable, into SQLite) build the same
-:class:`~skmlfs.experiments._cells.Task` objects, group them into batches and run them with
+:class:`~skmlfs.experiments._execute.Task` objects, group them into batches and run them with
 the same :func:`~skmlfs.experiments._backends.run_batch` (see
 :mod:`skmlfs.experiments._backends`): one code path.
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sqlite3
 import sys
 import threading
 import time
@@ -29,191 +30,51 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from .._validation import check_labels
+import skmlfs
+
+from .. import datasets as _ds
+from .._ids import canonical_json
+from .._progress import progress_bar
+from ..metrics import get_metric
+from ..model_selection import holdout_splits
 from ._backends import (
     DataSource,
-    fingerprint,
+    _arrays,
+    dask_session,
+    forget_data,
+    import_distributed,
     make_batches,
     n_workers_of,
-    portable,
-    remember,
     results,
 )
-from ._cells import (
-    CellSpec,
-    RankingResult,
+from ._execute import (
     Task,
     TaskResult,
-    compact,
-    make_id,
+    clear_cache,
     nominal_columns,
+    versions,
 )
-from ._protocols import Split, holdout_splits
+from ._planner import RunPlan, _as_split_list, _build_tasks, plan_experiment
 from ._spec import (
     DEFAULT_METRICS,
     ExperimentSpec,
     MethodSpec,
     MetricRef,
-    canonical_json,
+    load_experiment,
     metric_ref,
     parse_n_features,
     resolve_n_features_grid,
 )
-from ._store import ResultStore
+from ._store import _NON_METRIC, ResultStore
 from ._warnings import WarningTally
 
-__all__ = ["RunPlan", "RunSummary", "evaluate", "plan_experiment", "run_experiment",
-           "summarize"]
-
-_NON_METRIC = {
-    "dataset", "split", "method", "k", "n_selected", "learner", "selection_time", "fit_time",
-    "predict_time", "features", "cell_id", "protocol", "seed", "selector", "learner_spec",
-    "n_train", "n_test", "ranking_id", "ranking_reused", "versions", "created", "info",
-    "peak_rss_mb",  # a task resource joined in by the report
-}
-
-
-# --------------------------------------------------------------------------- data helpers
-def _arrays(ds: Any, use_discretized: bool = False, name: str = "dataset") -> tuple[Any, Any]:
-    """``(X, Y)`` of a dataset object or pair, X compacted (CSR if sparse), Y uint8."""
-    if isinstance(ds, tuple) and len(ds) == 2:
-        X, Y = ds
-    else:
-        X, Y = ds.X, ds.Y
-        if use_discretized:
-            Xd = getattr(ds, "X_discrete", None)
-            if Xd is None:
-                raise ValueError(
-                    f"{name}: use_discretized=true but the dataset has no discretized copy "
-                    "(X_discrete; only the PLCFS emotions/yeast .mat files store data_dis)."
-                )
-            X = Xd
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-    elif hasattr(X, "to_numpy"):
-        X = X.to_numpy()
-    else:
-        X = np.asarray(X)
-    if sp.issparse(Y):
-        Y = Y.toarray()
-    Y = check_labels(Y, X.shape[0])
-    return compact(X), Y
-
-
-def _as_split_list(splits: Any) -> list[Split]:
-    out = []
-    for i, s in enumerate(splits):
-        try:
-            tr, te = s
-        except (TypeError, ValueError):
-            raise ValueError(f"splits[{i}] must be a (train, test) pair of index arrays.") from None
-        tr, te = np.asarray(tr), np.asarray(te)
-        if tr.dtype == bool:
-            tr = np.flatnonzero(tr)
-        if te.dtype == bool:
-            te = np.flatnonzero(te)
-        if np.intersect1d(tr, te).size:
-            raise ValueError(f"splits[{i}]: training and test indices overlap.")
-        out.append(Split(tr.astype(np.intp), te.astype(np.intp)))
-    if not out:
-        raise ValueError("splits is empty.")
-    return out
-
-
-def _build_tasks(
-    *,
-    dataset: str,
-    dataset_identity: dict,
-    protocol_identity: dict,
-    splits: Sequence[Split],
-    selectors: Sequence[MethodSpec],
-    learners: Sequence[MethodSpec],
-    ks: Sequence[int],
-    n_features: int,
-    metrics: Sequence[MetricRef],
-    seed: int | None,
-    data_token: str,
-    discretizer: Any,
-    done: set[str] | None = None,
-    cached: Mapping[str, dict] | None = None,
-    categorical_features: tuple[int, ...] | None = None,
-    split_seeds: Sequence[int] | None = None,
-) -> tuple[list[Task], list[str]]:
-    """Expand one dataset into tasks; returns ``(pending tasks, ids of all its cells)``.
-
-    ``split_seeds`` (``estimator_seed = "seed+split"``): the random_state of the estimators
-    of split ``i`` is ``split_seeds[i]`` instead of ``seed``.
-    """
-    tasks: list[Task] = []
-    all_ids: list[str] = []
-    from ._tuning import per_learner, selector_budgets
-
-    for i, sp_ in enumerate(splits):
-        for sel, sel_learners in per_learner(selectors, learners):
-            sel_ks = [n_features] if sel.selects_all else selector_budgets(
-                sel, ks, len(sp_.train) + len(sp_.test), n_features)
-            k_max = max(sel_ks)
-            payload = {
-                "dataset": dataset_identity,
-                "protocol": protocol_identity,
-                "split": i,
-                "seed": seed,
-                "selector": sel.identity(),
-            }
-            if split_seeds is not None:  # only then: other ids stay as they were
-                payload["estimator_seed"] = int(split_seeds[i])
-            rid = make_id(payload)
-            cells = []
-            for k in sel_ks:
-                for lrn in sel_learners:
-                    cid = make_id(
-                        {
-                            "v": 1,
-                            "ranking": rid,
-                            "method": sel.name,
-                            "k": int(k),
-                            "learner": lrn.name,
-                            "learner_spec": lrn.identity(),
-                        }
-                    )
-                    all_ids.append(cid)
-                    if done is None or cid not in done:
-                        cells.append(CellSpec(cid, int(k), lrn))
-            if not cells:
-                continue
-            cr = None
-            c = (cached or {}).get(rid)
-            if c is not None and (c["k_requested"] >= k_max or c["ranking"].size >= k_max):
-                cr = RankingResult(c["ranking"], c["scores"], c["selection_time"],
-                                   c["k_requested"], reused=True)
-            tasks.append(
-                Task(
-                    task_id=rid,
-                    data_token=data_token,
-                    dataset=dataset,
-                    split=i,
-                    train=sp_.train,
-                    test=sp_.test,
-                    discretizer=discretizer,
-                    selector=sel,
-                    k_max=int(k_max),
-                    cells=tuple(cells),
-                    metrics=tuple(metrics),
-                    seed=seed if split_seeds is None else int(split_seeds[i]),
-                    cached_ranking=cr,
-                    categorical_features=categorical_features,
-                )
-            )
-    return tasks, all_ids
+__all__ = ["RunSummary", "evaluate", "run_experiment", "summarize"]
 
 
 def _progress(total: int, desc: str, enabled: bool | str | None):
     """The run's progress by the one rule of :mod:`skmlfs._progress`: a bar on a terminal,
     a line every few seconds on a pipe, nothing when ``enabled`` is False or ``"off"``."""
-    from .._progress import progress_bar
-
     return progress_bar(total, desc, enabled, unit="cell")
 
 
@@ -277,8 +138,6 @@ def _method_specs(methods: Any, kind: str) -> list[MethodSpec]:
 
 
 def _metric_refs(metrics: Any) -> list[MetricRef]:
-    from ..metrics import get_metric
-
     if metrics is None:
         metrics = DEFAULT_METRICS
     if isinstance(metrics, str):
@@ -301,9 +160,10 @@ def evaluate(
     selectors: Any,
     learner: Any = "mlnb",
     splits: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
-    n_features: Any = None,
+    n_features_to_select: Any = None,
     metrics: Sequence[Any] | None = None,
     *,
+    n_features: Any = None,
     discretizer: Any = "none",
     use_discretized: bool = False,
     random_state: int | None = 0,
@@ -329,9 +189,12 @@ def evaluate(
     learner : estimator, registry name, or dict name → learner, default="mlnb"
     splits : sequence of (train, test) index arrays, optional
         Default: :func:`holdout_splits` ``(n, 10, 0.2, random_state)``.
-    n_features : int, float, str or list, optional
-        Budgets (:func:`~skmlfs.experiments.parse_n_features` forms); default
-        ``"ceil_sqrt"`` = ⌈√n⌉ with n the number of patterns of ``dataset``.
+    n_features_to_select : int, float, str or list, optional
+        Budgets: one value a selector's ``n_features_to_select`` takes, or a grid of them
+        (a list, ``"5..20:5"``, ``"1%..20%"``; :func:`~skmlfs.experiments.parse_n_features`);
+        default ``"ceil_sqrt"`` = ⌈√n⌉ with n the number of patterns of ``dataset``.
+    n_features : deprecated
+        The former name of ``n_features_to_select`` (a ``FutureWarning``).
     metrics : list of names (or tables with parameters), optional
         Default: Hamming loss, ranking loss, normalized coverage (SCLS §4.1).
     discretizer : "none", "auto", a registered name or a transformer, default="none"
@@ -360,8 +223,6 @@ def evaluate(
 
     name = "dataset"
     if isinstance(dataset, (str, os.PathLike)):
-        from .. import datasets as _ds
-
         p = Path(dataset)
         name = p.stem
         dataset = _ds.load(p) if p.exists() else _ds.load_name(str(dataset))
@@ -374,8 +235,16 @@ def evaluate(
     if splits is None:
         splits = holdout_splits(n, 10, 0.2, random_state=random_state)
     splits = _as_split_list(splits)
+    if n_features is not None:
+        if n_features_to_select is not None:
+            raise TypeError("evaluate: give n_features_to_select only (n_features is its "
+                            "former name).")
+        warnings.warn("evaluate: n_features is renamed n_features_to_select; the old name "
+                      "will be removed in a future release.", FutureWarning, stacklevel=2)
+        n_features_to_select = n_features
     ks = resolve_n_features_grid(
-        parse_n_features("ceil_sqrt" if n_features is None else n_features), n, d
+        parse_n_features("ceil_sqrt" if n_features_to_select is None else n_features_to_select),
+        n, d,
     )
     token = uuid.uuid4().hex
     tasks, _ = _build_tasks(
@@ -412,7 +281,6 @@ def evaluate(
             bar.update(len(res.cells))
     finally:
         bar.close()
-        from ._cells import clear_cache
 
         clear_cache()
     for w in tally.lines():  # once per kind, with its count
@@ -499,138 +367,10 @@ def _log(verbose: bool, msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
 
-@dataclass
-class RunPlan:
-    """What is left to compute of an experiment, given its store (:func:`plan_experiment`).
-
-    ``tasks`` hold only the pending cells; ``sources`` say how a worker gets each dataset
-    (no arrays: workers load them themselves); ``meta`` are the store entries describing
-    the experiment (written by the client before anything runs).
-    """
-
-    spec: ExperimentSpec
-    tasks: list[Task]
-    sources: dict[str, DataSource]
-    costs: dict[str, float]
-    cell_ids: list[str]
-    meta: dict[str, str]
-    metric_keys: dict[str, str]
-    protocols: dict[str, str]
-    #: one line per dataset whose budgets were resolved with a note (a count above its
-    #: features is capped once here, so no cell warns about it)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def n_pending(self) -> int:
-        return sum(len(t.cells) for t in self.tasks)
-
-
-def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
-    """Expand ``spec`` into tasks of the cells not yet in ``store`` (reads the store only).
-
-    Each dataset is loaded once here (for its shape, splits and nominal columns) and
-    fingerprinted; workers load it again from the same recipe and check the fingerprint.
-    """
-    from ._tuning import for_dataset, runs_on
-
-    metric_keys = {m.name: m.key() for m in spec.metrics}
-    done = store.done_cells(metric_keys.values())
-    cached = store.rankings()
-    tasks: list[Task] = []
-    sources: dict[str, DataSource] = {}
-    costs: dict[str, float] = {}
-    all_ids: list[str] = []
-    meta: dict[str, str] = {}
-    protocols: dict[str, str] = {}
-    notes: list[str] = []
-    for ds in spec.datasets:
-        obj = ds.load()
-        X, Y = _arrays(obj, ds.use_discretized, ds.name)
-        n, d = X.shape
-        prot = spec.protocol_of(ds)
-        protocols[ds.name] = canonical_json(prot.identity())
-        splits = prot.splits(obj, n, spec.seed)
-        terms = spec.n_features_of(ds)
-        ks = resolve_n_features_grid(terms, n, d)
-        over = sorted({int(t[1]) for t in terms if t[0] == "count" and int(t[1]) > d})
-        if over:
-            notes.append(
-                f"{ds.name}: budget{'s' if len(over) > 1 else ''} "
-                f"{', '.join(map(str, over))} exceed{'' if len(over) > 1 else 's'} its {d} "
-                f"features: capped at {d} (the full ranking)."
-            )
-        token = make_id(ds.identity())
-        t, ids = _build_tasks(
-            dataset=ds.name,
-            dataset_identity=ds.identity(),
-            protocol_identity=prot.identity(),
-            splits=splits,
-            selectors=[for_dataset(m, ds.name) for m in spec.selectors if runs_on(m, ds.name)],
-            learners=[for_dataset(m, ds.name) for m in spec.learners],
-            ks=ks,
-            n_features=d,
-            metrics=spec.metrics,
-            seed=spec.seed,
-            data_token=token,
-            discretizer=ds.discretizer,
-            done=done,
-            cached=cached,
-            categorical_features=nominal_columns(obj),
-            split_seeds=spec.split_seeds(len(splits)),
-        )
-        meta[f"dataset:{ds.name}"] = canonical_json(
-            {
-                "n_samples": n,
-                "n_features": d,
-                "n_labels": int(Y.shape[1]),
-                "protocol": prot.label(),
-                "n_splits": len(splits),
-                "budgets": ks,
-                "source": ds.identity()["source"],
-            }
-        )
-        all_ids.extend(ids)
-        tasks.extend(t)
-        if t:
-            recipe, root = portable(ds)
-            sources[token] = DataSource(token, fingerprint(X, Y), recipe, root)
-            costs[token] = float(n) * d * max(1, Y.shape[1])  # relative size, for ordering
-            remember(token, X, Y)  # an in-process (serial) run need not read it again
-        del obj, X, Y
-    meta[f"cells:{spec.name}"] = canonical_json(all_ids)
-    meta[f"order:{spec.name}"] = canonical_json(
-        {
-            "datasets": [d.name for d in spec.datasets],
-            "methods": [m.name for m in spec.selectors],
-            "learners": [m.name for m in spec.learners],
-        }
-    )
-    if spec.description:
-        meta[f"description:{spec.name}"] = spec.description
-    if spec.report.get("control"):
-        meta[f"control:{spec.name}"] = str(spec.report["control"])
-    from ._report_views import REPORT_VIEW_KEYS
-
-    views = {k: v for k, v in spec.report.items() if k in REPORT_VIEW_KEYS}
-    if views:  # the declared report views, for `mlfs report` on the store alone
-        meta[f"report:{spec.name}"] = canonical_json(views)
-    for m in spec.metrics:
-        meta[f"metric:{m.name}"] = canonical_json(
-            {
-                "metric": m.metric,
-                "params": dict(m.params),
-                "greater_is_better": m.spec().greater_is_better,
-            }
-        )
-    return RunPlan(spec, tasks, sources, costs, all_ids, meta, metric_keys, protocols, notes)
-
-
 def _record(store: ResultStore, plan: RunPlan, task: Task, res: TaskResult,
             summary: RunSummary) -> int:
     """Write what one finished task produced (ranking, cells, failure); the client is the
     only writer. Returns the number of cells it settles (computed or failed)."""
-    from ._cells import versions
-
     spec = plan.spec
     if res.ranking is not None and not res.ranking.reused:
         store.add_ranking(
@@ -731,18 +471,11 @@ def run_experiment(
         Another process is running on the same store (see
         :meth:`ResultStore.writer_lock`).
     """
-    from .. import __version__
-    from ._backends import forget_data
-    from ._cells import clear_cache
-    from ._spec import load_experiment
-
     t_start, started = time.perf_counter(), time.time()
     dask_arg = dask
     if not isinstance(spec, ExperimentSpec):
         spec = load_experiment(spec)
     if dask is not None:
-        from ._backends import import_distributed
-
         import_distributed()  # before any work: say how to install it
     store = db if isinstance(db, ResultStore) else ResultStore(db)
     own_store = store is not db
@@ -750,15 +483,15 @@ def run_experiment(
         with store.writer_lock(), _backend_session(dask, n_jobs) as dask:
             store.set_meta(f"experiment:{spec.name}", spec.text or canonical_json(spec.source))
             before = store.get_meta("skmlfs_version")
-            store.set_meta("skmlfs_version", __version__)
+            store.set_meta("skmlfs_version", skmlfs.__version__)
             plan = plan_experiment(spec, store)
             n_reused = len(plan.cell_ids) - plan.n_pending
-            if before and before != __version__ and n_reused:
+            if before and before != skmlfs.__version__ and n_reused:
                 # cell ids hash the parameters an experiment names, not the defaults of
                 # the code: a default changed between versions would be reused silently
                 warnings.warn(
                     f"{store.path}: {n_reused} of the cells this run needs were stored by "
-                    f"skmlfs {before} and are reused; this is skmlfs {__version__}. "
+                    f"skmlfs {before} and are reused; this is skmlfs {skmlfs.__version__}. "
                     "Defaults that changed between versions (CHANGELOG.md) are not part of "
                     "a cell's id: use a new --db to recompute them.",
                     UserWarning,
@@ -815,7 +548,7 @@ def run_experiment(
                 forget_data()
                 if summary.n_computed or summary.n_failed_tasks:
                     _log_run(store, summary, started, time.perf_counter() - t_start,
-                             backend_label, not finished, __version__, verbose,
+                             backend_label, not finished, skmlfs.__version__, verbose,
                              tally.to_json())
         summary.seconds = time.perf_counter() - t_start
         summary.warnings = tally.messages()
@@ -866,8 +599,6 @@ def _log_run(store: ResultStore, summary: RunSummary, started: float, seconds: f
     """Add the run's row to the store's run log. Also reached while an exception (Ctrl-C,
     an error) leaves the run: a store error here is then only reported, so that it does
     not hide the exception that stopped the run."""
-    import sqlite3
-
     try:
         store.add_run(summary.experiment, started=started, seconds=seconds,
                       n_computed=summary.n_computed, n_cached=summary.n_cached,
@@ -913,7 +644,6 @@ def _backend_session(dask: Any, n_jobs: int | None):
     if dask is None:
         yield None
         return
-    from ._backends import dask_session
 
     n = n_jobs if n_jobs and n_jobs > 1 else (os.cpu_count() or 2)
     with dask_session(dask, n) as client:

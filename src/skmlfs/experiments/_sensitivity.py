@@ -1,10 +1,10 @@
 """Parameter-sensitivity studies declared in an experiment (RLEFS paper, Fig. 6).
 
 A selector table with ``sensitivity = "alpha"`` and ``variants = { alpha = [...] }`` (the
-other parameters fixed in the table, usually restricted with ``datasets``, ``n_features``
-and ``learners``) is a sensitivity study: its cells are left out of the comparison tables
-and drawn as one figure per (dataset, learner): each metric against the value of the varied
-parameter, one panel per parameter.
+other parameters fixed in the table, usually restricted with ``datasets``,
+``n_features_to_select`` and ``learners``) is a sensitivity study: its cells are left out
+of the comparison tables and drawn as one figure per (dataset, learner): each metric
+against the value of the varied parameter, one panel per parameter.
 """
 
 from __future__ import annotations

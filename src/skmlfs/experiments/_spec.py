@@ -7,28 +7,47 @@ See :func:`ExperimentSpec.from_dict` for the schema.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
-import hashlib
+import importlib
 import json
 import numbers
 import os
 import re
 import tomllib
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from sklearn.base import clone
 
-from .._validation import budget_count, parse_budget
-from ._protocols import (
+from .. import datasets as _ds
+from .._ids import canonical_json, short_hash
+from .._validation import budget_grid, resolve_n_features
+from ..datasets import data_home, registry_key
+from ..metrics import METRICS, get_metric, metric_name
+from ..model_selection import (
     Split,
     holdout_splits,
     iterative_kfold_splits,
     kfold_splits,
     mat_splits,
+    subsample_train,
     train_test_split_of,
+)
+from ..selection import get_selector_tags
+from ._build import (
+    _TUNING_KEYS,
+    _our_metric,
+    build_method,
+    check_tuning_grid,
+    expand_variants,
+    parse_options,
+    parse_tuning,
+    tuned,
+    tuned_selector,
 )
 from ._registry import param_names, resolve
 
@@ -55,36 +74,13 @@ def _fail(source: str, key: str, msg: str) -> SpecError:
 
 
 # --------------------------------------------------------------------------- identity
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (set, frozenset)):
-        return sorted(obj)
-    if hasattr(obj, "get_params"):
-        cls = type(obj)
-        return {
-            "__estimator__": f"{cls.__module__}:{cls.__qualname__}",
-            "params": obj.get_params(deep=False),
-        }
-    if isinstance(obj, type):
-        return f"{obj.__module__}:{obj.__qualname__}"
-    return repr(obj)
 
 
-def canonical_json(obj: Any) -> str:
-    """Deterministic JSON (sorted keys, no spaces) used for ids and stored parameters."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=_json_default)
-
-
-# --------------------------------------------------------------------------- n_features
-def parse_n_features(value: Any, key: str = "n_features") -> tuple[tuple, ...]:
-    """Parse a feature-budget specification into terms ``("ceil_sqrt",)``, ``("count", k)``
-    or ``("percent", p)``: :func:`skmlfs._validation.parse_budget`, the one budget parser
-    of the library, with its errors raised as :class:`SpecError`.
+# --------------------------------------------------------------------------- budgets
+def parse_n_features(value: Any, key: str = "n_features_to_select") -> tuple:
+    """Read a budget grid (``n_features_to_select`` of an experiment) into its single
+    budgets: :func:`skmlfs._validation.budget_grid`, with its errors raised as
+    :class:`SpecError`.
 
     Accepted forms (and lists of them, whose budgets are united):
 
@@ -96,20 +92,42 @@ def parse_n_features(value: Any, key: str = "n_features") -> tuple[tuple, ...]:
       percentages (RLEFS: ``"1%..20%"`` = 1 %, 2 %, …, 20 %); ``S`` defaults to 1;
     * ``"all"``: every feature.
 
+    Each budget returned is a value a selector's ``n_features_to_select`` takes.
+
     Raises
     ------
     SpecError
         Naming ``key`` and the accepted forms.
     """
     try:
-        return parse_budget(value, key)
+        return tuple(budget_grid(value, key))
     except ValueError as exc:
         raise SpecError(str(exc)) from None
 
 
-def resolve_n_features_grid(terms: Sequence[tuple], n_samples: int, n_features: int) -> list[int]:
-    """Turn parsed budget terms into sorted distinct feature counts, capped at ``n_features``."""
-    return sorted({budget_count(t, n_samples, n_features) for t in terms})
+def resolve_n_features_grid(budgets: Sequence[Any], n_samples: int, n_features: int) -> list[int]:
+    """The sorted distinct feature counts of ``budgets`` (:func:`parse_n_features`), each
+    resolved by :func:`skmlfs._validation.resolve_n_features` — the selectors' own
+    resolution, in ``fit`` — and so capped at ``n_features``."""
+    return sorted({resolve_n_features(b, n_samples, n_features, warn=False) for b in budgets})
+
+
+def _budget_key(source: str, key: str, table: Mapping) -> Any:
+    """The budget grid of an experiment, dataset or selector table: its
+    ``n_features_to_select``, or the former key ``n_features`` (deprecated, with a
+    ``FutureWarning``); ``None`` when neither is set."""
+    prefix = f"{key}." if key else ""
+    if "n_features" in table:
+        if "n_features_to_select" in table:
+            raise _fail(source, f"{prefix}n_features", "the former name of "
+                        "'n_features_to_select'; give only 'n_features_to_select'.")
+        warnings.warn(
+            f"{source}: {prefix}n_features is renamed n_features_to_select (the selectors' "
+            "parameter); the old key will be removed in a future release.",
+            FutureWarning, stacklevel=4,
+        )
+        return table["n_features"]
+    return table.get("n_features_to_select")
 
 
 # --------------------------------------------------------------------------- pieces
@@ -127,11 +145,12 @@ class MethodSpec:
     kind: str = "selector"
     prototype: Any = None
     #: nested tuning (``tune``/``inner_cv``/``scoring`` of the table, see
-    #: :func:`skmlfs.experiments._methods.parse_tuning`): the built estimator is searched
+    #: :func:`skmlfs.experiments._build.parse_tuning`): the built estimator is searched
     #: by ``GridSearchCV`` on the training part of each split
     tuning: Mapping[str, Any] | None = None
-    #: method options (``preprocess``, ``budgets``, ``feature_order``, ``by_dataset``), see
-    #: :mod:`skmlfs.experiments._tuning`
+    #: method options (``preprocess``, ``feature_order``, ``by_dataset``, ...), see
+    #: :mod:`skmlfs.experiments._tuning`; ``budgets = "refit"`` is set by the planner for
+    #: a selector refitted per budget (never by an experiment file)
     options: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -150,19 +169,21 @@ class MethodSpec:
             return type(self.prototype)
         return resolve(self.kind, self.method)
 
+    def selector_tags(self) -> Any:
+        """The :class:`~skmlfs.selection.SelectorTags` of the method's estimator, with its
+        parameters (a tuned selector: those of the selector it tunes)."""
+        return get_selector_tags(dataclasses.replace(self, tuning=None).build())
+
     @property
     def selects_all(self) -> bool:
-        return bool(getattr(self.estimator_class(), "selects_all_features", False))
+        """The no-selection reference (``SelectorTags.selects_all_features``)."""
+        return bool(self.selector_tags().selects_all_features)
 
     def build(self, **defaults: Any) -> Any:
         """A fresh estimator; ``defaults`` are set when the estimator has that parameter
         (``n_features_to_select`` always, ``random_state`` only when left at ``None``).
         The option ``seed_offset`` is added to the default ``random_state`` (nested
         estimators and a tuned method's inner cross-validation included)."""
-        from sklearn.base import clone
-
-        from ._methods import build_method, tuned
-
         nominal = defaults.pop("nominal_columns", None)  # for categorical_features="nominal"
         offset = (self.options or {}).get("seed_offset")
         if offset is not None and defaults.get("random_state") is not None:
@@ -182,8 +203,6 @@ class MethodSpec:
         if upd:
             est.set_params(**upd)
         if self.tuning and self.kind == "selector":
-            from ._methods import tuned_selector
-
             est = tuned_selector(est, self.tuning, defaults.get("random_state"))
         elif self.tuning:
             est = tuned(est, self.tuning, defaults.get("random_state"))
@@ -210,8 +229,6 @@ class MetricRef:
     params: Mapping[str, Any] = field(default_factory=dict)
 
     def spec(self):
-        from ..metrics import get_metric
-
         return get_metric(self.metric)
 
     def key(self) -> str:
@@ -221,8 +238,7 @@ class MetricRef:
         value instead of reusing the stale one; plain metrics keep their bare name)."""
         if self.name == self.metric and not self.params:
             return self.name
-        payload = canonical_json({"metric": self.metric, "params": dict(self.params)})
-        return f"{self.name}@{hashlib.sha256(payload.encode()).hexdigest()[:12]}"
+        return f"{self.name}@{short_hash({'metric': self.metric, 'params': dict(self.params)})}"
 
 
 @dataclass(frozen=True)
@@ -279,7 +295,6 @@ class ProtocolSpec:
         out = self._splits(dataset, n, seed)
         if self.train_fraction is None:
             return out
-        from ._protocols import subsample_train
 
         s = self.seed if self.seed is not None else seed
         return [subsample_train(sp_, self.train_fraction, (s or 0, i))
@@ -364,7 +379,6 @@ class DatasetSpec:
             tried.append(str(cand))
             if cand.exists():
                 return cand
-        from ..datasets import data_home, registry_key
 
         root = os.environ.get("MLFS_DATASETS")
         # $MLFS_DATASETS, then the download cache of `mlfs fetch` (same layout).
@@ -386,11 +400,9 @@ class DatasetSpec:
         """Read the dataset (a ``MultiLabelDataset``, or whatever the generator returns)."""
         if self.generator is not None:
             module, _, attr = self.generator.partition(":")
-            import importlib
 
             fn = getattr(importlib.import_module(module), attr)
             return fn(**dict(self.params))
-        from .. import datasets as _ds
 
         opts = dict(self.options)
         if self.train_test is not None:
@@ -413,7 +425,8 @@ _TOP_KEYS = {
     "selectors",
     "learners",
     "protocol",
-    "n_features",
+    "n_features_to_select",
+    "n_features",  # the former name of n_features_to_select (deprecated)
     "metrics",
     "discretizer",
     "use_discretized",
@@ -421,10 +434,18 @@ _TOP_KEYS = {
     "train_fractions",
     "estimator_seed",
 }
-_REPORT_KEYS = {"control", "decimals", "alpha", "columns"}
-_REPORT_KEYS |= {"optimised", "choose", "pairs", "paper", "ablation",  # see _report_views
-                 "versus", "include", "records", "reference", "over_budgets", "seeds",
-                 "stability"}
+#: keys of ``[report]``; what one paper needs is an option of its section
+#: (``[[report.section]]``, resolved through ``_registry.SECTIONS`` or "module:Class")
+_REPORT_KEYS = {"title", "control", "decimals", "alpha", "columns", "section"}
+_P = "skmlfs.experiments.report.papers:"
+#: keys of ``[report]`` before 0.2.0 -> the section that took them over (for the message)
+_FORMER_REPORT_KEYS = {
+    "optimised": _P + "FoldOptimised", "choose": _P + "ChosenParameter",
+    "pairs": _P + "ChosenParameter", "paper": _P + "PaperValues",
+    "over_budgets": _P + "OverBudgets", "reference": _P + "ReferenceMethods",
+    "versus": _P + "Versus", "seeds": _P + "SeedRobustness", "records": _P + "SearchRecords",
+    "ablation": _P + "Ablation", "stability": "stability", "include": "include",
+}
 _DATASET_KEYS = {
     "name",
     "load",
@@ -435,7 +456,8 @@ _DATASET_KEYS = {
     "use_discretized",
     "discretizer",
     "protocol",
-    "n_features",
+    "n_features_to_select",
+    "n_features",  # the former name of n_features_to_select (deprecated)
     "train",
     "test",
     "train_fractions",
@@ -528,6 +550,19 @@ def _parse_discretizer(source: str, key: str, value: Any) -> Any:
     raise _fail(source, key, f"must be 'auto', 'none', a name or a table; got {value!r}.")
 
 
+def _own_budgets(source: str, key: str, body: Any) -> Any:
+    """A selector table with its own budgets (``n_features_to_select``, or the former
+    ``n_features``): the grid kept as the option ``n_features``, the name that enters the
+    selector's identity, so that stored cell ids stay as they were."""
+    if not isinstance(body, Mapping):
+        return body
+    budgets = _budget_key(source, key, body)
+    body = {k: v for k, v in body.items() if k != "n_features_to_select"}
+    if budgets is not None:
+        body["n_features"] = budgets
+    return body
+
+
 def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[MethodSpec, ...]:
     """Accept ``["a", "b"]``, ``{name: params-table | estimator | str}`` or ``[{name=..}]``."""
     items: list[tuple[str, str, Any]] = []  # (key path, name, body)
@@ -553,8 +588,9 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
         raise _fail(source, key, f"expected a list or a table of {kind}s; got {value!r}.")
     if not items:
         raise _fail(source, key, f"at least one {kind} is needed.")
-    from ._methods import build_method, check_tuning_grid, expand_variants, parse_tuning
 
+    if kind == "selector":
+        items = [(kp, name, _own_budgets(source, kp, body)) for kp, name, body in items]
     expanded: list[tuple[str, str, Any]] = []
     for kp, name, body in items:
         if isinstance(body, Mapping) and "variants" in body:
@@ -584,10 +620,9 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
             if not isinstance(params, Mapping):
                 raise _fail(source, f"{kp}.params", "must be a table.")
             try:
-                from ._methods import _TUNING_KEYS
-                from ._tuning import parse_options
-
                 options = parse_options(body, kp, kind, sorted(_TUNING_KEYS))
+                if "n_features" in options:
+                    parse_n_features(options["n_features"], f"{kp}.n_features")
                 tuning = parse_tuning(body, kp)
             except ValueError as exc:
                 raise SpecError(f"{source}: {exc}") from None
@@ -644,8 +679,9 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
             raise _fail(
                 source,
                 f"{kp}.n_features_to_select",
-                "is set by the experiment's 'n_features' (one ranking per split serves every "
-                "budget); remove it here.",
+                "is the experiment's budget grid (one ranking per split serves every "
+                "budget): set n_features_to_select in the selector's table, not in its "
+                "params.",
             )
         out.append(spec)
     return tuple(out)
@@ -668,20 +704,7 @@ def metric_ref(m: Any) -> MetricRef | None:
     return None
 
 
-def _our_metric(name: str) -> str:
-    """Our name of a metric spelled any accepted way (``skmlfs.metrics.metric_name``); an
-    unknown name is returned as it is, for the caller's error message."""
-    from ..metrics import metric_name
-
-    try:
-        return metric_name(name)
-    except KeyError:
-        return name
-
-
 def _parse_metrics(source: str, value: Any) -> tuple[MetricRef, ...]:
-    from ..metrics import METRICS
-
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, Sequence) or not value:
@@ -692,8 +715,6 @@ def _parse_metrics(source: str, value: Any) -> tuple[MetricRef, ...]:
         if ref is None:
             raise _fail(source, f"metrics[{i}]", f"expected a name or a table; got {m!r}.")
         if ref.metric not in METRICS:
-            from ..metrics import metric_name
-
             try:
                 metric_name(ref.metric)
             except KeyError as exc:
@@ -742,7 +763,7 @@ class ExperimentSpec:
 
             name = "scls_paper"            # default: the file name
             seed = 0                       # splits and every random_state left at None
-            n_features = "ceil_sqrt"       # or 20, "10%", [5, 10, 20], "1%..20%", ...
+            n_features_to_select = "ceil_sqrt"  # or 20, "10%", [5, 10, 20], "1%..20%", ...
             metrics = ["hamming_loss", "ranking_loss", "normalized_coverage"]
             # or tables: { name = "rl_zh", metric = "ranking_loss", convention = "zhang" }
             discretizer = "none"           # default of every dataset: none|auto|laim|...
@@ -753,7 +774,7 @@ class ExperimentSpec:
             train_fractions = [0.5, 1.0]   # training-size axis: one dataset entry per fraction
 
             [learners.wf]                  # method tables may nest estimators ...
-            method = "weighted"            # ... (skmlfs.experiments._methods): "weighted",
+            method = "weighted"            # ... (skmlfs.experiments._build): "weighted",
             weighter = { method = "relieff_ml" }   # "pipeline" (steps = [...]), or any
             learner = { method = "mlknn" }         # parameter given as { method = ... }
             variants = { "weighter__k+learner__k" = [5, 10] }  # one method per value
@@ -783,7 +804,7 @@ class ExperimentSpec:
             protocol = "mat"               # per-dataset override (string or table)
             use_discretized = true         # the .mat file's X_discrete (data_dis)
             discretizer = "laim"           # per-dataset override
-            n_features = 50                # per-dataset override
+            n_features_to_select = 50      # per-dataset override (also per selector table)
 
         In Python, ``selectors``/``learners`` may also map names to estimator instances.
         """
@@ -799,7 +820,8 @@ class ExperimentSpec:
         seed = _int(src, "seed", d.get("seed", 0), 0)
         protocol = _parse_protocol(src, "protocol", d.get("protocol", {}))
         try:
-            n_features = parse_n_features(d.get("n_features", "ceil_sqrt"))
+            budgets = _budget_key(src, "", d)
+            n_features = parse_n_features("ceil_sqrt" if budgets is None else budgets)
         except SpecError as exc:
             raise SpecError(f"{src}: {exc}") from None
         metrics = _parse_metrics(src, d.get("metrics", list(DEFAULT_METRICS)))
@@ -877,19 +899,20 @@ def _parse_report(
     """The ``[report]`` table, checked against the experiment's metrics and methods."""
     if not isinstance(report, Mapping):
         raise _fail(src, "report", "must be a table.")
+    for k in report:
+        if k in _FORMER_REPORT_KEYS:  # moved out of the core schema in 0.2.0
+            raise _fail(src, f"report.{k}", "now a report section: [[report.section]] with "
+                        f"kind = \"{_FORMER_REPORT_KEYS[k]}\" and the former keys as its "
+                        "options (docs/experiment_file.md#report).")
     _unknown(src, "report", report, _REPORT_KEYS)
     if report.get("columns", "selectors") not in ("selectors", "learners"):
         raise _fail(src, "report.columns", "must be 'selectors' or 'learners'.")
-    from ._report_views import check_report_views, resolve_includes
-
-    try:
-        check_report_views(src, report, {m.name for m in metrics})
-    except ValueError as exc:
-        raise SpecError(str(exc)) from None
-    try:  # include files relative to the experiment file
-        report = resolve_includes(report, base_dir)
-    except ValueError as exc:
-        raise SpecError(f"{src}: {exc}") from None
+    if "decimals" in report and (isinstance(report["decimals"], bool) or not isinstance(
+            report["decimals"], int) or report["decimals"] < 0):
+        raise _fail(src, "report.decimals", "a count of decimals (0 or more).")
+    report = dict(report)
+    report["section"] = check_sections(src, report.get("section", []),
+                                       {m.name for m in metrics}, base_dir)
     compared = {m.name for m in
                 (learners if report.get("columns") == "learners" else selectors)}
     if "control" in report and report["control"] not in compared:
@@ -897,7 +920,33 @@ def _parse_report(
             src, "report.control", f"{report['control']!r} is not one of the compared "
             "methods."
         )
-    return dict(report)
+    return report
+
+
+def check_sections(src: str, sections: Any, metrics: set[str], base_dir: str | None, *,
+                   parts: Sequence[str] | None = None) -> list[dict]:
+    """The ``[[report.section]]`` tables, each checked by constructing its class (short
+    name or ``"module:Class"``, imported now: the spec does not import the report
+    package), with the ``file`` of ``include`` sections made absolute against
+    ``base_dir`` so that ``mlfs report`` on the store alone finds it."""
+    import importlib
+
+    if isinstance(sections, Mapping):
+        sections = [sections]
+    if not isinstance(sections, Sequence) or isinstance(sections, str):
+        raise _fail(src, "report.section", "must be an array of tables ([[report.section]]).")
+    build = importlib.import_module("skmlfs.experiments.report._stored").build_sections
+    build(sections, source=src, metrics=metrics, parts=parts)  # raises SpecError
+    out = []
+    for i, t in enumerate(sections):
+        t = dict(t)
+        if t.get("kind") == "include" and base_dir is not None:
+            p = Path(base_dir) / t["file"]
+            if not p.is_file():
+                raise _fail(src, f"report.section[{i}].file", f"no file {p}.")
+            t["file"] = str(p.resolve())
+        out.append(t)
+    return out
 
 
 def _parse_dataset(
@@ -966,9 +1015,10 @@ def _parse_dataset(
     if "protocol" in ds:
         prot = _parse_protocol(src, f"{key}.protocol", ds["protocol"])
     nf = None
-    if "n_features" in ds:
+    budgets = _budget_key(src, key, ds)
+    if budgets is not None:
         try:
-            nf = parse_n_features(ds["n_features"], f"{key}.n_features")
+            nf = parse_n_features(budgets, f"{key}.n_features_to_select")
         except SpecError as exc:
             raise SpecError(f"{src}: {exc}") from None
     spec = DatasetSpec(
@@ -1000,8 +1050,6 @@ def _parse_dataset(
 
 
 def _replace(obj: Any, **changes: Any) -> Any:
-    import dataclasses
-
     return dataclasses.replace(obj, **changes)
 
 

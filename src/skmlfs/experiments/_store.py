@@ -641,3 +641,30 @@ class ResultStore:
         else:
             raise ValueError(f"unknown export format {fmt!r}; use .csv or .parquet.")
         return p
+
+
+#: columns of a cell row that are not metric values (the report tells metrics by it)
+_NON_METRIC = {
+    "dataset", "split", "method", "k", "n_selected", "learner", "selection_time", "fit_time",
+    "predict_time", "features", "cell_id", "protocol", "seed", "selector", "learner_spec",
+    "n_train", "n_test", "ranking_id", "ranking_reused", "versions", "created", "info",
+    "peak_rss_mb",  # a task resource joined in by the report
+}
+
+
+# --------------------------------------------------------------------------- multi-part
+def part_cells(store: ResultStore, ep: Any) -> dict[str, list[str]]:
+    """Cell ids of each part of the multi-part experiment ``ep`` (an
+    :class:`~skmlfs.experiments.ExperimentParts`) as last planned in ``store`` (meta
+    ``parts:<name>``)."""
+    raw = store.get_meta(f"parts:{ep.name}")
+    names = json.loads(raw) if raw else {}
+    out: dict[str, list[str]] = {}
+    for part, specs in names.items():
+        ids: list[str] = []
+        for s in specs:
+            v = store.get_meta(f"cells:{s}")
+            if v:
+                ids.extend(json.loads(v))
+        out[part] = ids
+    return out

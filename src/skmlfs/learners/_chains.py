@@ -47,6 +47,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import eigh
+from scipy.sparse.linalg import LinearOperator, svds
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, _fit_context, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.linear_model._base import LinearClassifierMixin
@@ -56,6 +58,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, St
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import _quiet_empty_labels, check_labels, resolve_count
+from ..discretize import occ_discretizer
 from ..info import (
     DiscreteData,
     entropy,
@@ -522,6 +525,13 @@ class LLSFClassifier(BinaryRelevance):
         return LLSF(alpha=self.alpha, beta=self.beta, gamma=self.gamma,
                     max_iter=self.max_iter, tol=self.tol)
 
+    def fit(self, X: Any, Y: Any) -> LLSFClassifier:
+        """Fit LLSF, then one classifier per label on its label-specific features."""
+        super().fit(X, Y)
+        # the iterations of LLSF's solver, as every estimator with max_iter reports them
+        self.n_iter_ = self.selector_.n_iter_
+        return self
+
 
 class MDDMClassifier(BinaryRelevance):
     """The "MDDM" learner of the oCC experiments: BR on the MDDM projection (global FS-DR).
@@ -771,13 +781,10 @@ def _pca_projection(X: Any) -> np.ndarray:
         G = X.T @ X if d <= 4000 else None
     if G is not None:
         cov = G - n * np.outer(mu, mu)
-        from scipy.linalg import eigh
 
         _, v = eigh(cov, subset_by_index=[d - 1, d - 1])
         v = v[:, 0]
     else:
-        from scipy.sparse.linalg import LinearOperator, svds
-
         op = LinearOperator(
             (n, d), dtype=np.float64,
             matvec=lambda w: X @ w - mu @ w, rmatvec=lambda u: X.T @ u - mu * u.sum(),
@@ -921,7 +928,6 @@ default="local"
         if isinstance(disc, str):  # "auto" or "mydisc", the strings the constraints admit
             if sp.issparse(X) and np.all((X.data == 0) | (X.data == 1)):
                 return X  # binary columns are left unchanged by myDisc
-            from ..discretize import occ_discretizer
 
             disc = occ_discretizer(disc)
         elif disc is None:
@@ -933,8 +939,6 @@ default="local"
         discretizer transformer is given."""
         disc = self.discretizer
         if disc is None or isinstance(disc, str):
-            from ..discretize import occ_discretizer
-
             disc = occ_discretizer("mydisc" if disc == "mydisc" else "auto")
         return clone(disc).fit(z, Y).transform(z)
 

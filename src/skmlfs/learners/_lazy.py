@@ -89,7 +89,8 @@ class _LazyBase(MultiLabelLearnerMixin, MultiOutputMixin, ClassifierMixin, BaseE
         Y = check_labels(Y, X.shape[0], warn_empty=True)
         if k >= X.shape[0]:
             raise ValueError(
-                f"k={k} must be smaller than the number of training samples ({X.shape[0]}): "
+                f"k={k} must be smaller than the number of training samples "
+                f"(n_samples = {X.shape[0]}): "
                 "each training sample needs k neighbours other than itself."
             )
         if self.metric != "precomputed":

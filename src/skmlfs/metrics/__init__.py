@@ -16,6 +16,7 @@ that takes a metric name (experiment files, ``mlfs evaluate --metrics``, tuning
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -123,7 +124,6 @@ def metric_name(name: str) -> str:
             return key
         if key in METRIC_ALIASES:
             return METRIC_ALIASES[key]
-    import difflib
 
     close = difflib.get_close_matches(
         str(name).lower(), sorted(METRICS) + sorted(METRIC_ALIASES), n=1

@@ -43,9 +43,14 @@ from ._random import RandomSelection  # noqa: E402
 __all__ += ["RandomSelection"]
 
 # what each selector's scores_ holds (mlfs select's score column, mlfs methods)
-from ._base import scores_meaning  # noqa: E402
+from ._base import ranking_from_order, scores_meaning, selection_order  # noqa: E402
 
-__all__ += ["scores_meaning"]
+__all__ += ["ranking_from_order", "scores_meaning", "selection_order"]
+
+# the selector tags on scikit-learn's tag dataclasses (read with sklearn.utils.get_tags)
+from ._tags import SelectorTags, Tags, get_selector_tags  # noqa: E402
+
+__all__ += ["SelectorTags", "Tags", "get_selector_tags"]
 
 from ._graph_mcdm import BMFS, MFSMCDM, MGFS  # noqa: E402
 from ._mcls import MCLS  # noqa: E402

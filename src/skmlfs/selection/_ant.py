@@ -153,9 +153,14 @@ class _AntColony(BaseSelector):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
-    _scores_meaning = ("pheromone", "the final pheromone of the feature (the ranking sorts by it)")
-    # the final pheromone orders every feature: any budget is a prefix
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "pheromone", "the final pheromone of the feature (the ranking sorts by it)")
+        tags.selector_tags.orders_all_features = True
+        return tags
+
     # q = (1 − (t + _step_offset)/NF)^0.7: MLACO counts steps from 1, Ant-TD from 0
     _step_offset = 0
 
@@ -191,7 +196,7 @@ class _AntColony(BaseSelector):
             self.__dict__.pop(name, None)
         ranking = np.argsort(-tau, kind="stable")
         k = resolve_n_features(self.n_features_to_select, n, d)
-        self._set_ranking(ranking, k=k, n_samples=n, scores=tau)
+        self._set_order(ranking, k=k, n_samples=n, scores=tau)
         return self
 
     def _cycle(
@@ -302,8 +307,11 @@ class MLACO(_AntColony):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature by decreasing final pheromone (ties: lower index first).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         The final pheromone.
     initial_pheromone_, relevance_ : ndarray of shape (n_features,)
@@ -416,7 +424,7 @@ class AntTD(_AntColony):
 
     Attributes
     ----------
-    ranking_, scores_ : as :class:`MLACO` (``scores_`` is the final pheromone)
+    selection_order_, ranking_, scores_ : as :class:`MLACO` (``scores_`` is the final pheromone)
     values_ : ndarray of shape (n_features,)
         The learned state values ``V``.
     initial_pheromone_, relevance_ : ndarray of shape (n_features,)

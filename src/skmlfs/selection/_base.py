@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from abc import abstractmethod
 from numbers import Integral, Real
@@ -12,19 +13,30 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import NotFittedError
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    Options,
+    RealNotInt,
+    StrOptions,
+)
+from sklearn.utils.sparsefuncs import min_max_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._progress import fit_progress
 from .._progress import report_step as report_step
-from .._validation import check_target, resolve_n_features
+from .._validation import categorical_mask, check_target, is_one_budget, resolve_n_features
 from ..discretize._auto import discretize_features as discretize_features
 from ..discretize._auto import is_discrete as is_discrete
 from ..info import DiscreteData, InfoCache
+from ..info._rowblocks import RowBlocks, StreamInfoCache, as_row_blocks, is_dask_array
+from ._tags import SelectorTags, Tags, get_selector_tags
 
 __all__ = [
     "BaseInfoSelector",
     "BaseSelector",
+    "ranking_from_order",
+    "selection_order",
     "scores_meaning",
     "Number",
     "argmax_tol",
@@ -78,8 +90,6 @@ def _any_feature_varies(X: Any) -> bool:
     if X.shape[0] < 2 or X.shape[1] == 0:
         return False
     if sp.issparse(X):
-        from sklearn.utils.sparsefuncs import min_max_axis
-
         lo, hi = min_max_axis(sp.csc_matrix(X), axis=0, ignore_nan=True)
     else:
         X = np.asarray(X)
@@ -95,7 +105,8 @@ def degenerate_selection(estimator: Any, X: Any) -> bool:
     When no feature of ``X`` takes two distinct values — every column constant, or a
     single training sample — the data carry no information to rank features by, and any
     k features returned would be arbitrary. The selector then selects **nothing**: a
-    ``UserWarning`` says so, ``ranking_`` is empty, ``scores_`` is NaN for every feature
+    ``UserWarning`` says so, ``selection_order_`` is empty, ``ranking_`` is 2 for every
+    feature (none has rank 1, none is selected), ``scores_`` is NaN for every feature
     (none was ranked), ``step_scores_`` (where the selector has it) is empty,
     ``n_features_to_select_`` is 0 and ``get_support()`` is all False (``transform``
     gives zero columns), whatever ``n_features_to_select`` is set to later. Returns True
@@ -113,12 +124,63 @@ def degenerate_selection(estimator: Any, X: Any) -> bool:
         stacklevel=3,
     )
     estimator.n_features_in_ = d
-    estimator.ranking_ = np.zeros(0, dtype=np.intp)
+    estimator.selection_order_ = np.zeros(0, dtype=np.intp)
+    estimator.ranking_ = ranking_from_order(estimator.selection_order_, 0, d)
     estimator.scores_ = np.full(d, np.nan)
-    if getattr(estimator, "_greedy", False):
+    if get_selector_tags(estimator).greedy:
         estimator.step_scores_ = np.zeros(0)
     estimator.n_features_to_select_ = 0
     return True
+
+
+def ranking_from_order(order: Any, n_selected: int, n_features: int) -> np.ndarray:
+    """scikit-learn's ``ranking_`` (as :class:`~sklearn.feature_selection.RFE`'s) from a
+    selection order.
+
+    Parameters
+    ----------
+    order : array of int
+        Feature indices, best first (``selection_order_``); it may cover only some of the
+        features (a forward search stops at its budget).
+    n_selected : int
+        How many leading features of ``order`` are selected.
+    n_features : int
+        Number of features (``n_features_in_``).
+
+    Returns
+    -------
+    ndarray of int, shape (n_features,)
+        ``ranking[i]`` is the rank of feature ``i``: 1 for the ``n_selected`` selected
+        features, then 2, 3, ... for the following features of ``order`` (as RFE ranks
+        the eliminated features 2, 3, ... in reverse order of elimination), and one rank
+        after the last of those, shared, for the features ``order`` leaves out.
+    """
+    order = np.asarray(order, dtype=np.intp)
+    n_selected = int(min(n_selected, order.size))
+    n_rest = order.size - n_selected
+    ranking = np.full(int(n_features), n_rest + 2, dtype=np.intp)
+    ranking[order[:n_selected]] = 1
+    ranking[order[n_selected:]] = np.arange(2, n_rest + 2, dtype=np.intp)
+    return ranking
+
+
+def selection_order(selector: Any) -> np.ndarray:
+    """The selected features of a fitted selector, best first, then the features it
+    ranks after them.
+
+    ``selection_order_`` for the selectors of this library. Other scikit-learn selectors:
+    their features sorted by ``ranking_`` (``RFE``, ``RFECV``: rank 1 first, ties in index
+    order), else ``get_support(indices=True)`` (``SelectKBest``, ``SelectFromModel``: the
+    selected features in index order).
+    """
+    order = getattr(selector, "selection_order_", None)
+    if order is None:
+        ranking = getattr(selector, "ranking_", None)
+        if ranking is not None:
+            order = np.argsort(np.asarray(ranking), kind="stable")
+        else:
+            order = selector.get_support(indices=True)
+    return np.asarray(order, dtype=np.intp)
 
 
 # Methods that form products of X (XᵀX, kernels, Gram matrices) overflow float64 long
@@ -153,8 +215,6 @@ def scale_huge_columns(X: Any) -> Any:
     column is that large, are returned untouched.
     """
     if sp.issparse(X):
-        from sklearn.utils.sparsefuncs import min_max_axis
-
         Xc = sp.csc_matrix(X, dtype=np.float64)
         lo, hi = min_max_axis(Xc, axis=0, ignore_nan=True) if Xc.shape[0] else (0.0, 0.0)
         top = np.maximum(np.abs(lo), np.abs(hi))
@@ -185,14 +245,35 @@ class Number(Interval):
         return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
-#: Constraints of ``n_features_to_select``: a count >= 1, a fraction in (0, 1], a budget
-#: string of :func:`skmlfs._validation.parse_budget` ("sqrt", "10%", ...) or None (⌈√n⌉);
-#: the string's content is checked when the count is resolved in ``fit``.
+class BudgetString(Options):
+    """A string that is one feature budget: ``"sqrt"`` (``"ceil_sqrt"``), ``"round_sqrt"``,
+    ``"all"``, ``"P%"``, or a count or fraction as text (``"20"``, ``"0.1"``).
+
+    Checked by :func:`skmlfs._validation.is_one_budget`, the parser :func:`fit` resolves
+    it with; a grid (``"1%..20%"``, a list) is several budgets and is refused here, when
+    ``fit`` starts, with scikit-learn's ``InvalidParameterError``.
+    """
+
+    # An ``Options`` subclass: scikit-learn's validation takes instances of its own
+    # constraint classes only, and an open set of strings is an option set with a test.
+    def __init__(self) -> None:
+        super().__init__(str, set())
+
+    def is_satisfied_by(self, val: Any) -> bool:
+        return isinstance(val, str) and is_one_budget(val)
+
+    def __str__(self) -> str:
+        return "a budget string such as 'sqrt', 'round_sqrt', 'all', '10%' or '20'"
+
+
+#: Constraints of ``n_features_to_select``: a count >= 1, a fraction in (0, 1], one budget
+#: string ("sqrt", "10%", ...) or None (⌈√n⌉); resolved to a count once, in ``fit``
+#: (:func:`skmlfs._validation.resolve_n_features`).
 BUDGET_CONSTRAINT = [
     None,
     Number(Integral, 1, None, closed="left"),
     Number(RealNotInt, 0, 1, closed="right"),
-    str,
+    BudgetString(),
 ]
 #: Non-negative finite real (``inf`` is refused: ``[0, inf)``).
 NON_NEGATIVE = Number(Real, 0, np.inf, closed="left")
@@ -208,19 +289,35 @@ GREEDY_SCORES = ("criterion_at_pick", "the search criterion at the step the feat
 RANKING_SCORES = ("score", "the value the method ranks features by (higher ranks first)")
 
 
+def _unfitted_instance(cls: type) -> Any:
+    """An instance of ``cls`` to read its tags from: ``cls()``, or for a class with
+    required parameters (the memetic search's ``learner``) one whose parameters are their
+    defaults, ``None`` where there is none (``__init__`` is not run, as for ``clone``'s
+    parameters; the tags read parameters only)."""
+    try:
+        return cls()
+    except TypeError:
+        obj = cls.__new__(cls)
+        for name, p in inspect.signature(cls.__init__).parameters.items():
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                setattr(obj, name, None if p.default is p.empty else p.default)
+        return obj
+
+
 def scores_meaning(selector: Any) -> tuple[str, str]:
     """What a selector's ``scores_`` holds: ``(column name, one-line meaning)``.
 
-    Read from the class attribute ``_scores_meaning`` of the selector (an instance or a
-    class); a selector that declares none gets :data:`GREEDY_SCORES` when it is a greedy
-    search (``_greedy``) and :data:`RANKING_SCORES` otherwise (also for estimators from
-    outside this library).
+    Read from the ``scores_meaning`` of the selector's :class:`SelectorTags` (an instance,
+    or a class that can be built without arguments); a selector that declares none gets
+    :data:`GREEDY_SCORES` when it is a greedy search (the ``greedy`` tag) and
+    :data:`RANKING_SCORES` otherwise (also for estimators from outside this library).
     """
-    cls = selector if isinstance(selector, type) else type(selector)
-    declared = getattr(cls, "_scores_meaning", None)
-    if declared is not None:
-        return (str(declared[0]), str(declared[1]))
-    return GREEDY_SCORES if getattr(cls, "_greedy", False) else RANKING_SCORES
+    if isinstance(selector, type):
+        selector = _unfitted_instance(selector)
+    tags = get_selector_tags(selector)
+    if tags.scores_meaning is not None:
+        return (str(tags.scores_meaning[0]), str(tags.scores_meaning[1]))
+    return GREEDY_SCORES if tags.greedy else RANKING_SCORES
 
 
 class BaseSelector(SelectorMixin, BaseEstimator):
@@ -229,60 +326,65 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     ``fit`` validates the parameters against ``_parameter_constraints`` (scikit-learn's
     own mechanism, when ``fit`` starts; subclasses extend the dict with
     ``{**Parent._parameter_constraints, ...}``), then runs the method's :meth:`_fit`,
-    which records its result with :meth:`_set_ranking`. ``get_support`` /
-    ``transform`` cut the ranking with the *current* ``n_features_to_select``, so a
-    smaller budget set with ``set_params`` after ``fit`` needs no refit where the method
-    allows it (:attr:`_ranking_kind`).
+    which records its result with :meth:`_set_order`. ``get_support`` /
+    ``transform`` cut ``selection_order_`` with the *current* ``n_features_to_select``,
+    so a smaller budget set with ``set_params`` after ``fit`` needs no refit where the
+    method allows it (the :class:`~skmlfs.selection.SelectorTags` ``nested_budgets`` and
+    ``orders_all_features``).
 
     Fitted attributes (every subclass)
     ----------------------------------
-    ranking_ : ndarray of int
-        Ranked feature indices, best first: the greedy order of a forward search (its
-        first ``k``), or every feature by decreasing score for a weighting method.
+    selection_order_ : ndarray of int
+        Feature indices, best first: the greedy order of a forward search (its first
+        ``k``), or every feature by decreasing score for a weighting method. The
+        selected features are its first ``n_features_to_select_``.
+    ranking_ : ndarray of shape (n_features_in_,)
+        scikit-learn's ranking (as :class:`~sklearn.feature_selection.RFE`'s):
+        ``ranking_[i]`` is the rank of feature ``i``, 1 for the features the fit
+        selected, then 2, 3, ... in ``selection_order_``; the features the order leaves
+        out (a forward search stops at its budget) share the rank after the last
+        (:func:`ranking_from_order`). It describes the fit: after a smaller
+        ``n_features_to_select`` is set, ``get_support`` keeps fewer of the rank-1
+        features (the first of ``selection_order_``).
     scores_ : ndarray of shape (n_features_in_,)
         Indexed by feature. A weighting or scoring method (ReliefF, the sparse methods,
         LLSF, χ², relevance rankings): the value it ranks feature ``f`` by, for every
         feature. A greedy forward search: the criterion at the step ``f`` was picked, NaN
         for features never picked (as ``SelectKBest`` tolerates NaN scores).
-    step_scores_ : ndarray of shape (n_ranked,)
-        Greedy searches only: the criterion of each step, ``scores_[ranking_]``.
+    step_scores_ : ndarray of shape (n_ordered,)
+        Greedy searches only: the criterion of each step, ``scores_[selection_order_]``.
     n_features_to_select_ : int
         Number of features the fit selected (``get_support`` may keep fewer after a
         smaller ``n_features_to_select`` is set).
 
     Cutting without refit
     ---------------------
-    ``_ranking_kind`` says what a smaller budget may reuse:
+    The selector tags (``get_tags(selector).selector_tags``) say what a smaller budget
+    may reuse:
 
-    * ``"full"``: ``ranking_`` orders every feature whatever the budget — any count;
-    * ``"prefix"``: a forward search, whose selection for ``k`` is the first ``k`` of the
-      selection for any larger budget — any count up to the fitted one
-      (:meth:`_prefix_ok` may restrict it);
-    * ``"fixed"``: a subset search — only the fitted budget.
+    * ``orders_all_features``: ``selection_order_`` orders every feature whatever the
+      budget — any count;
+    * ``nested_budgets`` (the default): a forward search, whose selection for ``k`` is
+      the first ``k`` of the selection for any larger budget — any count up to the fitted
+      one (:meth:`_prefix_ok` may restrict it);
+    * neither: a subset search — only the fitted budget.
 
-    Asking for more than was fitted (or a different count of a ``"fixed"`` method)
-    raises :class:`~sklearn.exceptions.NotFittedError` telling to refit; it never
-    returns fewer features silently.
+    Asking for more than was fitted (or a different count of a subset search) raises
+    :class:`~sklearn.exceptions.NotFittedError` telling to refit; it never returns fewer
+    features silently.
 
     Writing a selector
     ------------------
-    Subclass, extend ``_parameter_constraints``, set ``_ranking_kind`` (and ``_greedy``
-    for a forward search), implement ``_fit(X, Y)``: validate the data, return
-    :func:`degenerate_selection`'s early exit where it applies, and end with
-    ``self._set_ranking(ranking, k=..., n_samples=..., scores=... or step_scores=...)``.
-    No ``fit``, ``_get_support_mask`` or ``__sklearn_tags__`` of its own (extend the tags
-    with ``super().__sklearn_tags__()`` where the method differs, e.g. ``allow_nan``).
+    Subclass, extend ``_parameter_constraints``, declare what differs from the default
+    :class:`~skmlfs.selection.SelectorTags` in ``__sklearn_tags__`` (``tags =
+    super().__sklearn_tags__()``, then e.g. ``tags.selector_tags.greedy = True``),
+    implement ``_fit(X, Y)``: validate the data, return :func:`degenerate_selection`'s
+    early exit where it applies, and end with
+    ``self._set_order(order, k=..., n_samples=..., scores=... or step_scores=...)``.
+    No ``fit`` or ``_get_support_mask`` of its own.
     """
 
     _parameter_constraints: dict = {"n_features_to_select": BUDGET_CONSTRAINT}
-    _ranking_kind = "prefix"
-    # Greedy searches have step_scores_ (degenerate_selection sets it empty as well).
-    _greedy = False
-    #: What ``scores_`` holds, for people: ``(column name, one-line meaning)``. ``mlfs
-    #: select`` names its score column by it and ``mlfs methods`` lists it (read through
-    #: :func:`scores_meaning`). ``None``: the default of :func:`scores_meaning` (by
-    #: ``_greedy``); a new selector declares its own.
-    _scores_meaning: tuple[str, str] | None = None
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: Any, Y: Any) -> BaseSelector:
@@ -302,12 +404,12 @@ class BaseSelector(SelectorMixin, BaseEstimator):
 
     @abstractmethod
     def _fit(self, X: Any, Y: Any) -> BaseSelector:
-        """The method's fit (parameters already validated); ends with :meth:`_set_ranking`
+        """The method's fit (parameters already validated); ends with :meth:`_set_order`
         or with :func:`degenerate_selection`."""
 
-    def _set_ranking(
+    def _set_order(
         self,
-        ranking: Any,
+        order: Any,
         *,
         k: int,
         n_samples: int,
@@ -319,8 +421,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
 
         Parameters
         ----------
-        ranking : array of int
-            ``ranking_``.
+        order : array of int
+            ``selection_order_``: feature indices, best first (``ranking_`` is derived
+            from it).
         k : int
             The budget the fit was resolved to (``n_features_to_select`` as a count).
         n_samples : int
@@ -328,25 +431,26 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         scores : array of shape (n_features_in_,), optional
             Per-feature scores. Without it ``scores_`` is ``step_scores`` placed at the
             ranked features and NaN elsewhere.
-        step_scores : array of shape (len(ranking),), optional
+        step_scores : array of shape (len(order),), optional
             Criterion of each greedy step (``step_scores_``).
         n_selected : int, optional
             Features the fit selects (``n_features_to_select_``); default
-            ``min(k, len(ranking))``.
+            ``min(k, len(order))``.
         """
-        ranking = np.asarray(ranking, dtype=np.intp)
+        order = np.asarray(order, dtype=np.intp)
         d = int(self.n_features_in_)
         if step_scores is not None:
             step_scores = np.asarray(step_scores, dtype=float)
             self.step_scores_ = step_scores
         if scores is None:
             scores = np.full(d, np.nan)
-            scores[ranking] = step_scores
-        self.ranking_ = ranking
+            scores[order] = step_scores
+        self.selection_order_ = order
         self.scores_ = np.asarray(scores, dtype=float)
         self.n_features_to_select_ = int(
-            min(k, ranking.size) if n_selected is None else n_selected
+            min(k, order.size) if n_selected is None else n_selected
         )
+        self.ranking_ = ranking_from_order(order, self.n_features_to_select_, d)
         self._fit_k = int(k)
         self._fit_n_samples = int(n_samples)
 
@@ -358,17 +462,19 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         )
 
     def _prefix_ok(self, k: int) -> bool:
-        """Whether ``ranking_[:k]`` is what a fit with budget ``k`` selects (``k`` below
-        the fitted budget, ``"prefix"`` kind)."""
+        """Whether ``selection_order_[:k]`` is what a fit with budget ``k`` selects (``k``
+        below the fitted budget, nested budgets)."""
         return True
 
     def _n_selected(self, k: int) -> int:
-        """How many leading features of ``ranking_`` the budget ``k`` keeps."""
+        """How many leading features of ``selection_order_`` the budget ``k`` keeps."""
         if k == self._fit_k:
             return self.n_features_to_select_
-        kind = self._ranking_kind
-        if kind == "full" or (kind == "prefix" and k < self._fit_k and self._prefix_ok(k)):
-            return min(k, self.ranking_.size)
+        tags = get_selector_tags(self)
+        if tags.orders_all_features or (
+            tags.nested_budgets and k < self._fit_k and self._prefix_ok(k)
+        ):
+            return min(k, self.selection_order_.size)
         if k > self._fit_k:
             why = f"it ranked features for a budget of {self._fit_k}"
         else:
@@ -380,17 +486,18 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         )
 
     def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "ranking_")
+        check_is_fitted(self, "selection_order_")
         mask = np.zeros(self.n_features_in_, dtype=bool)
-        if self.ranking_.size == 0:  # degenerate data: nothing is ever selected
+        if self.selection_order_.size == 0:  # degenerate data: nothing is ever selected
             return mask
-        mask[self.ranking_[: self._n_selected(self._budget())]] = True
+        mask[self.selection_order_[: self._n_selected(self._budget())]] = True
         return mask
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
+    def __sklearn_tags__(self) -> Tags:
+        tags = Tags.from_sklearn(super().__sklearn_tags__(), SelectorTags())
         tags.target_tags.required = True
         tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False  # the target is a 0/1 label matrix
         tags.input_tags.sparse = True
         return tags
 
@@ -414,6 +521,13 @@ class BaseInfoSelector(BaseSelector):
         :class:`~skmlfs.discretize.LAIMDiscretizer` fitted on the training data (the
         supervised method the SCLS and memetic papers use). ``None``: values are used as
         symbols as they are. A transformer is cloned and fitted with ``fit(X, Y)``.
+    categorical_features : None, bool mask or int indices, default=None
+        Nominal columns (e.g. ``np.flatnonzero(np.array(ds.feature_types) == "nominal")``
+        of a loaded data set): their integer codes are symbols as they are and pass
+        through the discretizer unchanged, so a 12-valued nominal code is never binned as
+        if it were a number (as :func:`skmlfs.discretize.fit_discretizer` does with its
+        ``categorical_features``). ``None``: every column is numeric. The same form as the
+        lazy learners' ``categorical_features``.
 
     Input
     -----
@@ -435,18 +549,24 @@ class BaseInfoSelector(BaseSelector):
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "discretizer": DISCRETIZER_CONSTRAINT,
+        # its length depends on the data: checked in fit (categorical_mask)
+        "categorical_features": ["array-like", None],
         "verbose": ["verbose"],
     }
-    _greedy = True
-    # Criteria computed from per-feature label sums and I(f; s) only can count over row
-    # blocks (StreamInfoCache); subclasses that can set this to True.
-    _row_blocks_ok = False
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto", *,
-                 verbose: int = 0):
+                 categorical_features: Any = None, verbose: int = 0):
         self.n_features_to_select = n_features_to_select
         self.discretizer = discretizer
+        self.categorical_features = categorical_features
         self.verbose = verbose
+
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        # forward searches by default; criteria computed from per-feature label sums and
+        # I(f; s) only can count over row blocks (StreamInfoCache): those set row_blocks
+        tags.selector_tags.greedy = True
+        return tags
 
     # ------------------------------------------------------------------ fit
     def _fit(self, X: Any, Y: Any) -> BaseInfoSelector:
@@ -474,9 +594,10 @@ class BaseInfoSelector(BaseSelector):
                 UserWarning,
                 stacklevel=4,  # the caller of fit (through _fit_context's wrapper)
             )
-        self._set_ranking(
+        self._set_order(
             ranking, k=k, n_samples=n_rows, scores=self._per_feature_scores(ranking, values),
-            step_scores=values if self._greedy else None, n_selected=int(ranking.size),
+            step_scores=values if get_selector_tags(self).greedy else None,
+            n_selected=int(ranking.size),
         )
         self.entropies_ = cache.h_x
         return self
@@ -492,13 +613,11 @@ class BaseInfoSelector(BaseSelector):
         if not isinstance(X, np.memmap):
             return False
         symbols = X.dtype.kind in "biu" or self.discretizer is None
-        return not (self._row_blocks_ok and symbols)
+        return not (get_selector_tags(self).row_blocks and symbols)
 
     def _stream_cache(self, X: Any, Y: Any) -> Any:
         """Counts over row blocks (Dask array, memmap, RowBlocks source), see fit."""
-        from ..info._rowblocks import StreamInfoCache, as_row_blocks
-
-        if not self._row_blocks_ok:
+        if not get_selector_tags(self).row_blocks:
             raise NotImplementedError(
                 f"{type(self).__name__} needs the full feature × label tables: pass "
                 "in-memory data (row-block sources and Dask arrays work with SCLS, AMI "
@@ -515,7 +634,17 @@ class BaseInfoSelector(BaseSelector):
         return StreamInfoCache(source, discrete_only=self.discretizer == "auto")
 
     def _discretize(self, X, Y):
-        return discretize_features(self.discretizer, X, Y)
+        """``X`` as symbols: the ``discretizer`` parameter applied here, in ``fit``, on the
+        training data, with the nominal columns (``categorical_features``) passed through
+        unchanged — the one place the ``"auto"`` rule is decided for this selector."""
+        return discretize_features(self.discretizer, X, Y, self._categorical(X))
+
+    def _categorical(self, X: Any) -> np.ndarray | None:
+        """``categorical_features`` as a mask of the columns of ``X`` (checked whether or not
+        a discretizer runs), ``None`` when not set."""
+        if self.categorical_features is None:
+            return None
+        return categorical_mask(self.categorical_features, X.shape[1])
 
     @abstractmethod
     def _select(self, cache: InfoCache, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -529,8 +658,6 @@ class BaseInfoSelector(BaseSelector):
 
 def _is_row_block_input(X: Any) -> bool:
     """Data counted over row blocks: a dask array, a numpy memmap or a RowBlocks source."""
-    from ..info._rowblocks import RowBlocks, is_dask_array
-
     return isinstance(X, (RowBlocks, np.memmap)) or is_dask_array(X)
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, cholesky, eigvalsh, lstsq
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from sklearn.utils._param_validation import StrOptions
 
 from ..info import InfoCache, iter_conditional_mutual_info, joint_entropy
@@ -120,8 +122,11 @@ class FIMF(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         The selected features, best ``J`` first.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``J(f)`` (bits) of the scored candidates; NaN for the features not scored.
     candidates_ : ndarray of int
@@ -136,23 +141,26 @@ class FIMF(BaseInfoSelector):
     >>> from skmlfs.datasets import make_multilabel_discrete
     >>> from skmlfs.selection import FIMF
     >>> ds = make_multilabel_discrete(random_state=0)
-    >>> FIMF(n_features_to_select=4, n_labels=3).fit(ds.X, ds.Y).ranking_.shape
+    >>> FIMF(n_features_to_select=4, n_labels=3).fit(ds.X, ds.Y).selection_order_.shape
     (4,)
     """
-
-    _scores_meaning = (
-        "fimf_score",
-        "J(f): relevance minus the interaction with the top-entropy label pairs, bits "
-        "(NaN: not a candidate)",
-    )
 
     _parameter_constraints: dict = {
         **BaseInfoSelector._parameter_constraints,
         "n_candidates": [None, Number(Integral, 1, None, closed="left")],
         "n_labels": [None, Number(Integral, 1, None, closed="left")],
     }
-    # a ranking by a fixed per-feature score, not a greedy search: no step_scores_
-    _greedy = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "fimf_score",
+            "J(f): relevance minus the interaction with the top-entropy label pairs, bits "
+            "(NaN: not a candidate)",
+        )
+        # a ranking by a fixed per-feature score, not a greedy search: no step_scores_
+        tags.selector_tags.greedy = False
+        return tags
 
     def __init__(
         self,
@@ -161,12 +169,14 @@ class FIMF(BaseInfoSelector):
         n_labels: int | None = None,
         discretizer: Any = "auto",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.n_candidates = n_candidates
         self.n_labels = n_labels
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _effective_b(self, k: int, d: int) -> int:
         b = d if self.n_candidates is None else int(self.n_candidates)
@@ -312,9 +322,6 @@ def _smallest_eigenvalue(Q: np.ndarray) -> float:
     positive-definite case; otherwise Lanczos iterations (ARPACK, matrix–vector products
     only) find the smallest eigenvalue, with LAPACK's ``?syevx`` as the fallback.
     """
-    from scipy.linalg import LinAlgError, cholesky, eigvalsh
-    from scipy.sparse.linalg import ArpackNoConvergence, eigsh
-
     try:
         cholesky(Q, lower=True, check_finite=False)
         return 0.0
@@ -377,8 +384,6 @@ def _kkt_solve(P: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, float] | None:
     on the whole KKT matrix with singular values below ``1e-10`` of the largest dropped —
     the minimum-norm solution, which splits the weight of duplicates equally.
     """
-    from scipy.linalg import LinAlgError, cho_factor, cho_solve, lstsq
-
     m = c.size
     scale = max(float(np.abs(P).max()), float(np.abs(c).max()), 1.0)
     eps = 1e-12 * scale * m
@@ -461,8 +466,11 @@ class QPFS(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         The selected features, largest weight first.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         The weight ``w_f`` (as returned by the solver, clipped to [0, 1]); NaN for
         zero-entropy features.
@@ -481,14 +489,9 @@ class QPFS(BaseInfoSelector):
     >>> from skmlfs.datasets import make_multilabel_discrete
     >>> from skmlfs.selection import QPFS
     >>> ds = make_multilabel_discrete(random_state=0)
-    >>> QPFS(n_features_to_select=4).fit(ds.X, ds.Y).ranking_.shape
+    >>> QPFS(n_features_to_select=4).fit(ds.X, ds.Y).selection_order_.shape
     (4,)
     """
-
-    _scores_meaning = (
-        "weight",
-        "the quadratic program's weight w_f in [0, 1] (NaN: zero entropy)",
-    )
 
     _parameter_constraints: dict = {
         **BaseInfoSelector._parameter_constraints,
@@ -497,7 +500,15 @@ class QPFS(BaseInfoSelector):
         "weight_tol": [Number(Real, 0, 1, closed="left")],
         "max_features": [Number(Integral, 1, None, closed="left")],
     }
-    _greedy = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "weight",
+            "the quadratic program's weight w_f in [0, 1] (NaN: zero entropy)",
+        )
+        tags.selector_tags.greedy = False
+        return tags
 
     def __init__(
         self,
@@ -508,10 +519,12 @@ class QPFS(BaseInfoSelector):
         max_features: int = QPFS_MAX_FEATURES,
         discretizer: Any = "auto",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.verbose = verbose
+        self.categorical_features = categorical_features
         self.alpha = alpha
         self.tol = tol
         self.weight_tol = weight_tol

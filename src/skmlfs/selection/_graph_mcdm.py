@@ -13,8 +13,8 @@ Definitions, the choices the papers leave open and ours: ``docs/methods/graph.md
   (``docs/methods/graph.md#mfs-mcdm``).
 
 BMFS and MGFS share :func:`correlation_distance`, computed from one ``Xᵀ(Y − Ȳ)``
-product (sparse ``X`` stays sparse). All three rank every feature (``_ranking_kind =
-"full"``); a feature constant on the training data is never a vertex, match or
+product (sparse ``X`` stays sparse). All three order every feature (the selector tag
+``orders_all_features``); a feature constant on the training data is never a vertex, match or
 alternative: it is ranked after every varying feature (lowest index first) with score 0
 (BMFS: the lowest rank scores).
 """
@@ -29,7 +29,9 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from sklearn.metrics import pairwise_distances_chunked
+from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.sparsefuncs import mean_variance_axis, min_max_axis
 from sklearn.utils.validation import validate_data
 
 from .._validation import check_labels, resolve_n_features
@@ -55,8 +57,6 @@ def varying_features(X: Any) -> np.ndarray:
     if X.shape[0] == 0:
         return np.zeros(X.shape[1], dtype=bool)
     if sp.issparse(X):
-        from sklearn.utils.sparsefuncs import min_max_axis
-
         lo, hi = min_max_axis(sp.csc_matrix(X), axis=0)
     else:
         lo, hi = X.min(axis=0), X.max(axis=0)
@@ -66,8 +66,6 @@ def varying_features(X: Any) -> np.ndarray:
 def _center_scale(X: Any) -> tuple[np.ndarray, np.ndarray]:
     """Column means and population standard deviations (sparse X stays sparse)."""
     if sp.issparse(X):
-        from sklearn.utils.sparsefuncs import mean_variance_axis
-
         mu, var = mean_variance_axis(sp.csc_matrix(X), axis=0)
     else:
         mu, var = X.mean(axis=0), X.var(axis=0)
@@ -161,11 +159,14 @@ class BMFS(BaseSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature, best first: matching round, then ``order`` within the round;
         constant features last.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
-        Borda score ``n_features − position in ranking_`` (the ranking is lexicographic —
+        Borda score ``n_features − position in selection_order_`` (the ranking is lexicographic —
         round, then order — so no single per-feature value sorts it).
     round_ : ndarray of int, shape (n_features,)
         Matching round of each feature (0 first); -1 for constant features.
@@ -182,20 +183,23 @@ class BMFS(BaseSelector):
     >>> from skmlfs.selection import BMFS
     >>> X = np.array([[0, 1, 2], [1, 0, 2], [1, 1, 0], [0, 0, 1]])
     >>> Y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
-    >>> BMFS(n_features_to_select=2).fit(X, Y).ranking_.tolist()
+    >>> BMFS(n_features_to_select=2).fit(X, Y).selection_order_.tolist()
     [0, 1, 2]
     """
-
-    _scores_meaning = (
-        "borda",
-        "n_features minus the position in the ranking (matching round, then order within it)",
-    )
 
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "order": [StrOptions({"distance", "label_frequency"})],
     }
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "borda",
+            "n_features minus the position in the ranking (matching round, then order within it)",
+        )
+        tags.selector_tags.orders_all_features = True
+        return tags
 
     def __init__(self, n_features_to_select: Any = None, order: str = "distance"):
         self.n_features_to_select = n_features_to_select
@@ -244,7 +248,7 @@ class BMFS(BaseSelector):
         self.matched_label_ = labels
         self.weighted_distance_ = wcd
         self.correlation_distance_ = cdm
-        self._set_ranking(ranking, k=k, n_samples=n, scores=scores)
+        self._set_order(ranking, k=k, n_samples=n, scores=scores)
         return self
 
 
@@ -307,8 +311,11 @@ class MGFS(BaseSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature by decreasing PageRank (ties: lowest index); constant features last.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         PageRank of each feature (sums to 1 over the varying features; 0 for constant ones).
     correlation_distance_ : ndarray of shape (n_features, n_labels)
@@ -328,14 +335,9 @@ class MGFS(BaseSelector):
     >>> from skmlfs.selection import MGFS
     >>> X = np.array([[0, 1, 2], [1, 0, 2], [1, 1, 0], [0, 0, 1]])
     >>> Y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
-    >>> MGFS(n_features_to_select=2).fit(X, Y).ranking_.shape
+    >>> MGFS(n_features_to_select=2).fit(X, Y).selection_order_.shape
     (3,)
     """
-
-    _scores_meaning = (
-        "pagerank",
-        "PageRank of the feature in the correlation-distance graph (higher first)",
-    )
 
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
@@ -343,7 +345,15 @@ class MGFS(BaseSelector):
         "tol": [POSITIVE],
         "max_iter": [Number(Integral, 1, None, closed="left")],
     }
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "pagerank",
+            "PageRank of the feature in the correlation-distance graph (higher first)",
+        )
+        tags.selector_tags.orders_all_features = True
+        return tags
 
     def __init__(
         self,
@@ -367,7 +377,6 @@ class MGFS(BaseSelector):
         cdm = correlation_distance(X, Yd)
         var_idx = np.flatnonzero(varying)
         C = np.round(cdm[var_idx], _DECIMALS)
-        from sklearn.metrics.pairwise import euclidean_distances
 
         W = euclidean_distances(C, C)
         np.fill_diagonal(W, 0.0)
@@ -379,7 +388,7 @@ class MGFS(BaseSelector):
         self.correlation_distance_ = cdm
         self.n_iter_ = int(n_iter)
         self.residuals_ = residuals
-        self._set_ranking(
+        self._set_order(
             _full_ranking(scores * var_idx.size, varying), k=k, n_samples=n, scores=scores
         )
         return self
@@ -461,8 +470,11 @@ class MFSMCDM(BaseSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature by decreasing closeness (ties: lowest index); constant features last.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         TOPSIS closeness in ``[0, 1]`` (0 for constant features).
     coef_ : ndarray of shape (n_features, n_labels)
@@ -480,14 +492,9 @@ class MFSMCDM(BaseSelector):
     >>> from skmlfs.selection import MFSMCDM
     >>> X = np.array([[0, 1, 2], [1, 0, 2], [1, 1, 0], [0, 0, 1]])
     >>> Y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
-    >>> MFSMCDM(n_features_to_select=2).fit(X, Y).ranking_.shape
+    >>> MFSMCDM(n_features_to_select=2).fit(X, Y).selection_order_.shape
     (3,)
     """
-
-    _scores_meaning = (
-        "topsis_closeness",
-        "TOPSIS closeness to the ideal solution, in [0, 1] (higher first)",
-    )
 
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
@@ -495,7 +502,15 @@ class MFSMCDM(BaseSelector):
         "normalize": ["boolean"],
         "label_weights": [StrOptions({"entropy", "uniform"})],
     }
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "topsis_closeness",
+            "TOPSIS closeness to the ideal solution, in [0, 1] (higher first)",
+        )
+        tags.selector_tags.orders_all_features = True
+        return tags
 
     def __init__(
         self,
@@ -531,5 +546,5 @@ class MFSMCDM(BaseSelector):
         scores[var_idx] = topsis(D[var_idx], w, normalize=bool(self.normalize))
         self.coef_ = D
         self.label_weights_ = w
-        self._set_ranking(_full_ranking(scores, varying), k=k, n_samples=n, scores=scores)
+        self._set_order(_full_ranking(scores, varying), k=k, n_samples=n, scores=scores)
         return self

@@ -41,13 +41,16 @@ class SCLS(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Selected feature indices in the order they were picked.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         Criterion value (bits) of each feature at the step it was picked; NaN for the
         features not selected.
     step_scores_ : ndarray of float
-        Criterion value of each greedy step, ``scores_[ranking_]``.
+        Criterion value of each greedy step, ``scores_[selection_order_]``.
     relevance_ : ndarray of shape (n_features,)
         ``Σ_l I(f; l)`` of every feature (Part 1 of Eq. 26).
     entropies_ : ndarray of shape (n_features,)
@@ -63,7 +66,10 @@ class SCLS(BaseInfoSelector):
     (500, 5)
     """
 
-    _row_blocks_ok = True
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.row_blocks = True
+        return tags
 
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
@@ -111,7 +117,10 @@ class AMI(BaseInfoSelector):
     variant : {"eq2", "authors_code"}, default="eq2"
     """
 
-    _row_blocks_ok = True
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.row_blocks = True
+        return tags
 
     _parameter_constraints: dict = {
         **BaseInfoSelector._parameter_constraints,
@@ -124,11 +133,13 @@ class AMI(BaseInfoSelector):
         discretizer: Any = "auto",
         variant: str = "eq2",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.variant = variant
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
@@ -211,11 +222,13 @@ class MDMR(BaseInfoSelector):
         discretizer: Any = "auto",
         variant: str = "scls_authors",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.variant = variant
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
@@ -271,7 +284,10 @@ class GICS(BaseInfoSelector):
     above).
     """
 
-    _row_blocks_ok = True
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.row_blocks = True
+        return tags
 
     def _select(self, cache: InfoCache, k: int):
         labels = np.arange(cache.Y.n_vars)

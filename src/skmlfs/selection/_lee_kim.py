@@ -86,11 +86,13 @@ class _LeeKim(BaseInfoSelector):
         discretizer: Any = "auto",
         variant: str = "paper",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.variant = variant
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _candidates(self, cache: InfoCache) -> np.ndarray:
         # The library never selects a constant column (docs/methods/info.md#greedy-search);
@@ -127,8 +129,11 @@ class PMU(_LeeKim):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Selected features in the order they were picked.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         Criterion (bits) at the step each feature was picked; NaN if never picked.
     step_scores_ : ndarray of float
@@ -198,7 +203,7 @@ class D2F(_LeeKim):
 
     Attributes
     ----------
-    ranking_, scores_, step_scores_, relevance_, entropies_
+    selection_order_, ranking_, scores_, step_scores_, relevance_, entropies_
         As in :class:`PMU` (for ``variant="code"`` the scores are ``d2f.m``'s values).
     """
 

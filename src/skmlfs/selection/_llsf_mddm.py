@@ -64,7 +64,7 @@ class LLSF(BaseSelector):
         For ``transform``: the features with the largest row norms ``‖W_i·‖₂``
         **[ASSUMPTION]** (a count, a fraction ``⌈f·d⌉`` or a budget string as for every
         selector); ``None`` keeps every feature with a non-zero row. Any value can be set
-        after ``fit`` without refitting (``ranking_`` orders every feature).
+        after ``fit`` without refitting (``selection_order_`` orders every feature).
 
     Attributes
     ----------
@@ -73,25 +73,31 @@ class LLSF(BaseSelector):
     label_features_ : list of ndarray
         ``{i : W_ij ≠ 0}`` for every label, by decreasing ``|W_ij|``; all features when
         a column of ``W`` is entirely zero **[ASSUMPTION, docs/methods/sparse.md#llsf]**.
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Features by decreasing row norm (ties: lower index).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         Row norms ``‖W_i·‖₂`` of every feature (``scores_[f]`` is feature ``f``'s).
     n_iter_ : int
     """
-
-    _scores_meaning = (
-        "weight_norm",
-        "norm of the feature's row of the label-specific weight matrix W (the ranking sorts by "
-        "it)",
-    )
 
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         **dict.fromkeys(("alpha", "beta", "gamma", "tol"), [NON_NEGATIVE]),
         "max_iter": [Number(Integral, 1, None, closed="left")],
     }
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "weight_norm",
+            "norm of the feature's row of the label-specific weight matrix W (the ranking sorts by "
+            "it)",
+        )
+        tags.selector_tags.orders_all_features = True
+        return tags
 
     def __init__(self, alpha: float = 0.5, beta: float = 0.1, gamma: float = 0.01,
                  max_iter: int = 100, tol: float = 0.01, n_features_to_select: Any = None):
@@ -146,7 +152,7 @@ class LLSF(BaseSelector):
         self.n_iter_ = it
         self.coef_ = W
         norms = np.linalg.norm(W, axis=1)
-        self._set_ranking(np.lexsort((np.arange(d), -norms)), scores=norms,
+        self._set_order(np.lexsort((np.arange(d), -norms)), scores=norms,
                           k=self._budget_of(norms, X.shape[0]), n_samples=X.shape[0])
         feats = []
         for j in range(W.shape[1]):
@@ -257,5 +263,7 @@ class MDDM(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = False  # the target is a 0/1 label matrix
         tags.input_tags.sparse = True
         return tags

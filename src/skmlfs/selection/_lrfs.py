@@ -60,12 +60,15 @@ class LRFS(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Selected features in the order they were picked.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``J`` (bits) of each feature at the step it was picked (NaN if never).
     step_scores_ : ndarray of float
-        ``J`` of each greedy step, ``scores_[ranking_]``.
+        ``J`` of each greedy step, ``scores_[selection_order_]``.
     relevance_ : ndarray of shape (n_features,)
         ``LR(f)`` of every feature (bits).
     entropies_ : ndarray of shape (n_features,)

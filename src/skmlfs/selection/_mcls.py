@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
+from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
+from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import validate_data
 
 from .._progress import report_step
@@ -250,8 +252,6 @@ def _pin_shift(U: np.ndarray, W: sp.spmatrix, pos: np.ndarray, lam: float) -> np
     ``(I − W)`` maps a constant on each connected component of the graph to 0 and the
     minimisers form segments ``U + t·1_c``. Each (component, label) is shifted to the
     middle of its feasible segment (to the bound when the label is constant there)."""
-    from scipy.sparse.csgraph import connected_components
-
     _, comp = connected_components(W, directed=True, connection="weak")
     U = U.copy()
     big = np.inf
@@ -313,8 +313,6 @@ def knn_constraint_ratio(X: Any, k: int, idx: np.ndarray | None = None) -> np.nd
     deg = np.asarray(A.sum(axis=1)).ravel()
     local = _quad_forms(X, sp.diags(deg)) - _quad_forms(X, A)
     if sp.issparse(X):
-        from sklearn.utils.sparsefuncs import mean_variance_axis
-
         _, var = mean_variance_axis(sp.csc_matrix(X), axis=0)
     else:
         var = X.var(axis=0)
@@ -357,8 +355,11 @@ class MCLS(BaseSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature by decreasing score (ties: lowest index); constant features last.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``s_f · c_f``; ``-inf`` for constant features.
     laplacian_scores_ : ndarray of shape (n_features,)
@@ -381,11 +382,6 @@ class MCLS(BaseSelector):
     reconstructions, ``O(iterations·n·k²·q)`` for the label manifold; memory ``O(n·k·q)``.
     """
 
-    _scores_meaning = (
-        "mcls_score",
-        "Laplacian score times constraint ratio, s_f * c_f (higher first; -inf: constant)",
-    )
-
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "n_neighbors": [Number(Integral, 1, None, closed="left")],
@@ -395,7 +391,15 @@ class MCLS(BaseSelector):
         "max_iter": [Number(Integral, 1, None, closed="left")],
         "verbose": ["verbose"],
     }
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "mcls_score",
+            "Laplacian score times constraint ratio, s_f * c_f (higher first; -inf: constant)",
+        )
+        tags.selector_tags.orders_all_features = True
+        return tags
 
     def __init__(
         self,
@@ -454,5 +458,5 @@ class MCLS(BaseSelector):
         self.label_manifold_ = U
         self.n_iter_ = n_iter
         self.kkt_residuals_ = kkt
-        self._set_ranking(ranking, k=budget, n_samples=n, scores=score)
+        self._set_order(ranking, k=budget, n_samples=n, scores=score)
         return self

@@ -48,7 +48,7 @@ from threadpoolctl import threadpool_limits
 from .._progress import report_step
 from .._validation import _quiet_empty_labels, check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache
-from ..metrics import MetricSpec
+from ..metrics import METRICS, MetricSpec, metric_name
 from ._base import (
     DISCRETIZER_CONSTRAINT,
     BaseSelector,
@@ -86,8 +86,6 @@ def _round_half_up(x: float) -> int:
 # ---------------------------------------------------------------------- the learner
 def _resolve_metric(metric: Any):
     """``(name, function, greater_is_better, needs, kwargs)`` of a metric name or spec."""
-    from ..metrics import METRICS, MetricSpec
-
     if isinstance(metric, MetricSpec):  # a user's scorer: (function, greater_is_better, needs)
         if metric.needs not in ("pred", "score"):
             raise ValueError(f"metric.needs must be 'pred' or 'score'; got {metric.needs!r}.")
@@ -95,7 +93,6 @@ def _resolve_metric(metric: Any):
         return name, metric.function, bool(metric.greater_is_better), metric.needs, {}
     name = _METRIC_ALIASES.get(metric, metric)
     if name not in METRICS and isinstance(name, str):  # scikit-learn's spellings too
-        from ..metrics import metric_name
 
         try:
             name = metric_name(name)
@@ -394,15 +391,6 @@ def _weighted_sample(candidates: np.ndarray, weights: np.ndarray, n: int, rng) -
 class _EvolutionarySelector(BaseSelector):
     """Shared machinery: validation, fitness, Algorithm 1's loop and survivor selection."""
 
-    _scores_meaning = (
-        "gics_at_pick",
-        "GICS value at which the feature of the best subset was placed when that subset was "
-        "ordered (NaN: outside the best subset; not sorted: a later place may score higher)",
-    )
-
-    # A subset search: its subset for one budget is not a part of the one for another.
-    _ranking_kind = "fixed"
-    _greedy = True
     # Parameters of both searches; MemeticSelector extends them with its operators'.
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
@@ -494,14 +482,14 @@ class _EvolutionarySelector(BaseSelector):
         with threadpool_limits(limits=1):
             pop, hist = self._search(fitness, cache, rng, n_max, X.shape[1], Y.shape[1])
         best = np.sort(pop.subsets[0])
-        # Order the chosen subset by GICS on all labels so that ranking_[:k] is a sensible
+        # Order the chosen subset by GICS on all labels so that selection_order_[:k] is a sensible
         # smaller subset; the search itself is order-free.
         with threadpool_limits(limits=1):
             ranked, scores = gics_select(cache, best, np.arange(Y.shape[1]), best.size)
         rest = np.setdiff1d(best, ranked)
         # GICS orders the subset greedily: its step values are step_scores_ (NaN for the
         # few members GICS leaves unranked), placed by feature in scores_
-        self._set_ranking(np.concatenate([ranked, rest]), k=n_max, n_samples=X.shape[0],
+        self._set_order(np.concatenate([ranked, rest]), k=n_max, n_samples=X.shape[0],
                           step_scores=np.concatenate([scores, np.full(rest.size, np.nan)]),
                           n_selected=best.size)
         self.best_subset_ = best
@@ -612,6 +600,14 @@ class _EvolutionarySelector(BaseSelector):
     # -------------------------------------------------------------- selector API
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "gics_at_pick",
+            "GICS value at which the feature of the best subset was placed when that subset was "
+            "ordered (NaN: outside the best subset; not sorted: a later place may score higher)",
+        )
+        # a subset search: its subset for one budget is not a part of the one for another
+        tags.selector_tags.nested_budgets = False
+        tags.selector_tags.greedy = True
         tags.non_deterministic = self.random_state is None
         return tags
 
@@ -736,14 +732,17 @@ class MemeticSelector(_EvolutionarySelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         The best subset, ordered by GICS on all labels (training data).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         Indexed by feature: the GICS value (on all labels, training data) at which
-        feature ``f`` of the best subset was placed in ``ranking_``; NaN for the features
+        feature ``f`` of the best subset was placed in ``selection_order_``; NaN for the features
         outside the best subset.
     step_scores_ : ndarray of shape (n_ranked,)
-        The same GICS values in the order of ``ranking_`` (``scores_[ranking_]``).
+        The same GICS values in the order of ``selection_order_`` (``scores_[selection_order_]``).
     best_subset_ : ndarray of int
         The best subset (sorted indices); ``get_support`` marks it.
     best_loss_ : float

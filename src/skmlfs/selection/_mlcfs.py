@@ -74,25 +74,33 @@ class MLCFS(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Selected features in the order they were picked.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``merit(S)`` right after each feature was added, by feature (NaN if never added).
     step_scores_ : ndarray of float
-        ``merit(S)`` after each step, ``scores_[ranking_]``.
+        ``merit(S)`` after each step, ``scores_[selection_order_]``.
     label_correlation_ : ndarray of shape (n_features,)
         ``r_f = mean_l |corr(f, l)|``.
     """
 
-    _scores_meaning = (
-        "merit_after_add",
-        "merit(S) of the selected set right after the feature was added (NaN: never added)",
-    )
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "merit_after_add",
+            "merit(S) of the selected set right after the feature was added (NaN: never added)",
+        )
+        return tags
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = None, *,
+                 categorical_features: Any = None,
                  verbose: int = 0):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _fit(self, X: Any, Y: Any) -> MLCFS:
         X = validate_data(
@@ -134,7 +142,7 @@ class MLCFS(BaseInfoSelector):
             if kk < k:
                 col = Xd[:, [f]]
                 corr_to_sel += _abs_corr(Xd, mu, sd, col, mu[[f]], sd[[f]])[:, 0]
-        self._set_ranking(ranking, k=k, n_samples=X.shape[0], step_scores=scores)
+        self._set_order(ranking, k=k, n_samples=X.shape[0], step_scores=scores)
         self.label_correlation_ = r
         return self
 

@@ -36,11 +36,11 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods, RealNotInt, StrOptions
 
 from .._progress import report_step
 from .._validation import resolve_count
+from ..discretize import fit_discretizer, occ_discretizer
 from ..info import DiscreteData, InfoCache, conditional_mutual_info, mutual_info
 from ..info._engine import iter_conditional_mutual_info
 from ._base import NON_NEGATIVE, TIE_TOL, BaseInfoSelector, Number, argmax_tol
@@ -82,8 +82,6 @@ def _relevance_order(rel: np.ndarray) -> np.ndarray:
 
 
 def _meanstd_default(kind: str = "auto"):
-    from ..discretize import occ_discretizer
-
     return occ_discretizer(kind)
 
 
@@ -534,8 +532,10 @@ class _MLFSBase(BaseInfoSelector):
                 )
             disc = _meanstd_default(disc)
         elif disc is None:
+            self._categorical(X)  # checked even when nothing is discretized
             return X
-        return clone(disc).fit(X, Y).transform(X)
+        # the transformer cloned and fitted with the nominal columns passed through
+        return fit_discretizer(disc, X, Y, self._categorical(X)).transform(X)
 
 
 class MLFS(_MLFSBase):
@@ -570,16 +570,19 @@ class MLFS(_MLFSBase):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Global mode: features in the order picked. Local mode: features ordered by how
         many labels selected them (ties: better mean position, then lower index); the
         selector keeps all of them (a smaller ``n_features_to_select`` needs a refit, as
         the label subsets change with it).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         Global mode: criterion value at the step a feature was picked (NaN if never).
         Local mode: the number of labels whose subset holds the feature (0 if none).
     step_scores_ : ndarray of float
-        Global mode only: criterion value of each step, ``scores_[ranking_]``.
+        Global mode only: criterion value of each step, ``scores_[selection_order_]``.
     label_features_ : list of ndarray
         Local mode: the subset ``X_θj`` of every label, in selection order (empty for a
         label that is constant in the training data).
@@ -597,11 +600,18 @@ class MLFS(_MLFSBase):
     [[0, 7], [1, 5], [2, 4]]
     """
 
-    _scores_meaning = (
-        "criterion_at_pick",
-        "global mode: the Eq. 42 criterion at the step the feature was picked (NaN: never; not "
-        "sorted); local mode: the number of labels whose subset holds it",
-    )
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "criterion_at_pick",
+            "global mode: the Eq. 42 criterion at the step the feature was picked (NaN: never; not "
+            "sorted); local mode: the number of labels whose subset holds it",
+        )
+        # step_scores_ in global mode; votes in local mode. nested_budgets stays True (as
+        # before the tags): get_support refuses the cuts that are not prefixes
+        # (_prefix_ok), the experiment engine cuts the fit at the largest budget
+        tags.selector_tags.greedy = getattr(self, "mode", "global") == "global"
+        return tags
 
     _parameter_constraints: dict = {
         **_MLFSBase._parameter_constraints,
@@ -622,6 +632,7 @@ class MLFS(_MLFSBase):
         gamma: float = 1.0,
         max_candidates: int | None = 100,
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
@@ -631,10 +642,7 @@ class MLFS(_MLFSBase):
         self.gamma = gamma
         self.max_candidates = max_candidates
         self.verbose = verbose
-
-    @property
-    def _greedy(self) -> bool:  # step_scores_ in global mode; votes in local mode
-        return self.mode == "global"
+        self.categorical_features = categorical_features
 
     def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> Any:
         return getattr(self, "_votes", None) if self.mode == "local" else None
@@ -690,23 +698,26 @@ class MLMIM(_MLFSBase):
     ranking needs no cap. ``scores_`` is ``Σ_j I(X_m; Y_j)`` of every feature.
     """
 
-    _scores_meaning = (
-        "relevance",
-        "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
-        "by it)",
-    )
-
-    _greedy = False  # a ranking by a fixed per-feature score
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "relevance",
+            "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
+            "by it)",
+        )
+        tags.selector_tags.greedy = False
+        return tags
 
     def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> Any:
         return self._relevance
 
-
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
-                 max_candidates: int | None = 100, *, verbose: int = 0):
+                 max_candidates: int | None = 100, *, categorical_features: Any = None,
+                 verbose: int = 0):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.max_candidates = max_candidates
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _select(self, cache: InfoCache, K: int):
         self._relevance = cache.mi_xy.sum(axis=1)
@@ -724,10 +735,12 @@ class MLJMI(_MLFSBase):
     """
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
-                 max_candidates: int | None = 100, *, verbose: int = 0):
+                 max_candidates: int | None = 100, *, categorical_features: Any = None,
+                 verbose: int = 0):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.max_candidates = max_candidates
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _select(self, cache: InfoCache, K: int):
         return global_select(cache.X, cache.Y, K, beta=0.0, gamma=1.0,
@@ -750,11 +763,13 @@ class MLMRMR(_MLFSBase):
 
     def __init__(self, n_features_to_select: Any = None, discretizer: Any = "auto",
                  max_candidates: int | None = 100, redundancy_scale: str = "q", *,
+                 categorical_features: Any = None,
                  verbose: int = 0):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.max_candidates = max_candidates
         self.redundancy_scale = redundancy_scale
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _select(self, cache: InfoCache, K: int):
         return global_select(cache.X, cache.Y, K, beta=0.0, gamma=1.0,

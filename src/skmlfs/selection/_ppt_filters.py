@@ -29,6 +29,7 @@ from .._validation import check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache, mutual_info
 from ._base import BaseInfoSelector, degenerate_selection, mean_redundancy_select
 from ._ppt import PPT_CONSTRAINTS, pruned_problem_transformation
+from ._tags import get_selector_tags
 
 __all__ = ["PPTCHI", "PPTMI", "chi2_scores"]
 
@@ -80,7 +81,10 @@ class _PPTFilter(BaseInfoSelector):
     """
 
     _parameter_constraints: dict = {**BaseInfoSelector._parameter_constraints, **PPT_CONSTRAINTS}
-    _greedy = False
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.greedy = False
+        return tags
 
     def __init__(
         self,
@@ -89,12 +93,14 @@ class _PPTFilter(BaseInfoSelector):
         min_support: int = 6,
         strategy: str = "discard",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select=n_features_to_select, discretizer=discretizer)
         self.min_support = min_support
         self.strategy = strategy
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def _fit(self, X: Any, Y: Any) -> _PPTFilter:
         """Transform ``Y`` by PPT and score the (discretized) features of ``X``."""
@@ -110,8 +116,8 @@ class _PPTFilter(BaseInfoSelector):
         D = DiscreteData.from_array(Xp)
         k = resolve_n_features(self.n_features_to_select, X.shape[0], X.shape[1])
         ranking, values = self._score(D, classes, k)
-        greedy = self._greedy
-        self._set_ranking(
+        greedy = get_selector_tags(self).greedy
+        self._set_order(
             ranking, k=k, n_samples=X.shape[0], n_selected=int(ranking.size),
             scores=None if greedy else self.feature_scores_,
             step_scores=values if greedy else None,
@@ -145,7 +151,10 @@ class PPTMI(_PPTFilter):
 
     Attributes
     ----------
-    ranking_ : the first ``n_features_to_select_`` features, best first
+    selection_order_ : the first ``n_features_to_select_`` features, best first
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``search="rank"``: ``I(f; C)`` of every feature. ``search="mrmr"``: the criterion
         at the step a feature was picked (NaN if never); ``step_scores_`` in step order.
@@ -153,11 +162,15 @@ class PPTMI(_PPTFilter):
         ``I(f; C)`` of every feature (bits).
     """
 
-    _scores_meaning = (
-        "ppt_score",
-        "search='rank': I(f; C) with the pruned label sets C, bits; search='mrmr': the "
-        "criterion at the step the feature was picked (NaN: never)",
-    )
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "ppt_score",
+            "search='rank': I(f; C) with the pruned label sets C, bits; search='mrmr': the "
+            "criterion at the step the feature was picked (NaN: never)",
+        )
+        tags.selector_tags.greedy = self.search == "mrmr"
+        return tags
 
     _parameter_constraints: dict = {
         **_PPTFilter._parameter_constraints,
@@ -172,15 +185,13 @@ class PPTMI(_PPTFilter):
         strategy: str = "discard",
         search: str = "rank",
         *,
+        categorical_features: Any = None,
         verbose: int = 0,
     ):
         super().__init__(n_features_to_select, discretizer, min_support, strategy)
         self.search = search
         self.verbose = verbose
-
-    @property
-    def _greedy(self) -> bool:
-        return self.search == "mrmr"
+        self.categorical_features = categorical_features
 
     def _score(self, D, classes, k):
         Dc = DiscreteData.from_array(classes[:, None])
@@ -211,15 +222,21 @@ class PPTCHI(_PPTFilter):
 
     Attributes
     ----------
-    ranking_ : the first ``n_features_to_select_`` features, largest χ² first
+    selection_order_ : the first ``n_features_to_select_`` features, largest χ² first
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_, feature_scores_ : ndarray of shape (n_features,)
         χ² of every feature.
     """
 
-    _scores_meaning = (
-        "chi2",
-        "chi-squared statistic of the feature against the pruned label sets",
-    )
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "chi2",
+            "chi-squared statistic of the feature against the pruned label sets",
+        )
+        return tags
 
     def _score(self, D, classes, k):
         chi = chi2_scores(D, classes)

@@ -17,7 +17,7 @@ __all__ = ["RandomSelection"]
 class RandomSelection(BaseSelector):
     """Features in a random order, seeded: the reference of no information.
 
-    Every feature draws a uniform score from ``random_state``; ``ranking_`` orders the
+    Every feature draws a uniform score from ``random_state``; ``selection_order_`` orders the
     features by decreasing score, so a budget ``k`` selects a uniformly random subset of
     ``k`` features and smaller budgets are prefixes of larger ones (one fit serves every
     budget). The labels are validated but not used. Benchmarks report it beside "all
@@ -33,8 +33,11 @@ class RandomSelection(BaseSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Every feature, by decreasing random score.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         The uniform random score of each feature.
 
@@ -51,10 +54,14 @@ class RandomSelection(BaseSelector):
         **BaseSelector._parameter_constraints,
         "random_state": ["random_state"],
     }
-    # a permutation of every feature: any budget is its prefix
-    _ranking_kind = "full"
-    _scores_meaning = ("random_score", "the uniform random score each feature drew; the "
-                       "ranking sorts by it (no information about the labels)")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.orders_all_features = True
+        tags.selector_tags.scores_meaning = (
+            "random_score", "the uniform random score each feature drew; the ranking sorts "
+            "by it (no information about the labels)")
+        return tags
 
     def __init__(self, n_features_to_select: Any = None, random_state: Any = None):
         self.n_features_to_select = n_features_to_select
@@ -69,5 +76,5 @@ class RandomSelection(BaseSelector):
         scores = check_random_state(self.random_state).random_sample(d)
         ranking = np.argsort(-scores, kind="stable")
         k = resolve_n_features(self.n_features_to_select, n, d)
-        self._set_ranking(ranking, k=k, n_samples=n, scores=scores)
+        self._set_order(ranking, k=k, n_samples=n, scores=scores)
         return self

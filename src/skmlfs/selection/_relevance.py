@@ -37,8 +37,11 @@ class MIRank(BaseInfoSelector):
 
     Attributes
     ----------
-    ranking_ : ndarray of int
+    selection_order_ : ndarray of int
         Selected feature indices, most relevant first.
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``Σ_l I(f; l)`` (bits) of every feature (the value the ranking sorts by).
     relevance_ : ndarray of shape (n_features,)
@@ -51,18 +54,19 @@ class MIRank(BaseInfoSelector):
     >>> from skmlfs.datasets import make_multilabel_discrete
     >>> from skmlfs.selection import MIRank
     >>> ds = make_multilabel_discrete(random_state=0)
-    >>> MIRank(n_features_to_select=3).fit(ds.X, ds.Y).ranking_.shape
+    >>> MIRank(n_features_to_select=3).fit(ds.X, ds.Y).selection_order_.shape
     (3,)
     """
 
-    _scores_meaning = (
-        "relevance",
-        "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
-        "by it)",
-    )
-
-    # a ranking by a fixed per-feature score, not a search: no step_scores_
-    _greedy = False
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "relevance",
+            "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
+            "by it)",
+        )
+        tags.selector_tags.greedy = False
+        return tags
 
     def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> np.ndarray:
         return self.relevance_

@@ -104,11 +104,6 @@ def _relief_weights(
 class _ReliefBase(BaseSelector):
     """Shared by the Relief estimators: every feature ranked by weight, NaN allowed."""
 
-    _scores_meaning = (
-        "weight",
-        "the feature's ReliefF weight (higher: more relevant; may be negative)",
-    )
-
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "verbose": ["verbose"],
@@ -117,7 +112,6 @@ class _ReliefBase(BaseSelector):
         "categorical_features": ["array-like", None],
         "random_state": ["random_state"],
     }
-    _ranking_kind = "full"
 
     def __init__(self, n_features_to_select: Any, k: int, m: int | None,
                  categorical_features: Any, random_state: Any):
@@ -146,18 +140,24 @@ class _ReliefBase(BaseSelector):
     def _finish(self, weights: np.ndarray, n_samples: int) -> None:
         self.weights_ = weights
         k = resolve_n_features(self.n_features_to_select, n_samples, weights.size)
-        self._set_ranking(np.argsort(-weights, kind="stable"), scores=weights, k=k,
+        self._set_order(np.argsort(-weights, kind="stable"), scores=weights, k=k,
                           n_samples=n_samples)
 
     def transform(self, X: Any) -> Any:
         """Keep the selected features of ``X``; NaN is a missing value, ±inf is refused."""
         # allow_nan makes SelectorMixin.transform skip the finiteness check altogether
-        assert_all_finite(X.data if sp.issparse(X) else np.asarray(X), allow_nan=True,
-                          input_name="X")
+        # (DOK and LIL matrices have no flat .data: read it from a CSR copy)
+        assert_all_finite(X.tocsr().data if sp.issparse(X) else np.asarray(X),
+                          allow_nan=True, input_name="X")
         return super().transform(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "weight",
+            "the feature's ReliefF weight (higher: more relevant; may be negative)",
+        )
+        tags.selector_tags.orders_all_features = True
         tags.input_tags.allow_nan = True
         return tags
 
@@ -214,8 +214,11 @@ class ReliefFML(_ReliefBase):
         Feature weights scaled to [0, 1].
     raw_weights_ : ndarray of shape (n_features,)
         Weights of Eq. (6) before scaling.
-    ranking_ : ndarray of shape (n_features,)
+    selection_order_ : ndarray of shape (n_features,)
         All feature indices by decreasing weight (ties → lower index).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``weights_`` (the score of every feature).
     sample_indices_ : ndarray of shape (m,)
@@ -335,8 +338,11 @@ class PPTReliefF(_ReliefBase):
     ----------
     weights_ : ndarray of shape (n_features,)
         ReliefF weights (not rescaled).
-    ranking_ : ndarray of shape (n_features,)
+    selection_order_ : ndarray of shape (n_features,)
         Feature indices by decreasing weight (ties → lower index).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``weights_`` (the score of every feature).
     n_features_to_select_ : int

@@ -272,18 +272,21 @@ class _RowNormSelector(BaseSelector):
     """Common tail of the embedded selectors: rank every feature by the row norms of ``W``
     (``scores_ = feature_importances_``), keep the top k."""
 
-    _scores_meaning = (
-        "weight_norm",
-        "norm of the feature's row of the learned weight matrix W (the ranking sorts by it)",
-    )
-
     _parameter_constraints: dict = {
         **BaseSelector._parameter_constraints,
         "verbose": ["verbose"],
         "max_iter": [Number(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
     }
-    _ranking_kind = "full"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_meaning = (
+            "weight_norm",
+            "norm of the feature's row of the learned weight matrix W (the ranking sorts by it)",
+        )
+        tags.selector_tags.orders_all_features = True
+        return tags
 
     def _degenerate(self, X: Any, Y: Any) -> bool:
         """:func:`degenerate_selection` on validated ``X`` (``Y`` checked as by a fit)."""
@@ -316,7 +319,7 @@ class _RowNormSelector(BaseSelector):
             k = resolve_n_features(self.n_features_to_select, n_samples, d, warn=False)
         if ranking is None:
             ranking = _ranking_from_scores(importances)
-        self._set_ranking(ranking, scores=importances, k=k, n_samples=n_samples)
+        self._set_order(ranking, scores=importances, k=k, n_samples=n_samples)
 
 
 # --------------------------------------------------------------------------------------
@@ -340,7 +343,7 @@ class RLEFS(_RowNormSelector):
     ----------
     n_features_to_select : int, float or None, default=None
         Number (int) or fraction (float in (0, 1]) of features kept by ``transform``;
-        ``None`` gives ⌈√n_samples⌉. The full ranking is always available in ``ranking_``.
+        ``None`` gives ⌈√n_samples⌉. The full ranking is always available in ``selection_order_``.
     alpha, beta, gamma, lambda_ : float, default=0.5
         Weights of the graph term, the label-enhancement term, the row sparsity and the
         orthogonality penalty (the paper's fixed value in its sensitivity study, §5.4).
@@ -376,8 +379,11 @@ class RLEFS(_RowNormSelector):
         Final iterates, all non-negative.
     feature_importances_ : ndarray of shape (n_features,)
         ``‖W_{i·}‖₂`` in feature order.
-    ranking_ : ndarray of shape (n_features,)
+    selection_order_ : ndarray of shape (n_features,)
         Features by decreasing importance (ties: lower index first).
+    ranking_ : ndarray of shape (n_features,)
+        scikit-learn's ranking, as ``RFE``'s: 1 for the selected features, then 2, 3,
+        ... along ``selection_order_``.
     scores_ : ndarray of shape (n_features,)
         ``feature_importances_`` (the score of every feature).
     objective_ : ndarray of shape (``n_iter_ + 1``,)
@@ -402,6 +408,11 @@ class RLEFS(_RowNormSelector):
         "label_distance": [StrOptions({"euclidean", "normalized"})],
         "scale": ["boolean"],
     }
+
+    def __sklearn_is_fitted__(self) -> bool:
+        # the parameter lambda_ ends in "_" like a fitted attribute, so scikit-learn's
+        # default test (any such attribute) would call an unfitted RLEFS fitted
+        return hasattr(self, "ranking_")
 
     def __init__(
         self,
@@ -607,7 +618,8 @@ class MIFS(_RowNormSelector):
 
     Attributes
     ----------
-    W_, V_, B_, objective_, n_iter_, feature_importances_ (``‖W_{i·}‖₂²``), ranking_, scores_
+    W_, V_, B_, objective_, n_iter_, feature_importances_ (``‖W_{i·}‖₂²``),
+    selection_order_, ranking_, scores_
 
     Notes
     -----
@@ -786,7 +798,7 @@ class RALMFS(_RowNormSelector):
 
     ``k`` is ``n_features_to_select`` (resolved as for every selector). RALM-FS returns a
     *set*: ``selected_`` (ascending indices) is exactly the support of ``transform``.
-    ``ranking_`` lists the ``k`` selected features first (by ``‖W_{i·}‖₂`` of the last
+    ``selection_order_`` lists the ``k`` selected features first (by ``‖W_{i·}‖₂`` of the last
     iterate, decreasing), then the rest by the same norm — so prefixes shorter than ``k`` are
     an approximation; refit with the smaller ``k`` for the faithful set.
 
@@ -806,7 +818,7 @@ class RALMFS(_RowNormSelector):
     Attributes
     ----------
     W_, b_, selected_, objective_ (``Σ_i ‖row_i(Xc V + 1bᵀ − Y)‖₂`` per iteration), n_iter_,
-    feature_importances_ (``‖W_{i·}‖₂``), ranking_, scores_
+    feature_importances_ (``‖W_{i·}‖₂``), selection_order_, ranking_, scores_
 
     Notes
     -----
@@ -837,7 +849,13 @@ class RALMFS(_RowNormSelector):
         "rho": [Number(numbers.Real, 1, np.inf, closed="left")],
         "max_iter": [Number(Integral, 1, None, closed="left")],
     }
-    _ranking_kind = "fixed"  # an exact top-k set: another k needs another solve
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # an exact top-k set: another k needs another solve
+        tags.selector_tags.nested_budgets = False
+        tags.selector_tags.orders_all_features = False
+        return tags
 
     def _fit(self, X: Any, Y: Any) -> RALMFS:
         """Run the ALM solver for ``k = n_features_to_select`` features."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +22,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MetricTable", "metric_tables", "wilcoxon_table", "win_tie_loss_table", "write_report"]
+from ._direction import greater_is_better
+from ._format import MISSING, format_number, format_seconds, format_wall
+from ._section import Rendered
+from ._util import _close, _order
+
+__all__ = ["MetricTable", "metric_tables", "wilcoxon_table", "win_tie_loss_table"]
 
 
 @dataclass
@@ -55,7 +59,7 @@ def _choice(what: str, value: str, available: Sequence[str],
     closest name and the list, as for unknown method names everywhere else."""
     import difflib
 
-    from ._registry import normalize_name
+    from .._registry import normalize_name
 
     if value in available:
         return value
@@ -67,29 +71,6 @@ def _choice(what: str, value: str, available: Sequence[str],
     raise ValueError(
         f"unknown {what} {value!r}{hint}; {where}: {', '.join(available)}."
     )
-
-
-def _metric_direction(name: str, meta: dict) -> bool:
-    info = meta.get(f"metric:{name}")
-    if info is not None:
-        return bool(json.loads(info)["greater_is_better"])
-    from ..metrics import METRICS
-
-    if name in METRICS:
-        return METRICS[name].greater_is_better
-    raise ValueError(
-        f"cannot tell whether higher {name!r} is better (not a registered metric and not "
-        "described in the store)."
-    )
-
-
-def _order(values: Sequence[str], preferred: Sequence[str]) -> list[str]:
-    pref = [v for v in preferred if v in set(values)]
-    return pref + sorted(v for v in set(values) if v not in set(pref))
-
-
-def _fmt(x: float, d: int) -> str:
-    return "–" if x is None or not np.isfinite(x) else f"{x:.{d}f}"
 
 
 def _slug(s: str) -> str:
@@ -174,8 +155,8 @@ def metric_tables(
         Compare every method with this one (Bonferroni–Dunn CD, as SCLS Fig. 1); default
         all pairs (Nemenyi CD).
     """
-    from ..stats import critical_difference, friedman_test, rank_matrix
-    from ._runner import _NON_METRIC
+    from ...stats import critical_difference, friedman_test, rank_matrix
+    from .._store import _NON_METRIC
 
     meta = meta or {}
     df = results
@@ -190,7 +171,7 @@ def metric_tables(
         ds_order = _order(sub["dataset"].unique(), datasets)
         m_order = _order(sub["method"].unique(), methods)
         for metric in metrics:
-            gib = _metric_direction(metric, meta)
+            gib = greater_is_better(metric, meta)
             per_split = sub.groupby(["dataset", "method", "split"])[metric].mean()
             g = per_split.groupby(["dataset", "method"])
             mean = g.mean().unstack("method").reindex(index=ds_order, columns=m_order)
@@ -245,7 +226,8 @@ def table_markdown(t: MetricTable) -> str:
         cells = []
         for m in cols:
             mu, sd = t.mean.at[ds, m], t.std.at[ds, m]
-            s = "–" if not np.isfinite(mu) else f"{_fmt(mu, d)} ± {_fmt(sd, d)}"
+            s = (MISSING if not np.isfinite(mu)
+                 else f"{format_number(mu, d)} ± {format_number(sd, d)}")
             if t.best.at[ds, m]:
                 s = f"**{s}** ✓"
             cells.append(s)
@@ -254,7 +236,8 @@ def table_markdown(t: MetricTable) -> str:
         lines.append(
             "| Avg. rank | "
             + " | ".join(
-                f"{t.avg_ranks[m]:.2f}" if m in t.avg_ranks.index else "–" for m in cols
+                format_number(t.avg_ranks[m], 2) if m in t.avg_ranks.index else MISSING
+                for m in cols
             )
             + " |"
         )
@@ -282,7 +265,7 @@ def table_latex(t: MetricTable) -> str:
             if not np.isfinite(mu):
                 cells.append("--")
                 continue
-            s = f"{_fmt(mu, d)} $\\pm$ {_fmt(sd, d)}"
+            s = f"{format_number(mu, d)} $\\pm$ {format_number(sd, d)}"
             cells.append(rf"\textbf{{{s}}}" if t.best.at[ds, m] else s)
         out.append(f"{_tex(str(ds))} & " + " & ".join(cells) + r" \\")
     if t.avg_ranks is not None:
@@ -340,7 +323,7 @@ def wilcoxon_table(t: MetricTable, control: str, alpha: float = 0.05) -> Any:
     """
     import pandas as pd
 
-    from ..stats import wilcoxon_signed_rank
+    from ...stats import wilcoxon_signed_rank
 
     if control not in t.mean.columns:
         raise ValueError(f"control {control!r} is not a method of the {t.metric} table.")
@@ -377,7 +360,7 @@ def win_tie_loss_table(t: MetricTable, alpha: float = 0.05) -> Any:
     """
     import pandas as pd
 
-    from ..stats import win_tie_loss
+    from ...stats import win_tie_loss
 
     ps = t.per_split
     if ps is None:
@@ -437,7 +420,7 @@ def _wtl_markdown(w: Any, alpha: float) -> str:
 
 # --------------------------------------------------------------------------- report
 def _read_store(db: Any, cell_ids=None, experiment=None, all_cells=False):
-    from ._store import ResultStore
+    from .._store import ResultStore
 
     store = db if isinstance(db, ResultStore) else ResultStore(db, readonly=True)
     try:
@@ -475,263 +458,87 @@ def _figure_section(md: list, written: list, files: list, heading: str, intro: s
         md.append(f"![{heading.lower()}](figures/{f.name})\n")
 
 
-def write_report(
-    db: Any,
-    out_dir: str | os.PathLike,
-    *,
-    formats: Sequence[str] = ("md", "latex", "csv"),
-    figures: bool = True,
-    k: int | None = None,
-    learner: str | None = None,
-    control: str | None = None,
-    alpha: float = 0.05,
-    decimals: int = 3,
-    cell_ids: Sequence[str] | None = None,
-    experiment: str | None = None,
-    title: str | None = None,
-    all_cells: bool = False,
-    columns: str = "selectors",
-) -> list[Path]:
-    """Write tables and figures of a results store (or DataFrame) into ``out_dir``.
-
-    Files: ``README.md`` (everything, with the figures embedded), ``tables/<metric>.md``,
-    ``.tex`` and ``.csv``, ``figures/cd_<metric>.png``, ``figures/curves_<metric>_<dataset>.png``
-    (only for methods with several budgets), ``figures/runtime.png``.
-
-    Parameters
-    ----------
-    db : path, ResultStore or DataFrame
-    out_dir : path
-    formats : subset of {"md", "latex", "csv"}
-    figures : bool, default=True
-    k, learner : optional
-        See :func:`metric_tables`.
-    control : str, optional
-        Method compared with the others (Bonferroni–Dunn); default Nemenyi (all pairs).
-    cell_ids : optional
-        Report only these cells (``mlfs benchmark`` passes the cells of its experiment).
-        Default: the cells of the latest run of ``experiment`` (of every experiment in the
-        store when not given), so cells of earlier versions of an experiment file (other
-        budgets, selectors, ...) are left out.
-    experiment : str, optional
-        Name of the experiment whose stored order of datasets/methods is used.
-    all_cells : bool, default=False
-        Report every cell of the store (``cell_ids`` not given).
-    columns : {"selectors", "learners"}, default="selectors"
-        What the table columns (and ranks, tests) compare: the selection methods (one
-        table per learner), or the learners (``"learners"``: for experiments whose
-        methods are learner variants, e.g. plain vs feature-weighted ML-kNN; the
-        selector and k are then part of the column name when they vary).
-
-    Returns
-    -------
-    list of Path
-        The files written.
-    """
-    bad = set(formats) - {"md", "latex", "csv"}
-    if bad:
-        for f in sorted(bad):
-            _choice("table format", f, ["md", "latex", "csv"], where="use")
-    if hasattr(db, "columns"):
-        import pandas as pd
-
-        df, meta, fails, runs = db, {}, pd.DataFrame(), pd.DataFrame()
-    else:
-        df, meta, fails, runs = _read_store(db, cell_ids, experiment, all_cells)
-    if df.empty:
-        raise ValueError("the results store holds no cell to report.")
-    from ._sensitivity import split_sensitivity  # sensitivity studies: a figure, no table
-
-    df, sens = split_sensitivity(df)
-    if columns not in ("selectors", "learners"):
-        raise ValueError(f"columns must be 'selectors' or 'learners'; got {columns!r}.")
-    names_ = [experiment] if experiment else [k.split(":", 1)[1] for k in meta
-                                              if k.startswith("order:")]
-    views = {}
-    for nm in names_:  # report views declared in the experiment's [report] (issue #14)
-        views.update(json.loads(meta.get(f"report:{nm}", "{}")))
-    if views:
-        from ._report_views import prepare
-
-        df, view_state = prepare(df, views)
-    if columns == "learners":  # learners become the compared methods (issue #14)
-        col = df["learner"].astype(str)
-        if df["method"].nunique() > 1:
-            col = df["method"].astype(str) + " + " + col
-        df = df.assign(method=col, learner="-")
-    names = [experiment] if experiment else [
-        key.split(":", 1)[1] for key in meta if key.startswith("order:")
-    ]
-    ds_pref: list[str] = []
-    m_pref: list[str] = []
-    for nm in names:
-        o = meta.get(f"order:{nm}")
-        if o:
-            o = json.loads(o)
-            ds_pref += [d for d in o["datasets"] if d not in ds_pref]
-            key = "learners" if columns == "learners" and "learners" in o else "methods"
-            m_pref += [m for m in o[key] if m not in m_pref]
-    if views.get("optimised"):  # the folded names, in the order of their first variant
-        from ._report_views import fold_name
-
-        m_pref = list(dict.fromkeys(fold_name(m, views["optimised"]["parameter"])
-                                    for m in m_pref))
-    # what the caller names must exist: a typo is an error with a suggestion, not a
-    # silently different report (issue #24)
-    if k is not None:
-        ks = sorted({int(v) for v in df["k"].dropna()})
-        if int(k) not in ks:
-            raise ValueError(
-                f"-k {k}: no cell with k = {k} in the results; their budgets: "
-                f"{', '.join(map(str, ks))} (without -k: each method's only budget, or the "
-                "mean over its budgets)"
-            )
-    if learner is not None:
-        learner = _choice("learner", learner, list(dict.fromkeys(df["learner"].astype(str))))
-    if control is not None:
-        control = _choice("control method", control,
-                          list(dict.fromkeys([*m_pref, *df["method"].astype(str)])))
-    if control is None:
-        for nm in names:
-            c = meta.get(f"control:{nm}")
-            if c:
-                control = c
-    out = Path(out_dir)
-    (out / "tables").mkdir(parents=True, exist_ok=True)
-    if figures:
-        (out / "figures").mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    tables = metric_tables(
-        df, k=k, learner=learner, datasets=ds_pref, methods=m_pref, decimals=decimals,
-        alpha=alpha, control=control, meta=meta,
+def _table_names(t: MetricTable) -> tuple[str, str]:
+    """``(stem, heading)`` of a metric table: file names and its README heading."""
+    stem = _slug(t.metric + (f"_{t.learner}" if t.learner else ""))
+    heading = f"{t.metric.replace('_', ' ')} {_arrow(t)}" + (
+        f" — learner {t.learner}" if t.learner else ""
     )
-    title = title or (f"Results: {names[0]}" if len(names) == 1 else "Results")
-    md = [f"# {title}\n"]
-    for nm in names:
-        desc = meta.get(f"description:{nm}")
-        if desc:
-            md.append(f"{desc}\n")
-    md.append(_overview(df, meta, k, ds_pref, m_pref))
-    if views.get("include"):  # hand-written text kept across regenerations
-        from ._report_views import included
+    return stem, heading
 
-        md += included(views, "start")
-    for t in tables:
-        stem = _slug(t.metric + (f"_{t.learner}" if t.learner else ""))
-        heading = f"{t.metric.replace('_', ' ')} {_arrow(t)}" + (
-            f" — learner {t.learner}" if t.learner else ""
-        )
-        md.append(f"## {heading}\n")
-        body = table_markdown(t)
-        md.append(body)
-        md.append(_stats_line(t, alpha, control))
-        if views.get("over_budgets"):  # as papers with budget curves report them
-            from ._report_views import budget_rows
 
-            md.append(budget_rows(df, t.metric, t.learner, list(t.mean.columns),
-                                  list(t.mean.index), decimals))
-        if views.get("paper") and not views.get("choose"):  # the published values beside
-            from ._report_views import paper_rows
+def _metric_table_block(t: MetricTable, ctx: Any) -> Rendered:
+    """One metric's table (README and ``tables/<stem>.md/.tex/.csv``), its Friedman line
+    and the declared sections' lines under it."""
+    alpha, control = ctx.alpha, ctx.control
+    _, heading = _table_names(t)
+    body = table_markdown(t)
+    md = [f"## {heading}\n", body, _stats_line(t, alpha, control)]
+    for s in ctx.extra.get("declared", []):  # the paper's values, over the budgets, ...
+        extra = s.after_table(t, ctx)
+        if extra is not None:
+            md.append(extra)
+    return Rendered(md, [])
 
-            md.append(paper_rows(views["paper"], t.metric, t.learner, list(t.mean.columns),
-                                 list(t.mean.index), decimals))
-        ctrl = control if control in t.mean.columns else (
-            t.mean.columns[0] if t.mean.shape[1] == 2 else None
-        )
-        if ctrl is not None:
-            wil = wilcoxon_table(t, ctrl, alpha)
-            if wil is not None:
-                md.append(_wilcoxon_markdown(wil, ctrl, alpha))
-                if "csv" in formats:
-                    p = out / "tables" / f"{stem}_wilcoxon.csv"
-                    wil.to_csv(p, float_format="%.6g")
-                    written.append(p)
-        wtl = win_tie_loss_table(t, alpha)
-        if wtl is not None:
-            md.append(_wtl_markdown(wtl, alpha))
-            if "csv" in formats:
-                p = out / "tables" / f"{stem}_wtl.csv"
-                wtl.to_csv(p, index_label="dataset")
-                written.append(p)
-        if "md" in formats:
-            p = out / "tables" / f"{stem}.md"
-            p.write_text(f"# {heading}\n\n{body}", encoding="utf-8")
-            written.append(p)
-        if "latex" in formats:
-            p = out / "tables" / f"{stem}.tex"
-            p.write_text(table_latex(t), encoding="utf-8")
-            written.append(p)
-        if "csv" in formats:
-            p = out / "tables" / f"{stem}.csv"
-            table_csv(t, p)
-            written.append(p)
-        if figures:
-            written += _figures_for(t, df, out, stem, control, k)
-            for f in written:
-                if f.parent.name == "figures" and f.name.startswith(f"cd_{stem}."):
-                    md.append(f"![CD diagram, {heading}](figures/{f.name})\n")
-            curves = [
-                f for f in written
-                if f.parent.name == "figures" and f.name.startswith(f"curves_{stem}__")
-            ]
-            for f in curves:
-                md.append(f"![{heading} versus number of features](figures/{f.name})\n")
-    if figures and "info" in df:  # wrapper searches: convergence curves (issue #14)
-        from ._histories import plot_search_histories
 
-        _figure_section(
-            md, written, plot_search_histories(df, out / "figures", methods=m_pref),
-            "Search convergence", "Best fitness (a loss; accuracies negated) after each "
-            "evaluation, mean ± std over the splits.")
-    if views:
-        from ._report_views import sections
-
-        v_md, v_files = sections(df, view_state, views, meta, out, figures=figures,
-                                 ds_order=ds_pref, m_order=m_pref, decimals=decimals,
-                                 alpha=alpha)
-        md += v_md
-        written += v_files
-    if figures and len(sens):  # declared parameter-sensitivity studies (RLEFS Fig. 6)
-        from ._sensitivity import plot_sensitivity
-
-        mets = [c for c in sens.columns if c in set(t.metric for t in tables)]
-        _figure_section(
-            md, written, plot_sensitivity(sens, mets, out / "figures"),
-            "Parameter sensitivity", "Test values with one parameter varied over its grid, "
-            "the others fixed (mean over splits and budgets).")
-    if figures and "info" in df:  # optimisers' objective per iteration (RLEFS Fig. 7)
-        from ._objectives import plot_objectives
-
-        _figure_section(
-            md, written, plot_objectives(df, out / "figures", methods=m_pref),
-            "Optimiser convergence", "Objective after each iteration of the selector fits "
-            "(tuned selectors: the refit at the chosen setting).")
-    from ._report_tuning import tuning_section
-
-    full = view_state["full"] if views else df  # reference cells were tuned too
-    md.append(tuning_section(full, ds_pref, m_pref))
-    md.append(_runtime_section(df, ds_pref, m_pref))
-    md.append(_time_breakdown(df, ds_pref, m_pref))
-    md.append(_memory_section(df, ds_pref, m_pref))
-    md.append(runs_section(runs, {n: [n] for n in names_}, "## Runs"))
-    if figures:
-        p = _runtime_figure(df, out, ds_pref, m_pref)
-        if p is not None:
-            written.append(p)
-            md.append(f"![selection time per method](figures/{p.name})\n")
-    if len(fails):
-        md.append(f"## Failures\n\n{len(fails)} task failure(s) recorded; first lines:\n")
-        for _, r in fails.head(20).iterrows():
-            md.append(f"- {r['dataset']} split {r['split']} {r['method']}: "
-                      f"`{r['error'].splitlines()[0]}`")
-        md.append("")
-    if views.get("include"):
-        md += included(views, "end")
-    md.append(_versions_line(df))
-    p = out / "README.md"
-    p.write_text("\n".join(md), encoding="utf-8")
-    written.append(p)
+def _table_files(t: MetricTable, ctx: Any) -> list[Path]:
+    out, formats = ctx.out, ctx.extra.get("formats", ("md",))
+    stem, heading = _table_names(t)
+    written = []
+    if "md" in formats:
+        p = out / "tables" / f"{stem}.md"
+        p.write_text(f"# {heading}\n\n{table_markdown(t)}", encoding="utf-8")
+        written.append(p)
+    if "latex" in formats:
+        p = out / "tables" / f"{stem}.tex"
+        p.write_text(table_latex(t), encoding="utf-8")
+        written.append(p)
+    if "csv" in formats:
+        p = out / "tables" / f"{stem}.csv"
+        table_csv(t, p)
+        written.append(p)
     return written
+
+
+def _paired_tests_block(t: MetricTable, ctx: Any) -> Rendered:
+    """The Wilcoxon signed-rank tests of the control (or of the first of two methods)
+    and the paired t-test win/tie/loss counts of one metric table."""
+    out, alpha, control = ctx.out, ctx.alpha, ctx.control
+    formats = ctx.extra.get("formats", ("md",))
+    stem, _ = _table_names(t)
+    r = Rendered()
+    ctrl = control if control in t.mean.columns else (
+        t.mean.columns[0] if t.mean.shape[1] == 2 else None
+    )
+    if ctrl is not None:
+        wil = wilcoxon_table(t, ctrl, alpha)
+        if wil is not None:
+            r.markdown.append(_wilcoxon_markdown(wil, ctrl, alpha))
+            if "csv" in formats:
+                p = out / "tables" / f"{stem}_wilcoxon.csv"
+                wil.to_csv(p, float_format="%.6g")
+                r.files.append(p)
+    wtl = win_tie_loss_table(t, alpha)
+    if wtl is not None:
+        r.markdown.append(_wtl_markdown(wtl, alpha))
+        if "csv" in formats:
+            p = out / "tables" / f"{stem}_wtl.csv"
+            wtl.to_csv(p, index_label="dataset")
+            r.files.append(p)
+    return r
+
+
+def _curves_block(t: MetricTable, ctx: Any) -> Rendered:
+    """The CD diagram and the metric-versus-budget curves of one metric table."""
+    if not ctx.figures:
+        return Rendered()
+    stem, heading = _table_names(t)
+    files = _figures_for(t, ctx.frame, ctx.out, stem, ctx.control, ctx.extra.get("k"))
+    md = [f"![CD diagram, {heading}](figures/{f.name})\n" for f in files
+          if f.name.startswith(f"cd_{stem}.")]
+    md += [f"![{heading} versus number of features](figures/{f.name})\n" for f in files
+           if f.name.startswith(f"curves_{stem}__")]
+    return Rendered(md, files)
 
 
 def _overview(df, meta, k, ds_pref=(), m_pref=()) -> str:
@@ -795,7 +602,7 @@ def _stats_line(t: MetricTable, alpha: float, control) -> str:
 
 
 def _figures_for(t: MetricTable, df, out: Path, stem: str, control, k) -> list[Path]:
-    from ..plots import cd_diagram, metric_curves
+    from ...plots import cd_diagram, metric_curves
 
     written = []
     if t.cd is not None and t.avg_ranks is not None:
@@ -857,7 +664,7 @@ def _runtime_section(df, ds_pref, m_pref) -> str:
     ]
     for ds in tab.index:
         lines.append(
-            f"| {ds} | " + " | ".join(_fmt_time(tab.at[ds, m]) for m in cols) + " |"
+            f"| {ds} | " + " | ".join(format_seconds(tab.at[ds, m]) for m in cols) + " |"
         )
     return "\n".join(lines) + "\n"
 
@@ -878,8 +685,8 @@ def _time_breakdown(df, ds_pref, m_pref) -> str:
     for ds in _order(tab.index.get_level_values(0).unique(), ds_pref):
         for m in _order(tab.loc[ds].index, m_pref):
             r = tab.loc[(ds, m)]
-            lines.append(f"| {ds} | {m} | {_fmt_time(r['selection_time'])} | "
-                         f"{_fmt_time(r['fit_time'])} | {_fmt_time(r['predict_time'])} |")
+            lines.append(f"| {ds} | {m} | {format_seconds(r['selection_time'])} | "
+                         f"{format_seconds(r['fit_time'])} | {format_seconds(r['predict_time'])} |")
     return "\n".join(lines) + "\n"
 
 
@@ -895,7 +702,7 @@ def _memory_section(df, ds_pref, m_pref) -> str:
              "| Dataset | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
     for ds, row in tab.iterrows():
         lines.append(f"| {ds} | " + " | ".join(
-            "–" if np.isnan(v) else f"{v:.0f}" for v in row.to_numpy(float)) + " |")
+            format_number(v, 0) for v in row.to_numpy(float)) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -918,27 +725,15 @@ def runs_section(runs, groups: Mapping[str, Sequence[str]], heading: str,
             continue
         stopped = int(r["interrupted"].sum())
         lines.append(
-            f"| {label} | {len(r)} | {_fmt_wall(r['seconds'].sum())} | "
+            f"| {label} | {len(r)} | {format_wall(r['seconds'].sum())} | "
             f"{int(r['n_computed'].sum())} | {', '.join(dict.fromkeys(r['backend']))} | "
             f"{r['started'].min().replace('T', ' ').rstrip('Z')} | "
             f"{f'yes ({stopped} of {len(r)})' if stopped else 'no'} |")
     return "\n".join(lines) + "\n" if len(lines) > 4 else ""
 
 
-def _fmt_wall(s: float) -> str:
-    if s < 120:
-        return f"{s:.3g} s"
-    return f"{s / 60:.1f} min" if s < 7200 else f"{s / 3600:.1f} h"
-
-
-def _fmt_time(x: float) -> str:
-    if x is None or not np.isfinite(x):
-        return "–"
-    return f"{x:.3g}"
-
-
 def _runtime_figure(df, out: Path, ds_pref, m_pref) -> Path | None:
-    from ..plots import runtime_bars
+    from ...plots import runtime_bars
 
     tab = _selection_times(df, ds_pref, m_pref).fillna(0.0)
     if tab.empty:
@@ -949,15 +744,6 @@ def _runtime_figure(df, out: Path, ds_pref, m_pref) -> Path | None:
                        title="Feature selection time", figsize=(max(6.0, 1.2 * len(tab)), 4.0))
     _close(fig)
     return p
-
-
-def _close(fig) -> None:
-    try:
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
-    except Exception:  # noqa: BLE001 — Agg figures without pyplot need no closing
-        pass
 
 
 def _versions_line(df) -> str:

@@ -1,76 +1,12 @@
-"""Report parts declared in an experiment's ``[report]`` table (issue #14).
+"""Checks and renderers behind the paper sections (:mod:`.papers`) and the stability
+section: what each section's options mean is documented on its class and in
+docs/experiment_file.md#report.
 
-Generic mechanisms the paper reproductions need beyond the per-metric tables of
-:func:`~skmlfs.experiments.write_report`; each is a sub-table of ``[report]``:
-
-``optimised = { parameter = "metric", convergence = "multilabel_accuracy" }``
-    Methods with variants over a parameter that names the metric they optimise (one
-    wrapper search per metric): each variant is reported on its own metric only, and the
-    variants fold into one column (``memetic[metric=one_error]`` → ``memetic``). The
-    convergence figures use the searches of ``convergence``.
-``choose = { parameter = "k", criterion = "hamming_loss", fixed = 10, views = {...} }``
-    A variant parameter chosen per dataset × method by the mean of ``criterion`` over the
-    splits (ties → the smaller value when lower is better, the larger otherwise). Views:
-    ``fixed`` (``fixed`` everywhere), ``tuned`` (chosen everywhere), and one per entry of
-    ``views`` (name → methods tuned; the others at ``fixed``). Each view: mean ± std tables
-    with the chosen value, the paper's values (``paper``), and the ``pairs`` test.
-``pairs = { test = "wilcoxon", pairs = [[a, b], ...] }``
-    Wilcoxon signed-rank test over the datasets of the per-dataset means of each pair
-    (``a`` against ``b``; R⁺ = rank sum where ``b`` is better, Demšar 2006), per metric and
-    view; with ``paper``, how often the direction of ``a`` vs ``b`` agrees with the paper.
-``paper = { columns = [...], <metric> = { <dataset> = [...] } }``
-    The paper's published values, one per column (``nan``: unreadable), printed beside ours
-    (in the ``choose`` views, else as a table after each metric table); a sub-table
-    ``<learner> = { <metric> = {...} }`` holds one learner's values.
-``include = [{ file = "discussion.md", at = "start" | "end", title = "..." }, ...]``
-    Hand-written text kept across regenerations: each file (relative to the experiment
-    file) is copied into README.md after the overview (``at = "start"``, the default) or
-    after every generated section (``"end"``), under ``title`` when given.
-``reference = ["ALL", ...]``
-    Methods shown for reference only (e.g. every feature, no selection): their cells leave
-    the compared tables (ranks, tests) and get one table, dataset × learner × metric,
-    mean ± std over the splits and budgets.
-``over_budgets = true``
-    After each metric table, the same cells summarised over the budgets, as papers with
-    budget curves report them: mean ± std (ddof = 0) over the budgets (of the split
-    means), the value at the largest budget in brackets, and the mean over the datasets.
-``ablation = { method = ..., parameter = ..., reference = ..., metric = ... }``
-    The variants of ``method`` over ``parameter`` (e.g. a constant |Z|/|L| = p) against the
-    ``reference`` method on ``metric``: table, ``figures/ablation.png`` and
-    ``tables/ablation.csv``; the ablation cells leave the main tables. ``datasets`` (a
-    list of names) limits the section to those data sets.
-``versus = { method = ..., reference = ..., metric = ... }``
-    ``method`` against ``reference`` on ``metric`` per dataset: the two means over the
-    splits both ran, a two-sided paired t-test over those splits (W/T/L from ``method``'s
-    side at ``alpha``), and a summary line (higher mean on how many data sets, the W/T/L
-    totals). A list of such tables gives one section each.
-``records = { methods = [...], evaluations = [50, 150] }``
-    Searches run with the selector option ``record`` (extra copies of a comparison's
-    searches, kept out of the main tables): the mean over the splits of each
-    ``low_labels`` curve at the given evaluations and at the last one, drawn as
-    ``figures/low_labels_<dataset>.png``, and the mean ``success_ratio`` per dataset.
-
-``seeds = { methods = { <seeds> = <reference>, ... }, metric = ... }``
-    Seed sensitivity: ``<seeds>`` names a selector or learner whose variants differ in
-    the option ``seed_offset`` only (leaving the main tables); per dataset × seed group ×
-    the learner (or selector) it ran with × budget: the ``<reference>`` method's mean
-    over the splits, the mean ± std (ddof = 0) over the seeds of the per-seed means over
-    the splits, their min … max, how many seeds beat the reference and, for selectors,
-    the size of the intersection of two seeds' selected sets (mean, min–max over the
-    pairs and splits). ``metric``: a metric name or a list (default: every metric).
-
-``stability = true`` (or ``{ alpha = 0.05 }``)
-    Selection stability over the splits, per dataset × selector × budget, from the
-    features each split's selection kept (``skmlfs.metrics``): Nogueira, Sechidis and
-    Brown's Φ̂ with its ``1 − alpha`` confidence interval and Kuncheva's index (undefined,
-    "–", where the splits' subsets differ in size). One table, datasets × selectors, of Φ̂
-    averaged over the budgets, with the mean over the datasets and the average rank (1 =
-    most stable); every (dataset, selector, budget) value with its interval in
-    ``tables/stability.csv``.
-
-Also written for every experiment with wrapper histories: ``tables/convergence.csv`` (the
-best fitness per evaluation), and, with ``choose``, ``results.json`` (per-split values and
-run times per dataset and method).
+:func:`check_report_views` validates the options by the names they had as sub-tables of
+``[report]`` before 0.2.0 (``choose``, ``pairs``, ``paper``, ``ablation``, ``versus``,
+``seeds``, ``records``, ``stability``, ...); the section classes call it and name their
+own key in the error. Stores written before 0.2.0 hold those sub-tables, translated into
+sections by :func:`~._stored.translate_former`.
 """
 
 from __future__ import annotations
@@ -86,7 +22,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["REPORT_VIEW_KEYS", "check_report_views", "prepare", "sections", "stability_frame"]
+from ._direction import greater_is_better
+from ._format import MISSING, format_number
+from ._util import _close, _order
+
+__all__ = ["REPORT_VIEW_KEYS", "check_report_views", "stability_frame"]
 
 REPORT_VIEW_KEYS = {"optimised", "choose", "pairs", "paper", "ablation", "versus",
                     "include", "records", "reference", "over_budgets", "seeds",
@@ -256,16 +196,17 @@ def budget_rows(df: Any, metric: str, learner: str | None, methods: Sequence[str
             try:
                 v = per_k.loc[(ds, m)].sort_index()
             except KeyError:
-                cells.append("–")
+                cells.append(MISSING)
                 continue
             means.setdefault(m, []).append(float(v.mean()))
             sd = float(v.std(ddof=0)) if len(v) > 1 else float("nan")
-            cells.append(f"{v.mean():.{decimals}f} ± "
-                         + ("–" if math.isnan(sd) else f"{sd:.{decimals}f}")
-                         + f" [{v.iloc[-1]:.{decimals}f}]")
+            cells.append(f"{format_number(v.mean(), decimals)} ± "
+                         + (MISSING if math.isnan(sd) else f"{format_number(sd, decimals)}")
+                         + f" [{format_number(v.iloc[-1], decimals)}]")
         lines.append(f"| {ds} | " + " | ".join(cells) + " |")
     lines.append("| mean | " + " | ".join(
-        f"{np.mean(means[m]):.{decimals}f}" if m in means else "–" for m in methods) + " |")
+        format_number(np.mean(means[m]), decimals) if m in means else MISSING
+        for m in methods) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -293,7 +234,7 @@ def paper_rows(paper: Mapping[str, Any], metric: str, learner: str | None,
         vals = [val(ds, m) if ds != "mean" else float(np.mean([val(d, m) for d in shown]))
                 for m in methods]
         lines.append(f"| {ds} | " + " | ".join(
-            "–" if math.isnan(v) else f"{v:.{decimals}f}" for v in vals) + " |")
+            MISSING if math.isnan(v) else f"{format_number(v, decimals)}" for v in vals) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -326,50 +267,13 @@ def _fmt_value(v: Any) -> str:
     return str(v)
 
 
-def _direction(metric: str, meta: Mapping) -> bool:
-    from ._report import _metric_direction
-
-    return _metric_direction(metric, dict(meta))
-
-
 def _metric_columns(df: Any) -> list[str]:
-    from ._runner import _NON_METRIC
+    from .._store import _NON_METRIC
 
     return [c for c in df.columns if c not in _NON_METRIC and df[c].dtype.kind == "f"]
 
 
 # --------------------------------------------------------------------------- preparing
-def prepare(df: Any, report: Mapping[str, Any]) -> tuple[Any, dict]:
-    """Apply ``optimised`` and take the seed, reference, ablation and record cells out;
-    returns ``(df, state)`` where ``state`` keeps what :func:`sections` needs (those
-    cells, the full frame without the seed runs)."""
-    state: dict[str, Any] = {}
-    if report.get("seeds"):  # the seed runs appear in their view only, not even in "full"
-        groups = set(report["seeds"]["methods"])
-        seeds = (df["method"].map(lambda m: split_variant(m)[0]).isin(groups)
-                 | df["learner"].map(lambda m: split_variant(m)[0]).isin(groups))
-        state["seeds"] = df[seeds]
-        df = df[~seeds]
-    state["full"] = df
-    if report.get("reference"):
-        ref = df["method"].isin(list(report["reference"]))
-        state["reference"] = df[ref]
-        df = df[~ref]
-    ab, rc = report.get("ablation"), report.get("records")
-    base = df["method"].map(lambda m: split_variant(m)[0]) if ab or rc else None
-    if ab:
-        state["ablation"] = df[base == ab["method"]]
-        df, base = df[base != ab["method"]], base[base != ab["method"]]
-    if rc:
-        keep = base.isin(rc["methods"]) | df["method"].isin(rc["methods"])
-        state["records"] = df[keep]
-        df = df[~keep]
-    opt = report.get("optimised")
-    if opt:
-        df = fold_optimised(df, opt["parameter"], opt.get("convergence"))
-    return df, state
-
-
 def fold_name(name: str, parameter: str) -> str:
     """``"memetic[metric=one_error]"`` → ``"memetic"`` (other variant labels are kept)."""
     base, params = split_variant(name)
@@ -412,22 +316,6 @@ def fold_optimised(df: Any, parameter: str, convergence: str | None = None) -> A
     return out.sort_values(["dataset", "method", "k", "learner", "split"]).reset_index(drop=True)
 
 
-def resolve_includes(report: Mapping[str, Any], base_dir: str | None) -> dict:
-    """``report`` with each ``include`` file made absolute against ``base_dir`` (the
-    experiment file's folder), so that ``mlfs report`` on the store finds it; a missing
-    file is an error naming it. Without ``base_dir`` (a spec from a dict) the paths are
-    left as given."""
-    if not report.get("include") or base_dir is None:
-        return dict(report)
-    files = []
-    for t in report["include"]:
-        p = Path(base_dir) / t["file"]
-        if not p.is_file():
-            raise ValueError(f"report.include: no file {p}.")
-        files.append({**t, "file": str(p.resolve())})
-    return {**report, "include": files}
-
-
 def included(report: Mapping[str, Any], at: str) -> list[str]:
     """Markdown of the ``include`` files placed ``at`` ("start" or "end"), read now."""
     md = []
@@ -446,63 +334,7 @@ def included(report: Mapping[str, Any], at: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------- sections
-def sections(df: Any, state: Mapping, report: Mapping[str, Any], meta: Mapping, out: Path,
-             *, figures: bool = True, ds_order: Sequence[str] = (),
-             m_order: Sequence[str] = (), decimals: int = 4,
-             alpha: float = 0.05) -> tuple[list[str], list[Path]]:
-    """Markdown sections and files of the declared report views (see the module doc)."""
-    md: list[str] = []
-    files: list[Path] = []
-    from ._report import _order
-
-    datasets = _order(df["dataset"].unique(), ds_order)
-    if report.get("choose"):
-        m, f = _choose_sections(df, report, meta, out, datasets, decimals, alpha, m_order)
-        md += m
-        files += f
-    if len(state.get("reference", [])):
-        md.append(_reference_section(state["reference"], datasets, decimals, meta))
-    vs = report.get("versus")
-    for v in [vs] if isinstance(vs, Mapping) else vs or []:
-        md += _versus_section(df, v, datasets, meta, decimals, alpha)
-    if report.get("seeds") and len(state.get("seeds", [])):
-        md += _seeds_sections(state["seeds"], state["full"], report["seeds"], datasets,
-                              meta, decimals)
-    if report.get("stability"):
-        st = report["stability"]
-        alpha_st = st.get("alpha", 0.05) if isinstance(st, Mapping) else 0.05
-        m, f = _stability_sections(df, meta, out, datasets, m_order, decimals, alpha_st)
-        md += m
-        files += f
-    if report.get("records") and len(state.get("records", [])):
-        m, f = _records_sections(state["records"], report["records"], out, datasets,
-                                 figures, decimals)
-        md += m
-        files += f
-    if report.get("ablation") and len(state.get("ablation", [])):
-        ab = report["ablation"]
-        ab_ds = [d for d in datasets if d in ab["datasets"]] if "datasets" in ab else datasets
-        ab_df = state["ablation"]
-        if "datasets" in ab:
-            ab_df = ab_df[ab_df["dataset"].isin(ab["datasets"])]
-        if len(ab_df):
-            m, f = _ablation_section(ab_df, df, ab, out, ab_ds, figures, meta)
-            md += m
-            files += f
-    from ._histories import search_histories
-
-    h = search_histories(df) if "info" in df else None
-    if h is not None and not h.empty:
-        (out / "tables").mkdir(parents=True, exist_ok=True)
-        p = out / "tables" / "convergence.csv"
-        h.to_csv(p, index=False, float_format="%.6g")
-        files.append(p)
-    return md, files
-
-
 def _reference_section(ref: Any, datasets: Sequence[str], decimals: int, meta) -> str:
-    from ._report import _order
-
     metrics = _metric_columns(ref)
     per = ref.groupby(["dataset", "method", "learner", "split"])[metrics].mean()
     g = per.groupby(["dataset", "method", "learner"])
@@ -512,7 +344,7 @@ def _reference_section(ref: Any, datasets: Sequence[str], decimals: int, meta) -
              "Mean ± std over the splits (a method with several budgets averaged over them "
              "first); left out of the ranks and tests above.\n",
              "| Dataset | method | " + " | ".join(
-                 f"{lr} {m} {'↑' if _direction(m, meta) else '↓'}" for lr, m in cols) + " |",
+                 f"{lr} {m} {'↑' if greater_is_better(m, meta) else '↓'}" for lr, m in cols) + " |",
              "|---|---|" + "---|" * len(cols)]
     for ds in _order(mu.index.get_level_values(0).unique(), datasets):
         for meth in mu.loc[ds].index.get_level_values(0).unique():
@@ -520,11 +352,11 @@ def _reference_section(ref: Any, datasets: Sequence[str], decimals: int, meta) -
             for lr, m in cols:
                 key = (ds, meth, lr)
                 if key not in mu.index or np.isnan(mu.loc[key, m]):
-                    cells.append("–")
+                    cells.append(MISSING)
                     continue
                 s = sd.loc[key, m]
-                cells.append(f"{mu.loc[key, m]:.{decimals}f} ± "
-                             + ("–" if np.isnan(s) else f"{s:.{decimals}f}"))
+                cells.append(f"{format_number(mu.loc[key, m], decimals)} ± "
+                             + (MISSING if np.isnan(s) else f"{format_number(s, decimals)}"))
             lines.append(f"| {ds} | {meth} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -553,10 +385,8 @@ def _choose_sections(df, report, meta, out, datasets, decimals, alpha, m_order):
     par, crit = ch["parameter"], ch["criterion"]
     fixed = _fmt_value(ch["fixed"])
     views = {"fixed": [], "tuned": None, **{k: list(v) for k, v in ch.get("views", {}).items()}}
-    chosen = chosen_values(df, par, crit, _direction(crit, meta))
+    chosen = chosen_values(df, par, crit, greater_is_better(crit, meta))
     metrics = [c for c in _metric_columns(df)]
-    from ._report import _order
-
     bases = list(dict.fromkeys(
         split_variant(m)[0] for m in _order(df["method"].unique(), m_order)
         if par in split_variant(m)[1]
@@ -577,7 +407,7 @@ def _choose_sections(df, report, meta, out, datasets, decimals, alpha, m_order):
         md.append(f"### View: {view}\n")
         means: dict = {}
         for metric in metrics:
-            gib = _direction(metric, meta)
+            gib = greater_is_better(metric, meta)
             md.append(f"#### {metric} {'↑' if gib else '↓'}\n")
             md.append("| dataset | " + " | ".join(bases) + " |")
             md.append("|---|" + "---|" * len(bases))
@@ -590,12 +420,13 @@ def _choose_sections(df, report, meta, out, datasets, decimals, alpha, m_order):
                     try:
                         v = per_split.loc[(ds, name), metric].to_numpy()
                     except KeyError:
-                        cells.append("–")
+                        cells.append(MISSING)
                         continue
                     mu = float(np.mean(v))
                     sd = float(np.std(v, ddof=1)) if v.size > 1 else float("nan")
                     means.setdefault(metric, {}).setdefault(ds, {})[b] = mu
-                    cells.append(f"{mu:.{decimals}f} ± {sd:.{decimals}f} ({par}={val})")
+                    cells.append(f"{format_number(mu, decimals)} ± "
+                                 f"{format_number(sd, decimals)} ({par}={val})")
                 for a, b in pairs:  # bold the better of each pair
                     row = means.get(metric, {}).get(ds, {})
                     if a in row and b in row and round(row[a] - row[b], 12) != 0:
@@ -606,8 +437,8 @@ def _choose_sections(df, report, meta, out, datasets, decimals, alpha, m_order):
                 if prow is not None:
                     pc = list(paper["columns"])
                     md.append("| *paper* | " + " | ".join(
-                        "–" if b not in pc or math.isnan(prow[pc.index(b)])
-                        else f"{prow[pc.index(b)]:.{decimals}f}" for b in bases) + " |")
+                        MISSING if b not in pc or math.isnan(prow[pc.index(b)])
+                        else f"{format_number(prow[pc.index(b)], decimals)}" for b in bases) + " |")
             md.append("")
         if pairs:
             md.append(_pairs_markdown(means, pairs, meta, alpha, view))
@@ -627,7 +458,7 @@ def _choose_sections(df, report, meta, out, datasets, decimals, alpha, m_order):
 def _pairs_markdown(means, pairs, meta, alpha, view) -> str:
     from scipy.stats import wilcoxon
 
-    from ..stats import wilcoxon_signed_rank
+    from ...stats import wilcoxon_signed_rank
 
     lines = [f"Wilcoxon signed-rank test over the datasets ({view}; α = {alpha}; "
              "better / worse / ties count datasets; R⁺ = rank sum where the second method is "
@@ -640,7 +471,7 @@ def _pairs_markdown(means, pairs, meta, alpha, view) -> str:
             ds = [d for d, row in byds.items() if a in row and b in row]
             if len(ds) < 2:
                 continue
-            gib = _direction(metric, meta)
+            gib = greater_is_better(metric, meta)
             x = np.array([byds[d][a] for d in ds])
             y = np.array([byds[d][b] for d in ds])
             d = np.round(x - y, 12)
@@ -717,7 +548,7 @@ def _results_json(df, meta, chosen, par, metrics) -> dict:
 
 def _ablation_section(ab_df, df, ab, out, datasets, figures, meta):
     par, metric, ref = ab["parameter"], ab["metric"], ab["reference"]
-    gib = _direction(metric, meta)
+    gib = greater_is_better(metric, meta)
     vals: dict = {}
     for (ds, method), g in ab_df.groupby(["dataset", "method"]):
         v = split_variant(method)[1].get(par)
@@ -739,7 +570,7 @@ def _ablation_section(ab_df, df, ab, out, datasets, figures, meta):
         r = df[(df["dataset"] == ds) & (df["method"] == ref) & df["split"].isin(splits)]
         refv = float(r.groupby("split")[metric].mean().mean()) if len(r) else float("nan")
         md.append(f"| {ds} | " + " | ".join(f"{c:.4f}" for c in const) + f" | {refv:.4f} | "
-                  + ("–" if math.isnan(refv) else
+                  + (MISSING if math.isnan(refv) else
                      ("yes" if _beats(refv, const, gib) else "no")) + " |")
         for v in levels:
             for s, x in vals[ds].get(v, {}).items():
@@ -755,7 +586,7 @@ def _ablation_section(ab_df, df, ab, out, datasets, figures, meta):
             fh.write(f"{r[0]},{r[1]},{r[2]},{r[3]:.6f}\n")
     files.append(p)
     if figures and curves:
-        from ..plots._common import new_figure, save
+        from ...plots._common import new_figure, save
 
         fig = new_figure(3.6 * len(curves), 3.2, 130)
         x = [float(v[1]) if v[0] == 0 else i for i, v in enumerate(map(_value_key, levels))]
@@ -773,8 +604,6 @@ def _ablation_section(ab_df, df, ab, out, datasets, figures, meta):
         (out / "figures").mkdir(parents=True, exist_ok=True)
         p = out / "figures" / "ablation.png"
         save(fig, p)
-        from ._report import _close
-
         _close(fig)
         files.append(p)
         md.append("![ablation](figures/ablation.png)\n")
@@ -782,10 +611,10 @@ def _ablation_section(ab_df, df, ab, out, datasets, figures, meta):
 
 
 def _versus_section(df, v, datasets, meta, decimals, alpha) -> list[str]:
-    from ..stats import paired_ttest
+    from ...stats import paired_ttest
 
     a, b, metric = v["method"], v["reference"], v["metric"]
-    gib = _direction(metric, meta)
+    gib = greater_is_better(metric, meta)
     md = [f"## {a} vs {b} on {metric.replace('_', ' ')}\n",
           f"Mean {metric} over the splits both ran (the better in bold), and a two-sided "
           f"paired t-test over those splits (α = {alpha}; W/T/L from {a}'s side).\n",
@@ -804,7 +633,7 @@ def _versus_section(df, v, datasets, meta, decimals, alpha) -> list[str]:
         higher += better
         if not better:
             not_higher.append(str(ds))
-        cells = [f"{x:.{decimals}f}" for x in (ma, mb)]
+        cells = [f"{format_number(x, decimals)}" for x in (ma, mb)]
         if ma != mb:
             cells[0 if better else 1] = f"**{cells[0 if better else 1]}**"
         if len(tab) >= 2:
@@ -815,7 +644,7 @@ def _versus_section(df, v, datasets, meta, decimals, alpha) -> list[str]:
             p = float(r.pvalue[0])
             test = f"{o[0].upper()} (p={p:.3f})" if np.isfinite(p) else o[0].upper()
         else:
-            test = "–"
+            test = MISSING
         md.append(f"| {ds} | {cells[0]} | {cells[1]} | {test} |")
     n = higher + len(not_higher)
     word = "higher" if gib else "lower"
@@ -843,7 +672,7 @@ def _seeds_sections(sdf, full, se, datasets, meta, decimals) -> list[str]:
                              else len(datasets), list(groups).index(r[0][1])))
     md = []
     for metric in metrics:
-        gib = _direction(metric, meta)
+        gib = greater_is_better(metric, meta)
         md += [f"## Seed sensitivity: {metric.replace('_', ' ')}\n",
                "Each seed's value is its mean over the splits; mean ± std (ddof = 0) and "
                "min … max over the seeds; *reference*: the reference method's mean over the "
@@ -863,7 +692,7 @@ def _seeds_sections(sdf, full, se, datasets, meta, decimals) -> list[str]:
                        & (full[other_col] == other) & (full["k"] == k)][metric]
             r = float(ref.mean()) if len(ref) else float("nan")
             better = int(np.sum(v > r) if gib else np.sum(v < r))
-            shared = "–"
+            shared = MISSING
             if g["by_selector"].iloc[0]:
                 sizes = []
                 for _, sp_ in g.drop_duplicates(["seed", "split"]).groupby("split"):
@@ -874,10 +703,11 @@ def _seeds_sections(sdf, full, se, datasets, meta, decimals) -> list[str]:
                               f"{int(k)}")
             md.append(
                 f"| {ds} | {grp} | {other} | {int(k)} | {ref_name} | "
-                + ("–" if math.isnan(r) else f"{r:.{decimals}f}")
-                + f" | {v.mean():.{decimals}f} ± {v.std(ddof=0):.{decimals}f} | "
-                f"{v.min():.{decimals}f} … {v.max():.{decimals}f} | "
-                + ("–" if math.isnan(r) else f"{better} of {v.size}") + f" | {shared} |")
+                + (MISSING if math.isnan(r) else f"{format_number(r, decimals)}")
+                + f" | {format_number(v.mean(), decimals)} ± "
+                f"{format_number(v.std(ddof=0), decimals)} | "
+                f"{format_number(v.min(), decimals)} … {format_number(v.max(), decimals)} | "
+                + (MISSING if math.isnan(r) else f"{better} of {v.size}") + f" | {shared} |")
         md.append("")
     return md
 
@@ -890,7 +720,7 @@ def stability_frame(df: Any, meta: Mapping, alpha: float = 0.05) -> Any:
     """
     import pandas as pd
 
-    from ..metrics import kuncheva_index, nogueira_stability, selection_matrix
+    from ...metrics import kuncheva_index, nogueira_stability, selection_matrix
 
     sel = df.drop_duplicates(["dataset", "method", "k", "split"])
     rows = []
@@ -917,8 +747,6 @@ def stability_frame(df: Any, meta: Mapping, alpha: float = 0.05) -> Any:
 
 def _stability_sections(df, meta, out, datasets, m_order, decimals, alpha):
     """The ``stability`` view: Φ̂ over the budgets per dataset × selector, and its CSV."""
-    from ._report import _order
-
     sf = stability_frame(df, meta, alpha)
     if sf.empty:
         return [], []
@@ -931,7 +759,7 @@ def _stability_sections(df, meta, out, datasets, m_order, decimals, alpha):
     ranks = wide.rank(axis=1, ascending=False, method="average").mean(axis=0)
 
     def f(v: float) -> str:
-        return "–" if not np.isfinite(v) else f"{v:.{decimals}f}"
+        return MISSING if not np.isfinite(v) else f"{format_number(v, decimals)}"
 
     md = ["## Selection stability\n",
           "Nogueira, Sechidis and Brown's Φ̂ of the subsets the splits selected (1 = the same "
@@ -991,13 +819,11 @@ def _records_sections(rdf, rc, out, datasets, figures, decimals):
                     arrs = curves[ds].get(m, {}).get(f, [])
                     xs = [a[-1] if e == "last" else a[e - 1] for a in arrs
                           if e == "last" or len(a) >= e]
-                    vals.append(f"{np.mean(xs):.{decimals}f}" if xs else "–")
+                    vals.append(f"{format_number(np.mean(xs), decimals)}" if xs else MISSING)
                 md.append(f"| {ds} | {e} | " + " | ".join(vals) + " |")
         md.append("")
         if figures:
-            from ..plots import metric_curves
-            from ._report import _close
-
+            from ...plots import metric_curves
             (out / "figures").mkdir(parents=True, exist_ok=True)
             for ds, per in curves.items():
                 data = {}
@@ -1023,7 +849,7 @@ def _records_sections(rdf, rc, out, datasets, figures, decimals):
                "| dataset | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
         for ds in [d for d in datasets if d in success] + sorted(set(success) - set(datasets)):
             md.append(f"| {ds} | " + " | ".join(
-                f"{np.mean(success[ds][m]):.3f}" if success[ds].get(m) else "–"
+                f"{np.mean(success[ds][m]):.3f}" if success[ds].get(m) else MISSING
                 for m in methods) + " |")
         md.append("")
     return md, files

@@ -23,7 +23,6 @@ selects another discretizer.
 
 from __future__ import annotations
 
-import hashlib
 import platform
 import time
 import traceback
@@ -33,11 +32,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import scipy
+import scipy.linalg  # noqa: F401
 import scipy.sparse as sp
+import sklearn
 
+import skmlfs
+
+from .._ids import canonical_json
 from ..discretize import fit_discretizer, is_discrete
+from ..selection import selection_order
+from ._build import fitted_info
+from ._graphs import NeighbourGraphs, fit_predict
 from ._registry import resolve
-from ._spec import MethodSpec, MetricRef, canonical_json
+from ._spec import MethodSpec, MetricRef
+from ._tuning import learner_at_largest, refit_ranking
 
 __all__ = [
     "CellResult",
@@ -46,31 +55,10 @@ __all__ = [
     "Task",
     "TaskResult",
     "compact",
-    "make_id",
     "prepare_split",
     "run_task",
     "versions",
 ]
-
-
-
-def array_digest(*arrays: Any) -> str:
-    """One content hash of arrays (dense or scipy.sparse; ``None`` hashes as nothing), for
-    in-process caches keyed by data: tuned selectors' fits, shared neighbour graphs."""
-    h = hashlib.blake2b(digest_size=16)
-    for a in arrays:
-        if a is None:
-            h.update(b"none")
-            continue
-        parts = (a.data, a.indices, a.indptr) if sp.issparse(a) else (np.asarray(a),)
-        for p in parts:
-            h.update(str((p.dtype, p.shape)).encode())
-            h.update(np.ascontiguousarray(p).tobytes())
-    return h.hexdigest()
-
-def make_id(payload: Any) -> str:
-    """Deterministic id: SHA-256 of the canonical JSON of ``payload`` (32 hex digits)."""
-    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:32]
 
 
 _VERSIONS: dict[str, str] | None = None
@@ -80,13 +68,8 @@ def versions() -> dict[str, str]:
     """Versions of the software a cell ran with (cached per process)."""
     global _VERSIONS
     if _VERSIONS is None:
-        import scipy
-        import sklearn
-
-        from .. import __version__
-
         _VERSIONS = {
-            "skmlfs": __version__,
+            "skmlfs": skmlfs.__version__,
             "numpy": np.__version__,
             "scipy": scipy.__version__,
             "sklearn": sklearn.__version__,
@@ -103,7 +86,6 @@ def _blas_kernel() -> str:
     CPU kernel, e.g. ``openblas 0.3.30 SkylakeX``: liblinear and the distance products round
     differently per kernel (AVX2 vs AVX-512), which moves the last digits of some cells, so
     the store records it."""
-    import scipy.linalg  # noqa: F401 — loads scipy's BLAS, the one liblinear calls
     from threadpoolctl import threadpool_info
 
     found = []
@@ -334,15 +316,11 @@ def _rank(task: Task, Xtr: Any, Ytr: np.ndarray) -> RankingResult:
     t0 = time.perf_counter()
     est.fit(Xtr, Ytr)
     elapsed = time.perf_counter() - t0
-    ranking = getattr(est, "ranking_", None)
-    if ranking is None:
-        # a generic selector without an order: its support, in index order
-        ranking = est.get_support(indices=True)
-    ranking = np.asarray(ranking, dtype=np.intp)
+    # the order (selection_order_); a generic selector: by its ranking_, else its support
+    ranking = selection_order(est)
     scores = getattr(est, "scores_", None)
     if scores is not None:
         scores = np.asarray(scores, dtype=float)
-    from ._methods import fitted_info
 
     return RankingResult(ranking, scores, elapsed, task.k_max, reused=False,
                          info=fitted_info(est, (task.selector.options or {}).get("record")))
@@ -366,14 +344,12 @@ def _evaluate_cell(
     A, B = _columns(Xtr, feats), _columns(Xte, feats)
     specs = [(m, m.spec()) for m in metrics]
     needs = {s.needs for _, s in specs}
-    from ._graphs import fit_predict  # neighbour graphs shared by the task's cells
 
     pred, score, fit_time, predict_time = fit_predict(learner, A, Ytr, B, needs, graphs, feats)
     values = {}
     for m, s in specs:
         out = pred if s.needs == "pred" else score
         values[m.name] = float(s.function(Yte, out, **dict(m.params)))
-    from ._methods import fitted_info
 
     info = {}
     linfo = fitted_info(learner)
@@ -422,20 +398,15 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
                 task.cached_ranking = None
             res.ranking = _rank(task, Xsel, Ytr)
             at_largest: dict = {}
-            from ._graphs import NeighbourGraphs
 
             graphs = NeighbourGraphs.for_cells(task.cells, task.seed)
             for cell in task.cells:
                 ranking = res.ranking.ranking
                 if opts.get("budgets") == "refit" and cell.k != task.k_max:
-                    from ._tuning import refit_ranking
-
                     ranking = refit_ranking(task, cell.k, Xsel, Ytr)
                 if opts.get("feature_order") == "index":  # a score depends on the set only
                     ranking = np.sort(ranking[: cell.k])
                 if (cell.learner.tuning or {}).get("budget") == "largest":
-                    from ._tuning import learner_at_largest
-
                     top = res.ranking.ranking[: task.k_max]
                     cell = learner_at_largest(
                         cell, np.sort(top) if opts.get("feature_order") == "index" else top,

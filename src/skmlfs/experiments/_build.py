@@ -1,4 +1,5 @@
-"""Methods as estimator chains, nested tuning, and what a fitted method tells the store.
+"""Method tables as estimators: building, nested tuning, variants, method options, and
+what a fitted method tells the store.
 
 An experiment's selector or learner is a *method table*. Besides a registered name with
 its parameters, a table may nest other method tables, which are built into estimators:
@@ -7,16 +8,22 @@ its parameters, a table may nest other method tables, which are built into estim
   :class:`sklearn.pipeline.Pipeline` (e.g. discretizer → selector → BR + LinearSVC); step
   names are the steps' method names, so ``rlefs__alpha`` addresses a step's parameter;
 * ``method = "weighted"`` with ``weighter`` and ``learner`` tables:
-  :class:`WeightedLearner`, the weighter's feature weights fed into the learner's weighted
-  distance (ReliefF-ML weights into ML-kNN, Reyes et al. 2013);
+  :class:`~skmlfs.model_selection.WeightedLearner`, the weighter's feature weights fed into
+  the learner's weighted distance (ReliefF-ML weights into ML-kNN, Reyes et al. 2013);
 * any parameter whose value is a table with a ``method`` key becomes that estimator
   (``estimator = { method = "sklearn.svm:LinearSVC", C = 0.1 }``).
 
 Nested tuning (``tune``, ``inner_cv``, ``scoring`` keys of a method table) wraps the built
-estimator in :class:`sklearn.model_selection.GridSearchCV`: the grid is searched by inner
-cross-validation on the training part of the outer split only, refitted on the whole
-training part with the chosen parameters, and :func:`fitted_info` records the choice and
-every candidate's inner score with the cell.
+estimator in :class:`sklearn.model_selection.GridSearchCV` (or
+:class:`~skmlfs.model_selection.CoordinateSearchCV`, or
+:class:`~skmlfs.model_selection.TunedSelector` for a selector tuned with a learner): the
+grid is searched by inner cross-validation on the training part of the outer split only,
+refitted on the whole training part with the chosen parameters, and :func:`fitted_info`
+records the choice and every candidate's inner score with the cell.
+
+This module is part of the spec layer: it parses the method keys of an experiment file
+(``parse_tuning``, ``parse_options``, ``expand_variants``) and builds what they describe;
+it imports the registry and the library, never the rest of the engine.
 """
 
 from __future__ import annotations
@@ -24,161 +31,43 @@ from __future__ import annotations
 import difflib
 import itertools
 import numbers
-from collections import OrderedDict
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
 
+from ..metrics import METRICS, metric_name
+from ..model_selection import (
+    CoordinateSearchCV,
+    MeanScorer,
+    TunedSelector,
+    WeightedLearner,
+    make_inner_cv,
+    metric_scorer,
+)
+from ._histories import check_record, search_records
 from ._registry import default_params, param_names, resolve
-from ._spec import _our_metric
 
 __all__ = [
-    "CoordinateSearchCV",
-    "TunedSelector",
-    "WeightedLearner",
+    "OPTION_KEYS",
     "build_method",
+    "check_tuning_grid",
     "expand_variants",
     "fitted_info",
-    "make_inner_cv",
-    "metric_scorer",
+    "make_scorer",
+    "parse_options",
+    "parse_scoring",
     "parse_tuning",
+    "tuned",
+    "tuned_selector",
 ]
+
 
 #: the kinds whose registries a nested ``method`` name is looked up in, in this order
 _NESTED_KINDS = ("learner", "selector", "discretizer")
-
-
-# --------------------------------------------------------------------------- weighting
-class _DelegatePredictMixin:
-    """``predict`` and ``predict_proba`` of the fitted estimator named ``_fitted_attr``."""
-
-    _fitted_attr: str
-
-    def predict(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, self._fitted_attr)
-        return getattr(self, self._fitted_attr).predict(X)
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, self._fitted_attr)
-        return getattr(self, self._fitted_attr).predict_proba(X)
-
-
-class WeightedLearner(_DelegatePredictMixin, MetaEstimatorMixin, BaseEstimator):
-    """Fit a feature weighter on the training data and a learner that uses its weights.
-
-    ``fit(X, Y)`` fits ``clone(weighter)``, reads its weights (attribute
-    ``weights_attr``), and fits ``clone(learner)`` with the learner's parameter
-    ``weights_param`` set to them: e.g. ReliefF-ML's ``weights_`` as ML-kNN's
-    ``feature_weights``, i.e. the weighted HEOM distance of Reyes, Morell & Ventura (2013,
-    §3: "-WF" learners). Prediction is the learner's.
-
-    Parameters
-    ----------
-    weighter : estimator
-        Fitted with ``fit(X, Y)``; must expose ``weights_attr`` after fitting.
-    learner : estimator
-        Must have the parameter ``weights_param``.
-    weights_attr : str, default ``"weights_"``
-    weights_param : str, default="feature_weights"
-
-    Attributes
-    ----------
-    weighter_, learner_ : the fitted estimators
-    feature_weights_ : ndarray of shape (n_features,)
-    """
-
-    _fitted_attr = "learner_"
-
-    def __init__(
-        self,
-        weighter: Any = None,
-        learner: Any = None,
-        weights_attr: str = "weights_",
-        weights_param: str = "feature_weights",
-    ):
-        self.weighter = weighter
-        self.learner = learner
-        self.weights_attr = weights_attr
-        self.weights_param = weights_param
-
-    def fit(self, X: Any, Y: Any) -> WeightedLearner:
-        if self.weighter is None or self.learner is None:
-            raise ValueError("WeightedLearner needs both a weighter and a learner.")
-        if self.weights_param not in self.learner.get_params(deep=False):
-            raise ValueError(
-                f"{type(self.learner).__name__} has no parameter {self.weights_param!r} to "
-                "receive feature weights."
-            )
-        self.fit_weights(X, Y)
-        self.learner_ = clone(self.learner).set_params(
-            **{self.weights_param: self.feature_weights_}
-        )
-        self.learner_.fit(X, Y)
-        self.n_features_in_ = int(self.feature_weights_.size)
-        return self
-
-    def fit_weights(self, X: Any, Y: Any) -> np.ndarray:
-        """Fit (or take from the per-process cache) the weighter only: sets ``weighter_``
-        and ``feature_weights_`` and returns the weights (the shared neighbour graphs of
-        the experiment cells fit the learner themselves)."""
-        key = _weights_key(self.weighter, self.weights_attr, X, Y)
-        hit = _WEIGHTS_CACHE.get(key) if key is not None else None
-        if hit is not None:
-            # the same seeded weighter on the same data: the cells of one split that differ
-            # only in the learner share one fit (ReliefF-ML into ML-kNN, DML-kNN, MLC-WkNN)
-            self.weighter_, w = hit
-            _WEIGHTS_CACHE.move_to_end(key)
-        else:
-            self.weighter_ = clone(self.weighter).fit(X, Y)
-            w = getattr(self.weighter_, self.weights_attr, None)
-            if w is None:
-                raise ValueError(
-                    f"{type(self.weighter).__name__} has no fitted attribute "
-                    f"{self.weights_attr!r} (feature weights)."
-                )
-            if key is not None:
-                _WEIGHTS_CACHE[key] = (self.weighter_, w)
-                while len(_WEIGHTS_CACHE) > _WEIGHTS_CACHE_SIZE:
-                    _WEIGHTS_CACHE.popitem(last=False)
-        self.feature_weights_ = np.asarray(w, dtype=float)
-        return self.feature_weights_
-
-
-_WEIGHTS_CACHE: OrderedDict = OrderedDict()
-_WEIGHTS_CACHE_SIZE = 8
-
-
-def _weights_key(weighter: Any, attr: str, X: Any, Y: Any) -> tuple | None:
-    """Key of a deterministic weighter fit: class, parameters and a digest of the data;
-    ``None`` (no caching) when the weighter draws fresh randomness (random_state None)."""
-    import hashlib
-
-    import scipy.sparse as sp
-
-    from ._spec import canonical_json
-
-    params = weighter.get_params(deep=False)
-    if "random_state" in params and not isinstance(params["random_state"], numbers.Integral):
-        return None
-    try:  # arrays in full (a truncated repr could make two settings collide)
-        ptxt = canonical_json(params)
-    except (TypeError, ValueError):
-        return None
-    h = hashlib.blake2b(digest_size=16)
-    for a in (X, Y):
-        if sp.issparse(a):
-            a = a.tocsr()
-            parts = (a.data, a.indices, a.indptr)
-        else:
-            parts = (np.asarray(a),)
-        for p in parts:
-            h.update(str((p.dtype, p.shape)).encode())
-            h.update(np.ascontiguousarray(p).tobytes())
-    return (type(weighter).__module__, type(weighter).__qualname__, ptxt, attr, h.hexdigest())
 
 
 # --------------------------------------------------------------------------- building
@@ -224,8 +113,6 @@ def build_method(
     """
     params = dict(params)
     if method == "pipeline":
-        from sklearn.pipeline import Pipeline
-
         steps = params.pop("steps", None)
         if params:
             raise ValueError(f"{key}: a pipeline takes only 'steps'; got {sorted(params)}.")
@@ -310,12 +197,10 @@ def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
 
     ``tune``: parameter → list of values (a grid; nested parameters with ``__``);
     ``inner_cv``: an int (shuffled k-fold) or a table ``{k, stratification}``
-    (``"iterative"``: :class:`~skmlfs.experiments.IterativeStratifiedKFold`), default 5;
+    (``"iterative"``: :class:`~skmlfs.model_selection.IterativeStratifiedKFold`), default 5;
     ``scoring``: a registered metric name or ``{metric, ...params}``; default
     ``hamming_loss``. Returns ``None`` when the table has no ``tune``.
     """
-    from ..metrics import METRICS
-
     if "tune" not in body:
         for k in ("inner_cv", "scoring", "tune_with", "tune_search", "tune_start",
                   "tune_budget"):
@@ -344,7 +229,6 @@ def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
     if strat not in ("none", "iterative"):
         raise ValueError(f"{key}.inner_cv.stratification: 'none' or 'iterative'; got {strat!r}.")
     scoring = body.get("scoring", "hamming_loss")
-    from ._tuning import parse_scoring
 
     mean = parse_scoring(scoring, key)  # a list of metrics: their mean
     if mean is not None:
@@ -400,51 +284,9 @@ def parse_tuning(body: Mapping[str, Any], key: str) -> dict | None:
     return out
 
 
-def make_inner_cv(inner_cv: Mapping[str, Any], random_state: int | None) -> Any:
-    """The inner splitter: shuffled ``KFold`` or ``IterativeStratifiedKFold``, seeded."""
-    from sklearn.model_selection import KFold
-
-    from ._stratify import IterativeStratifiedKFold
-
-    k = int(inner_cv["k"])
-    if inner_cv.get("stratification", "none") == "iterative":
-        return IterativeStratifiedKFold(k, random_state=random_state)
-    return KFold(k, shuffle=True, random_state=random_state)
-
-
-class _MetricScorer:
-    """``scorer(estimator, X, Y)`` of a registered metric, greater is better (losses are
-    negated), for scikit-learn's search tools; picklable."""
-
-    def __init__(self, metric: str, params: Mapping[str, Any]):
-        self.metric = metric
-        self.params = dict(params)
-
-    def __call__(self, estimator: Any, X: Any, Y: Any) -> float:
-        from ..metrics import get_metric
-
-        spec = get_metric(self.metric)
-        out = estimator.predict(X) if spec.needs == "pred" else estimator.predict_proba(X)
-        Y = Y.toarray() if hasattr(Y, "toarray") else np.asarray(Y)
-        v = float(spec.function(Y, out, **self.params))
-        return v if spec.greater_is_better else -v
-
-    def __repr__(self) -> str:
-        return f"metric_scorer({self.metric!r}, **{self.params!r})"
-
-
-def metric_scorer(metric: str, **params: Any) -> _MetricScorer:
-    """A scikit-learn scorer (greater is better) for a metric of :mod:`skmlfs.metrics`."""
-    from ..metrics import metric_name
-
-    return _MetricScorer(metric_name(metric), params)
-
-
 def tuned(estimator: Any, tuning: Mapping[str, Any], random_state: int | None) -> Any:
     """Wrap ``estimator`` in ``GridSearchCV`` (or :class:`CoordinateSearchCV` with
     ``search = "coordinate"``) as described by a parsed ``tuning``."""
-    from ._tuning import make_scorer
-
     return _search(
         estimator,
         {p: list(v) for p, v in tuning["grid"].items()},
@@ -454,86 +296,7 @@ def tuned(estimator: Any, tuning: Mapping[str, Any], random_state: int | None) -
     )
 
 
-class CoordinateSearchCV(_DelegatePredictMixin, MetaEstimatorMixin, BaseEstimator):
-    """Coordinate search over a parameter grid by cross-validation (the RLEFS protocol for
-    grids too large to search exhaustively, e.g. 7^4 settings).
-
-    From ``start`` (default: the first value of each parameter), each sweep tries every
-    value of one parameter at a time with the others fixed and keeps the best (a tie with
-    the current value keeps it; otherwise the first best value in grid order); sweeps repeat
-    until one changes nothing (a fixed point). Each setting is cross-validated once (the
-    scores are cached). Then the estimator is refitted on all of ``X`` with the chosen
-    setting. Attributes follow ``GridSearchCV``: ``best_params_``, ``best_score_``,
-    ``best_estimator_``, ``cv_results_`` (``params``, ``mean_test_score``,
-    ``std_test_score`` in evaluation order) and ``n_sweeps_``.
-
-    Parameters
-    ----------
-    estimator : estimator
-    param_grid : dict parameter -> list of values
-    scoring : callable ``scorer(estimator, X, Y)``, greater is better
-    cv : splitter with ``split(X, Y)``
-    start : dict, optional
-    max_sweeps : int, default=100
-    """
-
-    _fitted_attr = "best_estimator_"
-
-    def __init__(self, estimator: Any = None, param_grid: Any = None, scoring: Any = None,
-                 cv: Any = None, start: Any = None, max_sweeps: int = 100):
-        self.estimator = estimator
-        self.param_grid = param_grid
-        self.scoring = scoring
-        self.cv = cv
-        self.start = start
-        self.max_sweeps = max_sweeps
-
-    def fit(self, X: Any, Y: Any) -> CoordinateSearchCV:
-        grid = {p: list(v) for p, v in dict(self.param_grid).items()}
-        names = list(grid)
-        folds = list(self.cv.split(X, Y))
-        cache: dict[tuple, float] = {}
-        params_l, means, stds = [], [], []
-
-        def score(setting: dict) -> float:
-            key = tuple(repr(setting[p]) for p in names)
-            if key not in cache:
-                vals = []
-                for tr, te in folds:
-                    est = clone(self.estimator).set_params(**setting).fit(X[tr], Y[tr])
-                    vals.append(float(self.scoring(est, X[te], Y[te])))
-                cache[key] = float(np.mean(vals))
-                params_l.append(dict(setting))
-                means.append(cache[key])
-                stds.append(float(np.std(vals)))
-            return cache[key]
-
-        current = {p: (self.start or {}).get(p, grid[p][0]) for p in names}
-        score(current)
-        sweeps = 0
-        while sweeps < int(self.max_sweeps):
-            sweeps += 1
-            changed = False
-            for p in names:
-                vals = [score({**current, p: v}) for v in grid[p]]
-                best = max(vals)
-                if score(current) >= best:  # a tie with the current value keeps it
-                    continue
-                current = {**current, p: grid[p][vals.index(best)]}
-                changed = True
-            if not changed:
-                break
-        self.n_sweeps_ = sweeps
-        self.best_params_ = dict(current)
-        self.best_score_ = score(current)
-        self.cv_results_ = {"params": params_l, "mean_test_score": np.asarray(means),
-                            "std_test_score": np.asarray(stds)}
-        self.best_estimator_ = clone(self.estimator).set_params(**current).fit(X, Y)
-        return self
-
-
 def _search(estimator: Any, grid: dict, scoring: Any, cv: Any, tuning: Mapping) -> Any:
-    from sklearn.model_selection import GridSearchCV
 
     if tuning.get("search") == "coordinate":
         return CoordinateSearchCV(estimator, grid, scoring=scoring, cv=cv,
@@ -542,97 +305,8 @@ def _search(estimator: Any, grid: dict, scoring: Any, cv: Any, tuning: Mapping) 
                         error_score="raise")
 
 
-class TunedSelector(SelectorMixin, BaseEstimator):
-    """A selector whose parameters are chosen by inner cross-validation of
-    ``selector → learner`` on the training data (RLEFS / MIFS: parameters tuned at the
-    largest budget, then every budget is a prefix of the chosen ranking).
-
-    ``fit`` runs ``GridSearchCV(Pipeline([("selector", selector), ("learner", learner)]),
-    {"selector__p": values}, scoring, cv)`` with the selector at ``n_features_to_select``,
-    and exposes the best selector's ``ranking_`` / ``scores_``.
-
-    Parameters
-    ----------
-    selector, learner : estimators
-    param_grid : dict
-        Selector parameter → values.
-    scoring : callable
-        ``scorer(estimator, X, Y)``, greater is better (:func:`metric_scorer`).
-    cv : splitter
-    n_features_to_select : int or None
-        Passed to the selector (the largest budget of the experiment).
-    random_state : int or None
-        Passed to the selector when it has one left at ``None``.
-
-    Attributes
-    ----------
-    best_params_, cv_results_, best_estimator_ : as ``GridSearchCV`` (parameter names
-        without the ``selector__`` prefix in ``best_params_``)
-    selector_ : the refitted best selector; ranking_, scores_ : its ranking and scores
-    """
-
-    def __init__(self, selector: Any = None, learner: Any = None, param_grid: Any = None,
-                 scoring: Any = None, cv: Any = None, n_features_to_select: Any = None,
-                 random_state: Any = None, search: str = "grid", start: Any = None,
-                 learner_grid: Any = None):
-        self.learner_grid = learner_grid
-        self.selector = selector
-        self.learner = learner
-        self.param_grid = param_grid
-        self.scoring = scoring
-        self.cv = cv
-        self.n_features_to_select = n_features_to_select
-        self.random_state = random_state
-        self.search = search
-        self.start = start
-
-    def fit(self, X: Any, Y: Any) -> TunedSelector:
-        from sklearn.pipeline import Pipeline
-
-        sel = clone(self.selector)
-        have = sel.get_params(deep=False)
-        upd = {}
-        if self.n_features_to_select is not None and "n_features_to_select" in have:
-            upd["n_features_to_select"] = self.n_features_to_select
-        if self.random_state is not None and have.get("random_state", 0) is None:
-            upd["random_state"] = self.random_state
-        sel.set_params(**upd)
-        # memoised search (one selector fit per fold and setting, one learner fit per fold,
-        # feature set and learner setting), see _tuning.search_selector
-        from ._tuning import search_selector
-
-        folds = list(self.cv.split(X, Y))
-        res = search_selector(sel, self.learner, dict(self.param_grid),
-                              dict(self.learner_grid or {}), self.scoring, folds, X, Y,
-                              n_features=self.n_features_to_select, search=self.search,
-                              start=dict(self.start or {}))
-        self.cv_results_ = {"params": [r["params"] for r in res["results"]],
-                            "mean_test_score": np.asarray([r["mean"] for r in res["results"]]),
-                            "std_test_score": np.asarray([r["std"] for r in res["results"]])}
-        self.best_params_ = {**res["params"], **res["learner_params"]}
-        self.best_score_ = res["score"]
-        self.n_sweeps_ = res["n_sweeps"]
-        self.n_fits_, self.n_sets_ = res["n_fits"], res["n_sets"]
-        self.selector_ = clone(sel).set_params(**res["params"]).fit(X, Y)
-        self.best_estimator_ = Pipeline([
-            ("selector", self.selector_),
-            ("learner", clone(self.learner).set_params(**res["learner_params"]))])
-        self.ranking_ = np.asarray(getattr(self.selector_, "ranking_",
-                                           self.selector_.get_support(indices=True)))
-        sc = getattr(self.selector_, "scores_", None)
-        self.scores_ = None if sc is None else np.asarray(sc, dtype=float)
-        self.n_features_in_ = getattr(self.selector_, "n_features_in_", None)
-        return self
-
-    def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "selector_")
-        return self.selector_.get_support()
-
-
 def tuned_selector(selector: Any, tuning: Mapping[str, Any], random_state: int | None) -> Any:
     """Wrap a selector in :class:`TunedSelector` as described by a parsed ``tuning``."""
-    from ._tuning import make_scorer
-
     tw = dict(tuning["tune_with"])
     learner = _nested(str(tw.pop("method")), tw, "tune_with", random_state, False)
     n = selector.get_params(deep=False).get("n_features_to_select")
@@ -681,7 +355,6 @@ def expand_variants(name: str, body: Mapping[str, Any], key: str) -> list[tuple[
     for p in keys:
         if not isinstance(var[p], Sequence) or isinstance(var[p], str) or not var[p]:
             raise ValueError(f"{key}.variants.{p}: a non-empty list of values is needed.")
-    from ._tuning import OPTION_KEYS  # method options are not parameters
 
     out = []
     for combo in itertools.product(*(var[p] for p in keys)):
@@ -792,7 +465,133 @@ def fitted_info(est: Any, record: Mapping[str, Any] | None = None) -> dict:
         if hasattr(est, "n_evaluations_"):
             info["n_evaluations"] = int(est.n_evaluations_)
         if record:
-            from ._histories import search_records
-
             info.update(search_records(hist, record))
     return info
+
+
+#: method-table keys read by this module (stored in ``MethodSpec.options``); the option
+#: ``budgets = "refit"`` is no key: the planner sets it from the selector tags
+#: (``skmlfs.experiments._planner.refit_budgets``)
+OPTION_KEYS = ("preprocess", "feature_order", "by_dataset", "datasets",
+               "learners", "n_features", "sensitivity", "record", "selectors", "seed_offset")
+
+
+def parse_scoring(scoring: Any, key: str) -> dict | None:
+    """``scoring = ["macro_f1", "micro_f1"]`` (a list: their mean) as a parsed table
+    ``{"mean": [{metric, ...}, ...]}``; ``None`` for the other forms."""
+    if isinstance(scoring, str) or not isinstance(scoring, Sequence):
+        return None
+    items = []
+    for i, m in enumerate(scoring):
+        m = {"metric": m} if isinstance(m, str) else dict(m)
+        if isinstance(m.get("metric"), str):  # scikit-learn's spellings too
+
+            m["metric"] = _our_metric(m["metric"])
+        if m.get("metric") not in METRICS:
+            raise ValueError(f"{key}.scoring[{i}]: a registered metric; got {m!r}.")
+        items.append(m)
+    if not items:
+        raise ValueError(f"{key}.scoring: a non-empty list of metrics (their mean).")
+    return {"mean": items}
+
+
+def make_scorer(scoring: Mapping[str, Any]) -> Any:
+    """The scorer of a parsed ``scoring`` table (a metric, or the mean of several)."""
+    if "mean" in scoring:
+        return MeanScorer(scoring["mean"])
+
+    sc = dict(scoring)
+    metric = sc.pop("metric")
+    params = sc.pop("params", {})
+    return metric_scorer(metric, **{**params, **sc})
+
+
+# --------------------------------------------------------------------------- method options
+def parse_options(body: dict, key: str, kind: str, tuning_keys: Sequence[str]) -> dict:
+    """Pop and check the option keys of a method table (``OPTION_KEYS``)."""
+    if "budgets" in body:
+        # the selector says it (SelectorTags.nested_budgets), the planner reads it
+        raise ValueError(f"{key}.budgets: no longer a key of a method table: a selector "
+                         "whose selection for a smaller budget is not a prefix of its "
+                         "selection for a larger one (RALM-FS, the memetic and genetic "
+                         "searches: SelectorTags.nested_budgets = False) is refitted for "
+                         "each budget without it; remove the key.")
+    opts: dict[str, Any] = {}
+    for k in OPTION_KEYS:
+        if k in body:
+            opts[k] = body.pop(k)
+    if kind != "selector":
+        for k in ("preprocess", "feature_order", "datasets", "learners",
+                  "n_features", "sensitivity", "record"):
+            if k in opts:
+                raise ValueError(f"{key}.{k}: only for selectors.")
+    elif "selectors" in opts:
+        raise ValueError(f"{key}.selectors: only for learners.")
+    for k in ("datasets", "learners", "selectors"):
+        v = opts.get(k)
+        if v is not None and (isinstance(v, str) or not isinstance(v, Sequence) or not v):
+            raise ValueError(f"{key}.{k}: a non-empty list of names.")
+    # "n_features" is checked by the spec, which owns the budget syntax
+    if "sensitivity" in opts and not isinstance(opts["sensitivity"], str):
+        raise ValueError(f"{key}.sensitivity: the name of the parameter varied.")
+    off = opts.get("seed_offset")
+    if off is not None and (isinstance(off, bool) or not isinstance(off, numbers.Integral)):
+        raise ValueError(f"{key}.seed_offset: an integer added to the estimator seed; "
+                         f"got {off!r}.")
+    if "record" in opts:
+        check_record(opts["record"], f"{key}.record")
+    if opts.get("feature_order", "ranking") not in ("ranking", "index"):
+        raise ValueError(f"{key}.feature_order: 'ranking' or 'index'; got "
+                         f"{opts['feature_order']!r}.")
+    if opts.get("feature_order") == "ranking":
+        del opts["feature_order"]
+    if "by_dataset" in opts:
+        bd = opts["by_dataset"]
+        if not isinstance(bd, Mapping):
+            raise ValueError(f"{key}.by_dataset: a table dataset name -> overrides.")
+        base = {k: body[k] for k in tuning_keys if k in body}
+        parsed = {}
+        for ds, ov in bd.items():
+            if not isinstance(ov, Mapping):
+                raise ValueError(f"{key}.by_dataset.{ds}: a table of overrides.")
+            ov = dict(ov)
+            params = dict(ov.pop("params", {}))
+            bad = set(ov) - set(tuning_keys)
+            if bad:
+                raise ValueError(f"{key}.by_dataset.{ds}: unknown key(s) {sorted(bad)}; "
+                                 f"allowed: params, {', '.join(sorted(tuning_keys))}.")
+            merged = {**base, **ov}
+            if merged.get("tune_search") == "grid":  # no start point in an exhaustive grid
+                merged.pop("tune_start", None)
+            tuning = parse_tuning(merged, f"{key}.by_dataset.{ds}") if (
+                base or ov) else None
+            parsed[str(ds)] = {"params": params, "tuning": tuning}
+        opts["by_dataset"] = parsed
+    return opts
+
+
+def _our_metric(name: str) -> str:
+    """Our name of a metric spelled any accepted way (``skmlfs.metrics.metric_name``); an
+    unknown name is returned as it is, for the caller's error message."""
+    try:
+        return metric_name(name)
+    except KeyError:
+        return name
+
+
+def glob_match(name: str, glob: str) -> bool:
+    """``*`` matches any text; every other character (``[``, ``?`` too) only itself (method
+    names such as ``k[k=0.2]`` come from ``variants``)."""
+    return re.fullmatch(".*".join(re.escape(x) for x in glob.split("*")), name) is not None
+
+
+def _param(params: Mapping, path: str) -> Any:
+    head, sep, rest = path.partition("__")
+    v = params.get(head)
+    if not sep:
+        if v is None and head not in params:
+            raise KeyError(path)
+        return v
+    if isinstance(v, Mapping):
+        return _param({k: x for k, x in v.items() if k != "method"}, rest)
+    raise KeyError(path)

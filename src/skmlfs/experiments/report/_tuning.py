@@ -13,6 +13,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ._util import _order
+
 __all__ = ["tuning_section"]
 
 
@@ -57,8 +59,6 @@ def tuning_rows(df: Any) -> list[dict]:
 def tuning_section(df: Any, ds_order: Sequence[str], m_order: Sequence[str]) -> str:
     """Markdown of :func:`tuning_rows` ('' when nothing was tuned); a learner setting that
     is the same at every budget is printed once."""
-    from ._report import _order
-
     rows = tuning_rows(df)
     if not rows:
         return ""

@@ -13,6 +13,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ._stratify import iterative_stratification
+
 __all__ = [
     "Split",
     "holdout_splits",
@@ -111,11 +113,9 @@ def kfold_splits(n: int, k: int = 5, random_state: int | None = None) -> list[Sp
 def iterative_kfold_splits(Y: Any, k: int = 5, random_state: int | None = None) -> list[Split]:
     """k-fold cross-validation by iterative stratification (Sechidis et al. 2011).
 
-    The folds of :class:`~skmlfs.experiments.IterativeStratifiedKFold` with the same
+    The folds of :class:`~skmlfs.model_selection.IterativeStratifiedKFold` with the same
     ``random_state``, as a list of :class:`Split` (fold ``j`` tests, the rest trains).
     """
-    from ._stratify import iterative_stratification
-
     fold = iterative_stratification(Y, k, _check_seed(random_state))
     return [Split(np.flatnonzero(fold != j), np.flatnonzero(fold == j)) for j in range(int(k))]
 

@@ -47,11 +47,15 @@ from typing import Any
 
 import numpy as np
 
-from ._spec import SpecError, _fail, _unknown
+from ._direction import greater_is_better
+from ._format import MISSING, NumberFormat, format_number
+from ._grid import runs_section
+from ._section import Rendered, ReportContext, ReportSection
+from ._stored import build_sections
 
-__all__ = ["REPORT_KEYS", "SECTION_KEYS", "check_report", "write_parts_report"]
+__all__ = ["SECTION_KEYS", "Bars", "Compare", "Curve", "Parts", "Table",
+           "write_parts_report"]
 
-REPORT_KEYS = {"title", "intro", "labels", "decimals", "section"}
 _COMMON = {"kind", "title", "text", "parts", "datasets", "metrics"}
 SECTION_KEYS = {
     "compare": _COMMON | {"methods", "tune_metric", "paper", "prefer", "ranks"},
@@ -60,85 +64,100 @@ SECTION_KEYS = {
                         "ranks", "tables", "reference", "prefer", "times"},
     "parts": _COMMON | {"learners", "metric"},
     "bars": _COMMON | {"file", "series"},
-    "include": {"kind", "title", "file"},
 }
+_NEED = {"compare": ["methods"], "table": ["learners", "metric"],
+         "curve": ["file", "x", "series"], "bars": ["file", "series"],
+         "parts": ["parts", "metric"]}
 
 
-def check_report(src: str, report: Mapping, parts: Sequence[str]) -> None:
-    """Validate the ``[report]`` table of a multi-part experiment (keys and kinds)."""
-    _unknown(src, "report", report, REPORT_KEYS)
-    secs = report.get("section", [])
-    if not isinstance(secs, Sequence) or isinstance(secs, str):
-        raise _fail(src, "report.section", "must be an array of tables ([[report.section]]).")
-    for i, s in enumerate(secs):
-        key = f"report.section[{i}]"
-        if not isinstance(s, Mapping):
-            raise _fail(src, key, "must be a table.")
-        kind = s.get("kind")
-        if kind not in SECTION_KEYS:
-            raise _fail(src, f"{key}.kind", f"must be one of {', '.join(SECTION_KEYS)}; "
-                        f"got {kind!r}.")
-        _unknown(src, key, s, SECTION_KEYS[kind])
+class _PartSection(ReportSection):
+    """A section of a multi-part report (its cells come from several parts)."""
+
+    KIND = ""
+
+    def check(self, metrics: set[str] | None) -> None:
+        s, kind = self.options, self.KIND
         if kind == "curve":
             for k in ("ranks", "times"):
                 if not isinstance(s.get(k, False), bool):
-                    raise _fail(src, f"{key}.{k}", "true or false.")
+                    raise self.fail(k, "true or false.")
             if s.get("tables", "long") not in ("long", "wide"):
-                raise _fail(src, f"{key}.tables", f"'long' or 'wide'; got {s['tables']!r}.")
+                raise self.fail("tables", f"'long' or 'wide'; got {s['tables']!r}.")
             ref = s.get("reference", {})
             if not isinstance(ref, Mapping) or not all(
                     isinstance(g, str) for g in ref.values()):
-                raise _fail(src, f"{key}.reference", "a table label -> learner glob.")
+                raise self.fail("reference", "a table label -> learner glob.")
             if ref and s.get("tables", "long") != "wide":
-                raise _fail(src, f"{key}.reference", "printed under wide tables only: "
-                            "add tables = \"wide\".")
-        for p in list(s.get("parts", [])) + list(s.get("prefer", [])) + [
-            x for r in (s.get("ranks", []) if kind == "compare" else []) for x in r
-        ]:
-            if p not in parts:
-                raise _fail(src, key, f"unknown part {p!r}; parts: {', '.join(parts)}.")
-        need = {"compare": ["methods"], "table": ["learners", "metric"],
-                "curve": ["file", "x", "series"], "bars": ["file", "series"],
-                "include": ["file"], "parts": ["parts", "metric"]}[kind]
-        for k in need:
-            if k not in s:
-                raise _fail(src, f"{key}.{k}", f"missing (needed by kind {kind!r}).")
-        paper = s.get("paper", {})
+                raise self.fail("reference", "printed under wide tables only: add tables = "
+                                "\"wide\".")
+        if self.parts is not None:
+            for p in list(s.get("parts", [])) + list(s.get("prefer", [])) + [
+                x for r in (s.get("ranks", []) if kind == "compare" else []) for x in r
+            ]:
+                if p not in self.parts:
+                    raise self.fail(None, f"unknown part {p!r}; parts: "
+                                    f"{', '.join(self.parts)}.")
         n = len(s.get("methods", {}))
-        for m, rows in paper.items():
+        for m, rows in s.get("paper", {}).items():
             for ds, vals in rows.items():
                 if len(vals) != n:
-                    raise _fail(src, f"{key}.paper.{m}.{ds}", f"{len(vals)} values for "
-                                f"{n} methods.")
+                    raise self.fail(f"paper.{m}.{ds}", f"{len(vals)} values for {n} methods.")
+
+    def sec(self) -> dict:
+        return {"kind": self.KIND, **self.options}
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        data, labels = ctx.extra["data"], ctx.extra["labels"]
+        sec, dec, out, figures = self.sec(), ctx.decimals, ctx.out, ctx.figures
+        kind = self.KIND
+        if kind == "compare":
+            md = _compare(sec, data, labels, dec)
+        elif kind == "table":
+            md = _table(sec, data, labels, dec)
+        elif kind == "curve":
+            md = _curve(sec, data, labels, dec, out, figures)
+        elif kind == "bars":
+            md = _bars(sec, data, labels, dec, out, figures)
+        else:
+            md = _parts_section(sec, data, labels, dec)
+        files = []
+        if figures and kind in ("curve", "bars") and (out / sec["file"]).exists():
+            files.append(out / sec["file"])
+        return Rendered(md, files)
+
+
+def _part_section(kind: str, doc: str) -> type:
+    opts = {k: f"see the '{kind}' section of docs/experiment_file.md"
+            for k in sorted(SECTION_KEYS[kind] - {"kind"})}
+    return type(kind.capitalize(), (_PartSection,), {
+        "__doc__": doc, "KIND": kind, "OPTIONS": opts, "REQUIRED": tuple(_NEED[kind]),
+        "__module__": __name__})
+
+
+Compare = _part_section("compare", "Datasets × methods per metric, tuned families, the "
+                        "paper's values, average ranks.")
+Table = _part_section("table", "One metric, learners × data sets.")
+Curve = _part_section("curve", "A metric against a learner parameter: figure and tables.")
+Parts = _part_section("parts", "The same learners under the protocols of several parts.")
+Bars = _part_section("bars", "Grouped bars, data sets × series, one panel per metric.")
 
 
 # --------------------------------------------------------------------------- helpers
 def _fmt(x: Any, d: int = 3) -> str:
-    if x is None or not np.isfinite(x):
-        return "—"
-    return f"{x:.{d}f}".replace("0.", ".", 1)
-
-
-def _greater_is_better(metric: str) -> bool:
-    from ..metrics import get_metric
-
-    try:
-        return bool(get_metric(metric).greater_is_better)
-    except (KeyError, ValueError):
-        return True  # times and unknown columns: as printed, larger first
+    return format_number(x, d, leading_zero=False)  # the OCC paper's style: ".123"
 
 
 def _match(names: Sequence[str], glob: str | Sequence[str]) -> list[str]:
-    """Names matching ``glob`` (``*`` only; see :func:`~._parts.glob_match`) or any of a
+    """Names matching ``glob`` (``*`` only; see :func:`~._build.glob_match`) or any of a
     list of globs."""
-    from ._parts import glob_match
+    from .._build import glob_match
 
     globs = [glob] if isinstance(glob, str) else list(glob)
     return sorted(n for n in names if any(glob_match(n, g) for g in globs))
 
 
 def _param(spec: Any, path: str) -> Any:
-    from ._parts import _param as p
+    from .._build import _param as p
 
     d = json.loads(spec) if isinstance(spec, str) else spec
     try:
@@ -151,12 +170,14 @@ class _Data:
     """The cells of every part, with per-part and per-(dataset, learner) summaries."""
 
     def __init__(self, frames: Mapping[str, Any], metrics: Sequence[str],
-                 order: Sequence[str] = (), info: Mapping[str, Mapping] | None = None):
+                 order: Sequence[str] = (), info: Mapping[str, Mapping] | None = None,
+                 meta: Mapping[str, str] | None = None):
         import pandas as pd
 
         self.metrics = list(metrics)
         self.order = {d: i for i, d in enumerate(dict.fromkeys(order))}  # as declared
         self.info = dict(info or {})  # dataset -> its stored statistics (n_features, ...)
+        self.meta = dict(meta or {})  # the store's meta: the metrics' directions
         parts = []
         for p, df in frames.items():
             df = df.copy()
@@ -228,7 +249,8 @@ def _compare(sec, data: _Data, labels, dec) -> list[str]:
                     rows = df[(df["part"] == p) & (df["dataset"] == ds)
                               & df["learner"].isin(full)]
                     means = rows.groupby("learner")[tune].mean().round(12).sort_index()
-                    lr = str(means.idxmax() if _greater_is_better(tune) else means.idxmin())
+                    gib = greater_is_better(tune, data.meta)
+                    lr = str(means.idxmax() if gib else means.idxmin())
                 else:
                     lr = full[0]
                 chosen[(ds, m)] = (p, lr)
@@ -250,7 +272,8 @@ def _compare(sec, data: _Data, labels, dec) -> list[str]:
                     if (ds, m) in chosen else np.nan for m in names]
             if not np.isfinite(ours).any():
                 continue
-            sign = 1.0 if _greater_is_better(metric) else -1.0  # best = largest sign·value
+            # best = largest sign·value
+            sign = 1.0 if greater_is_better(metric, data.meta) else -1.0
             best = sign * np.nanmax(sign * np.round(ours, dec))
             pv = paper.get(metric, {}).get(ds)
             cells = []
@@ -279,7 +302,7 @@ def _compare(sec, data: _Data, labels, dec) -> list[str]:
             if not ok or ok in seen:  # a row over the same data sets as another: once
                 continue
             seen.append(ok)
-            sign = 1.0 if _greater_is_better(metric) else -1.0
+            sign = 1.0 if greater_is_better(metric, data.meta) else -1.0
             ro = np.mean([rankdata(-sign * np.round(
                 [means.loc[(chosen[(ds, m)][0], ds, chosen[(ds, m)][1]), metric]
                  for m in names], dec)) for ds in ok], axis=0)
@@ -316,7 +339,7 @@ def _table(sec, data: _Data, labels, dec) -> list[str]:
 
     def cell(ds, lr):
         if (ds, lr) not in sm.index:
-            return "—"
+            return MISSING
         v = fmt(sm.loc[(ds, lr), metric])
         return f"{v} ± {fmt(sm.loc[(ds, lr), metric + '_std'])}" if std else v
 
@@ -421,7 +444,7 @@ def _curve(sec, data: _Data, labels, dec, out: Path, figures: bool) -> list[str]
                                          for x, lr in pts)
                         L.append(f"| {ds} | {lab} | {vals} |")
         if sec.get("ranks"):
-            L += _curve_ranks(sec, sm, metric, dss, series, labels, dec)
+            L += _curve_ranks(sec, data, sm, metric, dss, series, labels, dec)
     if sec.get("times"):
         L += _curve_times(sec, sm, dss, series)
     return L
@@ -438,7 +461,7 @@ def _curve_references(sec, data: _Data):
 def _curve_wide(sec, data: _Data, sm, metric, dss, series, labels, dec, ref) -> list[str]:
     """Per data set, series × ``x`` values, a mean over the ``x`` values every series has,
     the best of each column in bold, then the reference learners' means."""
-    sign = 1.0 if _greater_is_better(metric) else -1.0
+    sign = 1.0 if greater_is_better(metric, data.meta) else -1.0
     x = sec["x"]
     L = [f"\n{labels.get(metric, metric)}, mean over the splits (best series of a column "
          f"in bold; the mean is over the `{x}` values every series has):\n"]
@@ -488,16 +511,16 @@ def _curve_times(sec, sm, dss, series) -> list[str]:
         ts = [[sm.loc[(ds, lr), "fit_time"] for _, lr in _points(sec, sm, ds, g)]
               for g in series.values()]
         if any(ts):
-            L.append(f"| {ds} | " + " | ".join(f"{np.mean(t):.2f}" if t else "—"
+            L.append(f"| {ds} | " + " | ".join(f"{np.mean(t):.2f}" if t else MISSING
                                                for t in ts) + " |")
     return L
 
 
-def _curve_ranks(sec, sm, metric, dss, series, labels, dec) -> list[str]:
+def _curve_ranks(sec, data, sm, metric, dss, series, labels, dec) -> list[str]:
     """Average rank of the series over the x values every series has, per dataset."""
     from scipy.stats import rankdata
 
-    sign = 1.0 if _greater_is_better(metric) else -1.0
+    sign = 1.0 if greater_is_better(metric, data.meta) else -1.0
     L = [f"\nAverage rank of the series over the `{sec['x']}` values ("
          f"{labels.get(metric, metric)}; 1 = best, ties shared, means rounded to {dec} "
          "decimals first):\n", "| dataset | " + " | ".join(series) + " |",
@@ -532,13 +555,13 @@ def _parts_section(sec, data: _Data, labels, dec) -> list[str]:
     L.append("| dataset | " + " | ".join(sms) + " |")
     L.append("|" + "---|" * (len(sms) + 1))
     for ds in dss:
-        L.append(f"| {ds} | " + " | ".join(", ".join(held[p].get(ds, [])) or "—"
+        L.append(f"| {ds} | " + " | ".join(", ".join(held[p].get(ds, [])) or MISSING
                                            for p in sms) + " |")
 
     def cell(p, ds, lr):
         sm = sms[p]
         if (ds, lr) not in sm.index:
-            return "—"
+            return MISSING
         v = _fmt(sm.loc[(ds, lr), metric], dec)
         if sm.loc[(ds, lr), "n_splits"] > 1:
             v += f" ± {_fmt(sm.loc[(ds, lr), metric + '_std'], dec)}"
@@ -617,9 +640,7 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
     cell_ids : per part, the cells to use (default: as last planned in the store)
     command : the command line shown in the header
     """
-    from ._parts import part_cells
-    from ._report import runs_section
-
+    from .._store import part_cells
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     ids = cell_ids if cell_ids is not None else part_cells(store, ep)
@@ -632,7 +653,8 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
         v = store.get_meta(f"dataset:{ds}")
         if v:
             info[ds] = json.loads(v)
-    data = _Data(frames, metrics, order, info)
+    meta = dict(store._conn.execute("SELECT key, value FROM meta").fetchall())
+    data = _Data(frames, metrics, order, info, meta)
     labels = dict(rep.get("labels", {}))
     dec = int(rep.get("decimals", 3))
     L = [f"# {rep.get('title', ep.name)}\n"]
@@ -642,27 +664,14 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
     if rep.get("intro"):
         L.append(rep["intro"].strip() + "\n")
     written: list[Path] = []
-    for sec in rep.get("section", []):
-        kind = sec["kind"]
-        if kind == "compare":
-            L += _compare(sec, data, labels, dec)
-        elif kind == "table":
-            L += _table(sec, data, labels, dec)
-        elif kind == "curve":
-            L += _curve(sec, data, labels, dec, out, figures)
-        elif kind == "bars":
-            L += _bars(sec, data, labels, dec, out, figures)
-        elif kind == "parts":
-            L += _parts_section(sec, data, labels, dec)
-        elif kind == "include":
-            p = Path(ep.base_dir or ".") / sec["file"]
-            if not p.exists():
-                raise SpecError(f"{ep.source}: report section include: no file {p}.")
-            if sec.get("title"):
-                L.append(f"\n## {sec['title']}\n")
-            L.append("\n" + p.read_text(encoding="utf-8"))
-        if figures and kind in ("curve", "bars") and (out / sec["file"]).exists():
-            written.append(out / sec["file"])
+    ctx = ReportContext(frame=data.df, meta=meta, out=out, fmt=NumberFormat(dec),
+                        figures=figures,
+                        extra={"data": data, "labels": labels, "multipart": True,
+                               "base_dir": ep.base_dir, "source": ep.source})
+    for s in build_sections(rep.get("section", []), source=str(ep.source)):
+        r = s.render(ctx)
+        L += r.markdown
+        written += r.files
     if len(data.df):
         L.append("\n## Compute\n")
         L.append("| part | cells | fit time (s, sum) | predict time (s, sum) |")

@@ -134,7 +134,7 @@ class IterativeStratifiedKFold(BaseCrossValidator):
     Examples
     --------
     >>> import numpy as np
-    >>> from skmlfs.experiments import IterativeStratifiedKFold
+    >>> from skmlfs.model_selection import IterativeStratifiedKFold
     >>> Y = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [1, 1], [1, 1]])
     >>> cv = IterativeStratifiedKFold(n_splits=2, random_state=0)
     >>> [int(Y[test].sum()) for _, test in cv.split(np.zeros((6, 1)), Y)]

@@ -1,0 +1,284 @@
+"""The generic sections of a report (short names in
+:data:`skmlfs.experiments._registry.SECTIONS`)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from ._grid import (
+    _curves_block,
+    _figure_section,
+    _memory_section,
+    _metric_table_block,
+    _overview,
+    _paired_tests_block,
+    _runtime_figure,
+    _runtime_section,
+    _table_files,
+    _time_breakdown,
+    _versions_line,
+    runs_section,
+)
+from ._section import Rendered, ReportContext, ReportSection
+from ._tuning import tuning_section
+from ._views import _stability_sections, included
+
+__all__ = [
+    "Curves", "Failures", "Include", "Memory", "MetricTables", "Objectives", "Overview",
+    "PairedTests", "RunTime", "RunTimeFigure", "Runs", "SearchConvergence", "Sensitivity",
+    "Stability", "Tuning", "Versions",
+]
+
+
+class Overview(ReportSection):
+    """Title, the experiments' descriptions and the setup table (data sets, splits,
+    budgets, methods)."""
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        names = ctx.experiments
+        title = ctx.extra.get("title") or (
+            f"Results: {names[0]}" if len(names) == 1 else "Results")
+        md = [f"# {title}\n"]
+        for nm in names:
+            desc = ctx.meta.get(f"description:{nm}")
+            if desc:
+                md.append(f"{desc}\n")
+        md.append(_overview(ctx.frame, ctx.meta, ctx.extra.get("k"), ctx.datasets,
+                                  ctx.methods))
+        return Rendered(md)
+
+
+class Include(ReportSection):
+    """Hand-written Markdown kept across regenerations: ``file`` (relative to the
+    experiment file), under ``title`` when given; in a single-grid report ``at`` places it
+    after the overview (``"start"``, the default) or after every generated section
+    (``"end"``)."""
+
+    OPTIONS = {"file": "the Markdown file", "title": "a heading above it",
+               "at": "'start' or 'end' (single-grid reports)"}
+    REQUIRED = ("file",)
+
+    def check(self, metrics: set[str] | None) -> None:
+        if self.options.get("at", "start") not in ("start", "end"):
+            raise self.fail("at", "must be 'start' or 'end'.")
+        if not isinstance(self.options["file"], str):
+            raise self.fail("file", "a path (relative to the experiment file).")
+
+    @property
+    def at(self) -> str:
+        return self.options.get("at", "start")
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        from pathlib import Path
+
+        if not ctx.extra.get("multipart"):
+            return Rendered(included({"include": [{**self.options, "at": "start"}]}, "start"))
+        # a multi-part report: in place, the file read relative to the experiment file
+        p = Path(ctx.extra.get("base_dir") or ".") / self.options["file"]
+        if not p.exists():
+            raise self.fail("file", f"no file {p}.")
+        md = [f"\n## {self.options['title']}\n"] if self.options.get("title") else []
+        return Rendered(md + ["\n" + p.read_text(encoding="utf-8")])
+
+
+class PairedTests(ReportSection):
+    """Per metric table: the Wilcoxon signed-rank tests of the control against every
+    other method (R⁺/R⁻ over the data sets) and the paired t-test win/tie/loss counts
+    per data set (``tables/<metric>_wilcoxon.csv``, ``_wtl.csv``)."""
+
+    def for_table(self, table: Any, ctx: ReportContext) -> Rendered:
+        return _paired_tests_block(table, ctx)
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        r = Rendered()
+        for t in ctx.tables:
+            r += self.for_table(t, ctx)
+        return r
+
+
+class Curves(ReportSection):
+    """Per metric table: the critical-difference diagram and, for methods with several
+    budgets, the metric against the number of selected features per data set."""
+
+    def for_table(self, table: Any, ctx: ReportContext) -> Rendered:
+        return _curves_block(table, ctx)
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        r = Rendered()
+        for t in ctx.tables:
+            r += self.for_table(t, ctx)
+        return r
+
+
+class MetricTables(ReportSection):
+    """Per metric (and learner): mean ± std table with the best marked, average ranks,
+    the Friedman / Iman–Davenport test with the critical difference (Nemenyi, or
+    Bonferroni–Dunn against the control), the declared sections' lines under each
+    table, then that table's :class:`PairedTests` and :class:`Curves` (``paired_tests``,
+    ``curves``: false leaves them out)."""
+
+    OPTIONS = {"paired_tests": "the Wilcoxon and win/tie/loss tests (true)",
+               "curves": "the CD diagram and budget curves (true)"}
+
+    def check(self, metrics: set[str] | None) -> None:
+        for k in self.OPTIONS:
+            if not isinstance(self.options.get(k, True), bool):
+                raise self.fail(k, "true or false.")
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        parts = [s for k, s in (("paired_tests", PairedTests()), ("curves", Curves()))
+                 if self.options.get(k, True)]
+        r = Rendered()
+        for t in ctx.tables:
+            r += _metric_table_block(t, ctx)
+            tests = parts[0].for_table(t, ctx) if parts and isinstance(
+                parts[0], PairedTests) else Rendered()
+            r.markdown += tests.markdown
+            files = _table_files(t, ctx)  # the old order of the written files
+            r.files += tests.files + files
+            for s in parts:
+                if isinstance(s, Curves):
+                    r += s.for_table(t, ctx)
+        return r
+
+
+class SearchConvergence(ReportSection):
+    """Wrapper searches: best fitness per evaluation, one figure per data set, and
+    ``tables/convergence.csv``."""
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        r = Rendered()
+        if ctx.figures and "info" in ctx.frame:
+            from .._histories import plot_search_histories
+
+            _figure_section(
+                r.markdown, r.files,
+                plot_search_histories(ctx.frame, ctx.out / "figures", methods=ctx.methods),
+                "Search convergence", "Best fitness (a loss; accuracies negated) after "
+                "each evaluation, mean ± std over the splits.")
+        from .._histories import search_histories
+
+        h = search_histories(ctx.frame) if "info" in ctx.frame else None
+        if h is not None and not h.empty:  # the curves' numbers, figures or not
+            p = ctx.out / "tables" / "convergence.csv"
+            h.to_csv(p, index=False, float_format="%.6g")
+            r.files.append(p)
+        return r
+
+
+class Stability(ReportSection):
+    """Selection stability over the splits (Nogueira's Φ̂ with its ``1 − alpha``
+    interval, Kuncheva's index) per data set × selector × budget."""
+
+    OPTIONS = {"alpha": "level of the confidence interval (0.05)"}
+
+    def check(self, metrics: set[str] | None) -> None:
+        a = self.options.get("alpha", 0.05)
+        if isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0 < a < 1:
+            raise self.fail("alpha", f"a number in (0, 1); got {a!r}.")
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        md, files = _stability_sections(ctx.frame, ctx.meta, ctx.out, ctx.datasets,
+                                        ctx.methods, ctx.decimals,
+                                        self.options.get("alpha", 0.05))
+        return Rendered(md, files)
+
+
+class Sensitivity(ReportSection):
+    """Declared parameter-sensitivity studies: one figure per study."""
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        r = Rendered()
+        sens = ctx.extra.get("sensitivity")
+        if ctx.figures and sens is not None and len(sens):
+            from .._sensitivity import plot_sensitivity
+
+            mets = [c for c in sens.columns if c in {t.metric for t in ctx.tables}]
+            _figure_section(
+                r.markdown, r.files, plot_sensitivity(sens, mets, ctx.out / "figures"),
+                "Parameter sensitivity", "Test values with one parameter varied over its "
+                "grid, the others fixed (mean over splits and budgets).")
+        return r
+
+
+class Objectives(ReportSection):
+    """Optimisers' objective per iteration (selectors that record it)."""
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        r = Rendered()
+        if ctx.figures and "info" in ctx.frame:
+            from .._objectives import plot_objectives
+
+            _figure_section(
+                r.markdown, r.files,
+                plot_objectives(ctx.frame, ctx.out / "figures", methods=ctx.methods),
+                "Optimiser convergence", "Objective after each iteration of the selector "
+                "fits (tuned selectors: the refit at the chosen setting).")
+        return r
+
+
+class Tuning(ReportSection):
+    """The settings the inner searches chose, per data set × method."""
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        full = ctx.state.get("full", ctx.frame)  # reference cells were tuned too
+        return Rendered([tuning_section(full, ctx.datasets, ctx.methods)])
+
+
+class RunTime(ReportSection):
+    """Selection time per split, and the time per data set × method split into
+    selection, learner fits and predictions."""
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        return Rendered([_runtime_section(ctx.frame, ctx.datasets, ctx.methods),
+                         _time_breakdown(ctx.frame, ctx.datasets, ctx.methods)])
+
+
+class RunTimeFigure(ReportSection):
+    """``figures/runtime.png``: the selection time per method and data set."""
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        if not ctx.figures:
+            return Rendered()
+        p = _runtime_figure(ctx.frame, ctx.out, ctx.datasets, ctx.methods)
+        if p is None:
+            return Rendered()
+        return Rendered([f"![selection time per method](figures/{p.name})\n"], [p])
+
+
+class Memory(ReportSection):
+    """Peak resident memory per data set × method."""
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        return Rendered([_memory_section(ctx.frame, ctx.datasets, ctx.methods)])
+
+
+class Runs(ReportSection):
+    """The run log summed per experiment."""
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        return Rendered([runs_section(ctx.runs, {n: [n] for n in ctx.experiments},
+                                            "## Runs")])
+
+
+class Failures(ReportSection):
+    """The first lines of the recorded task failures."""
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        fails = ctx.failures
+        if fails is None or not len(fails):
+            return Rendered()
+        md = [f"## Failures\n\n{len(fails)} task failure(s) recorded; first lines:\n"]
+        for _, r in fails.head(20).iterrows():
+            md.append(f"- {r['dataset']} split {r['split']} {r['method']}: "
+                      f"`{r['error'].splitlines()[0]}`")
+        md.append("")
+        return Rendered(md)
+
+
+class Versions(ReportSection):
+    """The software versions that computed the cells."""
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        return Rendered([_versions_line(ctx.frame)])
