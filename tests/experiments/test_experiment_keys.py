@@ -9,7 +9,7 @@ from pathlib import Path
 from skmlfs.experiments import _build, _parts, _spec
 from skmlfs.experiments._registry import SECTIONS, resolve_section
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "experiment_file.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "experiment_file.md"
 
 
 def _key_tables() -> dict[str, set[str]]:

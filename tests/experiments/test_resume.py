@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from skmlfs.experiments import ExperimentSpec, ResultStore, run_experiment
-from skmlfs.experiments._parts import part_specs, parts_from_dict
-from skmlfs.experiments._runner import plan_experiment
+from skmlfs.experiments._parts import parts_from_dict
+from skmlfs.experiments._parts_run import part_specs
+from skmlfs.experiments._planner import plan_experiment
 
 GEN = "skmlfs.datasets:make_multilabel_discrete"
 
@@ -28,7 +29,7 @@ GEN = "skmlfs.datasets:make_multilabel_discrete"
 PLAIN = f"""
 name = "plain"
 seed = 3
-n_features = "1..4"
+n_features_to_select = "1..4"
 metrics = ["hamming_loss", "ranking_loss"]
 selectors = ["scls", "ami", "mdmr"]
 protocol = {{ kind = "holdout", repeats = 3 }}
@@ -49,7 +50,7 @@ protocol = {{ kind = "kfold", k = 4 }}
 TUNED_LEARNER = f"""
 name = "tuned"
 seed = 3
-n_features = "2..5"
+n_features_to_select = "2..5"
 metrics = ["hamming_loss", "ranking_loss"]
 selectors = ["mi_rank", "scls"]
 discretizer = "none"
@@ -71,7 +72,7 @@ params = {{ n_samples = 160, n_features = 20, n_labels = 4, random_state = 2 }}
 TUNED_SELECTOR = f"""
 name = "tunedsel"
 seed = 1
-n_features = "2..4"
+n_features_to_select = "2..4"
 metrics = ["macro_f1", "micro_f1"]
 discretizer = {{ method = "skmlfs.experiments:MinMaxScale" }}
 protocol = {{ kind = "holdout", repeats = 3 }}
@@ -111,7 +112,7 @@ params = {{ n_samples = 120, n_features = 12, n_labels = 4, random_state = 2 }}
 PARTS = f"""
 name = "parts"
 seed = 3
-n_features = "all"
+n_features_to_select = "all"
 selectors = ["all"]
 discretizer = "none"
 metrics = ["hamming_loss", "subset_accuracy"]
