@@ -121,6 +121,7 @@ def _expected(estimator: BaseEstimator) -> dict[str, str]:
     return EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {})
 
 
+@pytest.mark.slow
 @parametrize_with_multilabel_checks(ESTIMATORS, expected_failed_checks=_expected)
 def test_estimator(estimator, check):
     # the data are tiny: BLAS threads only add start-up and contention (MCLS's L-BFGS-B
