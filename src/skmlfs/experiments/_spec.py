@@ -929,8 +929,6 @@ def check_sections(src: str, sections: Any, metrics: set[str], base_dir: str | N
     name or ``"module:Class"``, imported now: the spec does not import the report
     package), with the ``file`` of ``include`` sections made absolute against
     ``base_dir`` so that ``mlfs report`` on the store alone finds it."""
-    import importlib
-
     if isinstance(sections, Mapping):
         sections = [sections]
     if not isinstance(sections, Sequence) or isinstance(sections, str):

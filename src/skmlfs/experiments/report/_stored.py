@@ -6,6 +6,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._registry import resolve_section
+from .._spec import SpecError
 from ._sections import (
     Failures,
     Include,
@@ -30,9 +32,6 @@ def build_sections(tables: Sequence[Mapping[str, Any]], *, source: str = "<repor
                    key: str = "report.section") -> list[Any]:
     """Section objects from ``[{kind, **options}, ...]`` (checked: errors name
     ``source`` and ``key[i]``)."""
-    from .._registry import resolve_section
-    from .._spec import SpecError
-
     out = []
     for i, t in enumerate(tables):
         where = f"{key}[{i}]"
