@@ -211,10 +211,7 @@ ENGINE_LAYERS: list[tuple[str, set[str]]] = [
 #: (``importlib.import_module("skmlfs.experiments....")``, which no import statement
 #: shows), each with its reason. The registry's ``"module:Class"`` strings of methods and
 #: report sections are looked up the same way but are data, not listed here.
-ENGINE_DYNAMIC_UPWARD: dict[tuple[str, str], str] = {
-    ("_spec", "report"): "an experiment file's [[report.section]] tables are checked by "
-                         "building them (report._stored.build_sections) when it is loaded",
-}
+ENGINE_DYNAMIC_UPWARD: dict[tuple[str, str], str] = {}
 
 
 def _engine_module(dotted: str) -> str | None:
