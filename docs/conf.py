@@ -93,6 +93,8 @@ API = [
     ("skmlfs.stats", "Statistical tests"),
     ("skmlfs.model_selection", "Splits, searches, scorers and meta-estimators"),
     ("skmlfs.experiments", "Experiment files, the benchmark runner and its store"),
+    ("skmlfs.experiments.report", "Reports: the section contract, generic sections, number format"),
+    ("skmlfs.experiments.report.papers", "Report sections of single papers"),
     ("skmlfs.plots", "Figures"),
     ("skmlfs.utils", "Tools for estimator authors: the multi-label estimator checks"),
 ]

@@ -132,9 +132,11 @@ def test_imports_follow_the_layers():
 
 
 def _private_target(target: str) -> bool:
-    """``skmlfs.<package>._x`` (a private module or name of a subpackage)."""
+    """``skmlfs.<package>._x`` or ``skmlfs.<package>.<sub>._x`` (a private module or name
+    of a subpackage, at any depth: ``skmlfs.experiments.report._grid`` is as private as
+    ``skmlfs.experiments._store``)."""
     parts = target.split(".")
-    return _layer(target) is not None and len(parts) > 2 and parts[2].startswith("_")
+    return _layer(target) is not None and any(p.startswith("_") for p in parts[2:])
 
 
 #: Imports of another subpackage's private module still allowed, each with its reason;
@@ -142,26 +144,22 @@ def _private_target(target: str) -> bool:
 #: (``from ..selection import label_specific_select``, never ``..selection._mlfs``).
 PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
     # the command line is the engine's and the datasets' own front end: it reads their
-    # internals (registry descriptions, the multi-part runner, the report writers)
+    # internals (registry descriptions, the distributed backend's check, the method
+    # tables of --add-selector); the report it writes through public names
     **{("skmlfs.cli._benchmark", t): "engine front end" for t in (
-        "skmlfs.experiments._backends", "skmlfs.experiments._report",
-        "skmlfs.experiments._spec")},
+        "skmlfs.experiments._backends", "skmlfs.experiments._spec")},
     **{(m, "skmlfs.experiments._registry"): "registry descriptions" for m in (
         "skmlfs.cli._common", "skmlfs.cli._evaluate", "skmlfs.cli._methods",
         "skmlfs.cli._select")},
-    ("skmlfs.cli._report", "skmlfs.experiments._store"): "engine front end",
-    ("skmlfs.cli._report", "skmlfs.experiments._report"): "engine front end",
     ("skmlfs.cli._fetch", "skmlfs.datasets._fetch"): "datasets front end",
     ("skmlfs.cli._fetch", "skmlfs.datasets._sources"): "datasets front end",
     ("skmlfs.cli._transform", "skmlfs.datasets._tabular"): "datasets front end",
-    ("skmlfs.cli._common", "skmlfs.selection._base"): "selector flags (selector tags next)",
     # library internals shared between layers (count engine, discretization rule)
     ("skmlfs.selection._base", "skmlfs.discretize._auto"): "the 'auto' discretization rule",
     ("skmlfs.learners._mlnb", "skmlfs.discretize._auto"): "the 'auto' discretization rule",
     ("skmlfs.selection._base", "skmlfs.info._rowblocks"): "row-block count engine",
     ("skmlfs.selection._mlfs", "skmlfs.info._engine"): "count engine",
     ("skmlfs.plots._cd", "skmlfs.stats._posthoc"): "critical-difference internals",
-    ("skmlfs.experiments._report_views", "skmlfs.plots._common"): "legacy report module",
 }
 
 
@@ -194,8 +192,9 @@ def test_the_private_exceptions_are_still_needed():
 
 # --------------------------------------------------------------------------- the engine
 #: The layers of the experiment engine, lowest first: a module of ``skmlfs.experiments``
-#: imports modules of its own layer or lower ones only. The report (``_report*``,
-#: ``_parts_report`` and the ``report`` subpackage) is the top.
+#: imports modules of its own layer or lower ones only. The report (the ``report``
+#: subpackage) is the top: it may import every engine module, and none imports it (the
+#: package's ``__init__``, which gathers the public names, is no layer).
 ENGINE_LAYERS: list[tuple[str, set[str]]] = [
     ("helpers", {"_registry", "_warnings", "_histories", "_objectives", "_sensitivity"}),
     ("spec", {"_build", "_spec", "_parts"}),  # method tables, the experiment file(s)
@@ -205,15 +204,14 @@ ENGINE_LAYERS: list[tuple[str, set[str]]] = [
     ("backends", {"_backends"}),
     ("planner", {"_planner"}),               # spec x store -> tasks
     ("run", {"_runner", "_parts_run"}),     # plan -> execute -> store
-    ("report", {"_report", "_report_views", "_report_tuning", "_parts_report", "report"}),
+    ("report", {"report"}),
 ]
 
-#: Upward imports left, each a single function-level call: the spec has the report check
-#: its own keys (until report validation is looked up dynamically).
-ENGINE_UPWARD: set[tuple[str, str]] = {
-    ("_spec", "_report_views"),
-    ("_parts", "_parts_report"),
-}
+#: Engine modules that reach a higher layer by name at run time
+#: (``importlib.import_module("skmlfs.experiments....")``, which no import statement
+#: shows), each with its reason. The registry's ``"module:Class"`` strings of methods and
+#: report sections are looked up the same way but are data, not listed here.
+ENGINE_DYNAMIC_UPWARD: dict[tuple[str, str], str] = {}
 
 
 def _engine_module(dotted: str) -> str | None:
@@ -230,12 +228,18 @@ def _engine_rank(name: str) -> int:
     raise AssertionError(f"declare the engine layer of skmlfs.experiments.{name}")
 
 
-def test_every_engine_module_has_a_layer():
+def _engine_names() -> set[str]:
     pkg = SRC / "experiments"
     names = {p.stem for p in pkg.glob("_*.py") if p.stem != "__init__"}
-    names |= {p.name for p in pkg.iterdir() if (p / "__init__.py").is_file()}
+    return names | {p.name for p in pkg.iterdir() if (p / "__init__.py").is_file()}
+
+
+def test_every_engine_module_has_a_layer():
+    names = _engine_names()
     for n in names:
         _engine_rank(n)
+    declared = set().union(*(mods for _label, mods in ENGINE_LAYERS))
+    assert not declared - names, f"drop from ENGINE_LAYERS: {sorted(declared - names)}"
 
 
 def test_engine_imports_run_one_way():
@@ -244,18 +248,50 @@ def test_engine_imports_run_one_way():
         a, b = _engine_module(mod), _engine_module(target)
         if a is None or b is None or a == b:
             continue
-        if (a, b) in ENGINE_UPWARD:
-            continue
         if _engine_rank(b) > _engine_rank(a):
             la, lb = ENGINE_LAYERS[_engine_rank(a)][0], ENGINE_LAYERS[_engine_rank(b)][0]
             bad.append(f"{path.relative_to(SRC.parent)}:{line}: {a} ({la}) imports {b} ({lb})")
     assert not bad, "imports up the engine's layers:\n" + "\n".join(bad)
 
 
-def test_the_engine_upward_exceptions_are_still_needed():
-    used = {(_engine_module(m), _engine_module(t)) for _p, _l, m, _s, t in _all_imports()}
-    stale = sorted(ENGINE_UPWARD - used)
-    assert not stale, f"drop these from ENGINE_UPWARD: {stale}"
+def _dynamic_imports(path: Path) -> list[tuple[int, str]]:
+    """``(line, target)`` of every ``import_module("skmlfs....")`` with a literal name."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if (isinstance(node, ast.Call) and node.args
+                and (getattr(node.func, "attr", None) == "import_module"
+                     or getattr(node.func, "id", None) == "import_module")
+                and isinstance(node.args[0], ast.Constant)
+                and str(node.args[0].value).startswith("skmlfs.")):
+            out.append((node.lineno, node.args[0].value))
+    return out
+
+
+def test_the_report_is_the_top_of_the_engine():
+    assert ENGINE_LAYERS[-1] == ("report", {"report"})
+    # the report imports the engine below it (the scan sees the subpackage's modules) ...
+    report_uses = {_engine_module(t) for _p, _l, mod, _s, t in _all_imports()
+                   if _engine_module(mod) == "report"}
+    assert {"_registry", "_spec", "_store", "_parts"} <= report_uses, report_uses
+    # ... and nothing of the engine imports the report: no import statement at all, and
+    # a look-up by name only where ENGINE_DYNAMIC_UPWARD says why
+    up = [f"{path.relative_to(SRC.parent)}:{line} imports {t}"
+          for path, line, mod, _s, t in _all_imports()
+          if _engine_module(t) == "report" and _engine_module(mod) not in (None, "report")]
+    assert not up, "the engine imports the report:\n" + "\n".join(up)
+    dynamic, bad = set(), []
+    for path in sorted((SRC / "experiments").glob("_*.py")):
+        a = _engine_module(_module_name(path))
+        for line, t in _dynamic_imports(path):
+            b = _engine_module(t)
+            if b is None or a == b or _engine_rank(b) <= _engine_rank(a):
+                continue
+            dynamic.add((a, b))
+            if (a, b) not in ENGINE_DYNAMIC_UPWARD:
+                bad.append(f"{path.relative_to(SRC.parent)}:{line} looks up {t}")
+    assert not bad, "run-time imports up the engine's layers:\n" + "\n".join(bad)
+    stale = sorted(set(ENGINE_DYNAMIC_UPWARD) - dynamic)
+    assert not stale, f"drop these from ENGINE_DYNAMIC_UPWARD: {stale}"
 
 
 def test_model_selection_sits_between_the_estimators_and_the_engine():
@@ -278,9 +314,8 @@ LAZY_OK = ("pandas", "matplotlib", "dask", "distributed", "pyarrow", "numba", "c
 
 #: Modules exempt as a whole: the command line defers the library (scikit-learn alone
 #: takes seconds to import) until a command needs it, so that ``mlfs --help`` and an
-#: argument error answer at once; the legacy report modules are being replaced.
-LAZY_MODULES = ("skmlfs.cli", "skmlfs.experiments._report", "skmlfs.experiments._report_views",
-                "skmlfs.experiments._report_tuning", "skmlfs.experiments._parts_report")
+#: argument error answer at once.
+LAZY_MODULES = ("skmlfs.cli",)
 
 
 def _function_level_imports(path: Path):
@@ -318,11 +353,6 @@ def test_function_level_imports_are_for_heavy_optional_dependencies_only():
             continue
         for line, target in _function_level_imports(path):
             if any(target == ok or target.startswith(ok + ".") for ok in LAZY_OK):
-                continue
-            # the package's own report, imported when asked for (matplotlib, pandas)
-            if (mod, target) in {("skmlfs.experiments", "skmlfs.experiments._report")}:
-                continue
-            if (_engine_module(mod), _engine_module(target)) in ENGINE_UPWARD:
                 continue
             bad.append(f"{path.relative_to(SRC.parent)}:{line} imports {target}")
     assert not bad, "import these at module level:\n" + "\n".join(bad)

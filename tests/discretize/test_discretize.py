@@ -652,10 +652,10 @@ def test_selector_discretizes_with_its_categorical_features(cls_name):
     Xd = discretize_features(disc, X, Y, categorical_features=[2])
     assert not np.array_equal(discretize_features(disc, X, Y)[:, 2], X[:, 2])  # it matters
     former = cls(n_features_to_select=3, discretizer=None).fit(Xd, Y)
-    np.testing.assert_array_equal(own.ranking_, former.ranking_)
+    np.testing.assert_array_equal(own.selection_order_, former.selection_order_)
     np.testing.assert_array_equal(own.scores_, former.scores_)
     mask = cls(n_features_to_select=3, categorical_features=[False, False, True, False])
-    np.testing.assert_array_equal(mask.fit(X, Y).ranking_, own.ranking_)
+    np.testing.assert_array_equal(mask.fit(X, Y).selection_order_, own.selection_order_)
     with pytest.raises(ValueError):  # a mask of another length, even for integer data
         cls(categorical_features=[True, False, True]).fit(X[:, [0, 2]], Y)
 
@@ -675,7 +675,7 @@ def test_experiment_hands_a_selector_the_nominal_columns():
     spec = MethodSpec("scls", "scls", {"categorical_features": "nominal"})
     res = evaluate(ds, [spec], splits=[(train, test)], n_features_to_select=3, progress=False)
     ref = SCLS(n_features_to_select=3, categorical_features=[2]).fit(X[train], Y[train])
-    assert res["features"].iloc[0] == ref.ranking_.tolist()
+    assert res["features"].iloc[0] == ref.selection_order_.tolist()
 
 
 def test_binning_docstrings_carry_their_shared_parameters():

@@ -46,7 +46,7 @@ def register(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sqlite3
 
-    from ..experiments._store import StoreError
+    from ..experiments import StoreError
     from ._common import check_export_paths
 
     check_export_paths(args.export)  # before the work, not after it

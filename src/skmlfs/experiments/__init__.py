@@ -20,8 +20,9 @@ Both paths build the same tasks and run them with the same per-cell function
 imports only lower ones; ``tests/test_layering.py`` checks it): the registry; the spec
 (``_build`` for method tables, ``_spec``, ``_parts``); the store; the method options (``_tuning``);
 execution (``_execute``, what a worker runs, with ``_graphs``) and the backends; the
-planner; the run (``_runner``, ``_parts_run``); the report. Splits, searches, scorers and
-meta-estimators are the library package :mod:`skmlfs.model_selection`.
+planner; the run (``_runner``, ``_parts_run``); the report
+(:mod:`skmlfs.experiments.report`). Splits, searches, scorers and meta-estimators are the
+library package :mod:`skmlfs.model_selection`.
 """
 
 from ._execute import prepare_split, run_task
@@ -43,6 +44,17 @@ from ._spec import (
 )
 from ._store import ResultStore, StoreBusyError, StoreError
 from ._tuning import FractionalOnly, MinMaxScale
+
+# the engine's top layer, imported last: the report may import every engine module and
+# none imports it; it stays light to import (its functions that draw or tabulate import
+# matplotlib and pandas themselves), so `import skmlfs.experiments` loads no matplotlib
+from .report import (
+    metric_tables,
+    wilcoxon_table,
+    win_tie_loss_table,
+    write_parts_report,
+    write_report,
+)
 
 __all__ = [
     "FractionalOnly",
@@ -76,18 +88,10 @@ __all__ = [
     "run_task",
     "search_histories",
     "summarize",
+    "metric_tables",
+    "wilcoxon_table",
+    "win_tie_loss_table",
     "write_parts_report",
+    "write_report",
 ]
 
-
-def __getattr__(name):
-    # the report pulls in matplotlib; import it only when asked for
-    if name in ("write_report", "metric_tables", "wilcoxon_table", "win_tie_loss_table"):
-        from . import report
-
-        return getattr(report, name)
-    if name == "write_parts_report":
-        from .report._multipart import write_parts_report
-
-        return write_parts_report
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

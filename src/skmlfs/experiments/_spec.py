@@ -49,7 +49,7 @@ from ._build import (
     tuned,
     tuned_selector,
 )
-from ._registry import param_names, resolve
+from ._registry import param_names, resolve, resolve_section
 
 __all__ = [
     "DatasetSpec",
@@ -923,20 +923,40 @@ def _parse_report(
     return report
 
 
+def build_sections(tables: Sequence[Mapping[str, Any]], *, source: str = "<report>",
+                   metrics: Any = None, parts: Sequence[str] | None = None,
+                   key: str = "report.section") -> list[Any]:
+    """Section objects from ``[{kind, **options}, ...]`` (checked: errors name
+    ``source`` and ``key[i]``). A section class is found by its short name or
+    ``"module:Class"`` through the registry, as methods are: the spec does not import the
+    report package."""
+    out = []
+    for i, t in enumerate(tables):
+        where = f"{key}[{i}]"
+        if not isinstance(t, Mapping):
+            raise SpecError(f"{source}: {where}: must be a table.")
+        if "kind" not in t:
+            raise SpecError(f"{source}: {where}.kind: missing (a section's short name or "
+                            "'package.module:Class').")
+        try:
+            cls = resolve_section(t["kind"])
+        except ValueError as exc:
+            raise SpecError(f"{source}: {where}.kind: {exc}") from None
+        out.append(cls(t, source=source, key=where, metrics=metrics, parts=parts))
+    return out
+
+
 def check_sections(src: str, sections: Any, metrics: set[str], base_dir: str | None, *,
                    parts: Sequence[str] | None = None) -> list[dict]:
     """The ``[[report.section]]`` tables, each checked by constructing its class (short
     name or ``"module:Class"``, imported now: the spec does not import the report
     package), with the ``file`` of ``include`` sections made absolute against
     ``base_dir`` so that ``mlfs report`` on the store alone finds it."""
-    import importlib
-
     if isinstance(sections, Mapping):
         sections = [sections]
     if not isinstance(sections, Sequence) or isinstance(sections, str):
         raise _fail(src, "report.section", "must be an array of tables ([[report.section]]).")
-    build = importlib.import_module("skmlfs.experiments.report._stored").build_sections
-    build(sections, source=src, metrics=metrics, parts=parts)  # raises SpecError
+    build_sections(sections, source=src, metrics=metrics, parts=parts)  # raises SpecError
     out = []
     for i, t in enumerate(sections):
         t = dict(t)

@@ -51,14 +51,15 @@ import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
-from unittest import mock
+from unittest import SkipTest, mock
 
 import numpy as np
 import scipy.sparse as sp
+import sklearn.utils.estimator_checks as sk_checks
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
-from sklearn.utils.estimator_checks import set_random_state
+from sklearn.utils.estimator_checks import estimator_checks_generator, set_random_state
 
 __all__ = [
     "check_multilabel_estimator",
@@ -505,8 +506,6 @@ class _LabelMatrixCheck(functools.partial):
     """
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        import sklearn.utils.estimator_checks as sk_checks
-
         original = sk_checks._enforce_estimator_tags_y
         swapped = functools.partial(_label_matrix_y, original)
         with mock.patch.object(sk_checks, "_enforce_estimator_tags_y", swapped):
@@ -756,8 +755,6 @@ _LABEL_MATRIX_VERSIONS: dict[str, Callable] = {
 
 def _sklearn_checks(estimator: BaseEstimator) -> Iterator[functools.partial]:
     """scikit-learn's checks of ``estimator``, adapted to label matrices if it needs them."""
-    from sklearn.utils.estimator_checks import estimator_checks_generator
-
     multilabel = needs_label_matrix(estimator)
     for _, check in estimator_checks_generator(estimator, legacy=True):
         if not multilabel:
@@ -837,8 +834,6 @@ def check_multilabel_estimator(
     expected_failed_checks : dict of str to str, default=None
         Check name -> reason for checks known to fail; they are skipped here.
     """
-    from unittest import SkipTest
-
     expected = expected_failed_checks or {}
     for check in multilabel_checks(estimator):
         if check_name(check) not in expected:

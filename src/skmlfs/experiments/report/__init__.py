@@ -15,6 +15,7 @@ single-grid or multi-part.
 from ._direction import greater_is_better
 from ._format import MISSING, NumberFormat, format_number, format_seconds, format_wall
 from ._grid import MetricTable, metric_tables, wilcoxon_table, win_tie_loss_table
+from ._multipart import write_parts_report
 from ._section import Rendered, ReportContext, ReportSection
 from ._stored import build_sections
 from ._writer import write_report
@@ -34,5 +35,6 @@ __all__ = [
     "metric_tables",
     "wilcoxon_table",
     "win_tie_loss_table",
+    "write_parts_report",
     "write_report",
 ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+from ...metrics import get_metric
+
 __all__ = ["greater_is_better"]
 
 
@@ -25,7 +27,6 @@ def greater_is_better(metric: str, meta: Mapping[str, str] | None = None) -> boo
     info = (meta or {}).get(f"metric:{metric}")
     if info is not None:
         return bool(json.loads(info)["greater_is_better"])
-    from ...metrics import get_metric
 
     try:
         return bool(get_metric(metric).greater_is_better)

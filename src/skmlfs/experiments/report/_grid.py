@@ -12,6 +12,7 @@ dataset (when a method has several budgets), and selection time per method.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -21,7 +22,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import rankdata
 
+from ...stats import (
+    critical_difference,
+    friedman_test,
+    rank_matrix,
+    wilcoxon_signed_rank,
+    win_tie_loss,
+)
+from .._registry import normalize_name
+from .._store import _NON_METRIC, ResultStore
 from ._direction import greater_is_better
 from ._format import MISSING, format_number, format_seconds, format_wall
 from ._section import Rendered
@@ -57,10 +68,6 @@ def _choice(what: str, value: str, available: Sequence[str],
     """``value`` if the results have it (any case, with or without ``-``, ``_``, ``+``:
     :func:`~skmlfs.experiments._registry.normalize_name`), else a ``ValueError`` with the
     closest name and the list, as for unknown method names everywhere else."""
-    import difflib
-
-    from .._registry import normalize_name
-
     if value in available:
         return value
     same = [a for a in available if normalize_name(a) == normalize_name(value)]
@@ -155,9 +162,6 @@ def metric_tables(
         Compare every method with this one (Bonferroni–Dunn CD, as SCLS Fig. 1); default
         all pairs (Nemenyi CD).
     """
-    from ...stats import critical_difference, friedman_test, rank_matrix
-    from .._store import _NON_METRIC
-
     meta = meta or {}
     df = results
     if metrics is None:
@@ -186,7 +190,6 @@ def metric_tables(
             cd_test = None
             if complete.shape[1] >= 2 and complete.shape[0] >= 1:
                 import pandas as pd
-                from scipy.stats import rankdata
 
                 vals = complete.to_numpy()
                 if complete.shape[0] >= 2:
@@ -323,8 +326,6 @@ def wilcoxon_table(t: MetricTable, control: str, alpha: float = 0.05) -> Any:
     """
     import pandas as pd
 
-    from ...stats import wilcoxon_signed_rank
-
     if control not in t.mean.columns:
         raise ValueError(f"control {control!r} is not a method of the {t.metric} table.")
     complete = t.mean.dropna(axis=0, how="any")
@@ -359,8 +360,6 @@ def win_tie_loss_table(t: MetricTable, alpha: float = 0.05) -> Any:
         dataset qualifies.
     """
     import pandas as pd
-
-    from ...stats import win_tie_loss
 
     ps = t.per_split
     if ps is None:
@@ -420,8 +419,6 @@ def _wtl_markdown(w: Any, alpha: float) -> str:
 
 # --------------------------------------------------------------------------- report
 def _read_store(db: Any, cell_ids=None, experiment=None, all_cells=False):
-    from .._store import ResultStore
-
     store = db if isinstance(db, ResultStore) else ResultStore(db, readonly=True)
     try:
         meta = dict(store._conn.execute("SELECT key, value FROM meta").fetchall())

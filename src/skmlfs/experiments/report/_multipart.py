@@ -46,7 +46,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import rankdata
 
+from .._build import _param as _build_param
+from .._build import glob_match
+from .._store import part_cells
 from ._direction import greater_is_better
 from ._format import MISSING, NumberFormat, format_number
 from ._grid import runs_section
@@ -150,18 +154,14 @@ def _fmt(x: Any, d: int = 3) -> str:
 def _match(names: Sequence[str], glob: str | Sequence[str]) -> list[str]:
     """Names matching ``glob`` (``*`` only; see :func:`~._build.glob_match`) or any of a
     list of globs."""
-    from .._build import glob_match
-
     globs = [glob] if isinstance(glob, str) else list(glob)
     return sorted(n for n in names if any(glob_match(n, g) for g in globs))
 
 
 def _param(spec: Any, path: str) -> Any:
-    from .._build import _param as p
-
     d = json.loads(spec) if isinstance(spec, str) else spec
     try:
-        return p(d["params"], path)
+        return _build_param(d["params"], path)
     except KeyError:
         return None
 
@@ -220,8 +220,6 @@ class _Data:
 
 # --------------------------------------------------------------------------- sections
 def _compare(sec, data: _Data, labels, dec) -> list[str]:
-    from scipy.stats import rankdata
-
     methods = dict(sec["methods"])
     metrics = sec.get("metrics", data.metrics)
     prefer = list(sec.get("prefer") or sec.get("parts") or data.parts)
@@ -518,8 +516,6 @@ def _curve_times(sec, sm, dss, series) -> list[str]:
 
 def _curve_ranks(sec, data, sm, metric, dss, series, labels, dec) -> list[str]:
     """Average rank of the series over the x values every series has, per dataset."""
-    from scipy.stats import rankdata
-
     sign = 1.0 if greater_is_better(metric, data.meta) else -1.0
     L = [f"\nAverage rank of the series over the `{sec['x']}` values ("
          f"{labels.get(metric, metric)}; 1 = best, ties shared, means rounded to {dec} "
@@ -640,7 +636,6 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
     cell_ids : per part, the cells to use (default: as last planned in the store)
     command : the command line shown in the header
     """
-    from .._store import part_cells
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     ids = cell_ids if cell_ids is not None else part_cells(store, ep)

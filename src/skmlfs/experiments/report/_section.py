@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from .._registry import SECTIONS
+from .._spec import SpecError
 from ._format import NumberFormat
 
 __all__ = ["ReportContext", "ReportSection", "Rendered"]
@@ -140,8 +142,6 @@ class ReportSection:
 
     def fail(self, option: str | None, message: str) -> Exception:
         """A :class:`~skmlfs.experiments.SpecError` naming the file and the key."""
-        from .._spec import SpecError
-
         where = f"{self.key}.{option}" if option else self.key
         return SpecError(f"{self.source}: {where}: {message}")
 
@@ -172,8 +172,6 @@ class ReportSection:
 
 def section_kind(cls: type) -> str:
     """The short name of a registered section class, else ``"module:Class"``."""
-    from .._registry import SECTIONS
-
     path = f"{cls.__module__}:{cls.__qualname__}"
     for name, target in SECTIONS.items():
         if target == path:

@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import numbers
+from pathlib import Path
 from typing import Any
 
+from .._histories import plot_search_histories, search_histories
+from .._objectives import plot_objectives
+from .._sensitivity import plot_sensitivity
 from ._grid import (
     _curves_block,
     _figure_section,
@@ -70,8 +74,6 @@ class Include(ReportSection):
         return self.options.get("at", "start")
 
     def render(self, ctx: ReportContext) -> Rendered:
-        from pathlib import Path
-
         if not ctx.extra.get("multipart"):
             return Rendered(included({"include": [{**self.options, "at": "start"}]}, "start"))
         # a multi-part report: in place, the file read relative to the experiment file
@@ -150,14 +152,11 @@ class SearchConvergence(ReportSection):
     def render(self, ctx: ReportContext) -> Rendered:
         r = Rendered()
         if ctx.figures and "info" in ctx.frame:
-            from .._histories import plot_search_histories
-
             _figure_section(
                 r.markdown, r.files,
                 plot_search_histories(ctx.frame, ctx.out / "figures", methods=ctx.methods),
                 "Search convergence", "Best fitness (a loss; accuracies negated) after "
                 "each evaluation, mean ± std over the splits.")
-        from .._histories import search_histories
 
         h = search_histories(ctx.frame) if "info" in ctx.frame else None
         if h is not None and not h.empty:  # the curves' numbers, figures or not
@@ -192,8 +191,6 @@ class Sensitivity(ReportSection):
         r = Rendered()
         sens = ctx.extra.get("sensitivity")
         if ctx.figures and sens is not None and len(sens):
-            from .._sensitivity import plot_sensitivity
-
             mets = [c for c in sens.columns if c in {t.metric for t in ctx.tables}]
             _figure_section(
                 r.markdown, r.files, plot_sensitivity(sens, mets, ctx.out / "figures"),
@@ -208,8 +205,6 @@ class Objectives(ReportSection):
     def render(self, ctx: ReportContext) -> Rendered:
         r = Rendered()
         if ctx.figures and "info" in ctx.frame:
-            from .._objectives import plot_objectives
-
             _figure_section(
                 r.markdown, r.files,
                 plot_objectives(ctx.frame, ctx.out / "figures", methods=ctx.methods),

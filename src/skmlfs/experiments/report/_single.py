@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._sensitivity import split_sensitivity
 from ._format import NumberFormat
 from ._grid import _choice, _read_store, metric_tables
 from ._section import Rendered, ReportContext
@@ -94,7 +96,6 @@ def write_report(
         df, meta, fails, runs = _read_store(db, cell_ids, experiment, all_cells)
     if df.empty:
         raise ValueError("the results store holds no cell to report.")
-    from .._sensitivity import split_sensitivity  # sensitivity studies: a figure, no table
 
     df, sens = split_sensitivity(df)
     names = [experiment] if experiment else [key.split(":", 1)[1] for key in meta
@@ -177,8 +178,6 @@ def write_report(
 def _stored_options(meta: Mapping[str, str], names: Sequence[str]) -> dict:
     """``alpha``, ``decimals``, ``columns`` and ``title`` of the ``[report]`` of the one
     experiment reported, read from the file text its run stored ({} when not one)."""
-    import tomllib
-
     if len(names) != 1 or not meta.get(f"experiment:{names[0]}"):
         return {}
     try:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._spec import build_sections
 from ._sections import (
     Failures,
     Include,
@@ -23,30 +24,6 @@ from ._sections import (
 )
 
 __all__ = ["build_sections", "frame_sections", "stored_sections", "translate_former"]
-
-
-def build_sections(tables: Sequence[Mapping[str, Any]], *, source: str = "<report>",
-                   metrics: Any = None, parts: Sequence[str] | None = None,
-                   key: str = "report.section") -> list[Any]:
-    """Section objects from ``[{kind, **options}, ...]`` (checked: errors name
-    ``source`` and ``key[i]``)."""
-    from .._registry import resolve_section
-    from .._spec import SpecError
-
-    out = []
-    for i, t in enumerate(tables):
-        where = f"{key}[{i}]"
-        if not isinstance(t, Mapping):
-            raise SpecError(f"{source}: {where}: must be a table.")
-        if "kind" not in t:
-            raise SpecError(f"{source}: {where}.kind: missing (a section's short name or "
-                            "'package.module:Class').")
-        try:
-            cls = resolve_section(t["kind"])
-        except ValueError as exc:
-            raise SpecError(f"{source}: {where}.kind: {exc}") from None
-        out.append(cls(t, source=source, key=where, metrics=metrics, parts=parts))
-    return out
 
 
 def translate_former(views: Mapping[str, Any]) -> list[dict[str, Any]]:

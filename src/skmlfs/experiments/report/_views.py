@@ -21,7 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import wilcoxon
 
+from ...metrics import kuncheva_index, nogueira_stability, selection_matrix
+from ...stats import paired_ttest, wilcoxon_signed_rank
+from .._store import _NON_METRIC
 from ._direction import greater_is_better
 from ._format import MISSING, format_number
 from ._util import _close, _order
@@ -268,8 +272,6 @@ def _fmt_value(v: Any) -> str:
 
 
 def _metric_columns(df: Any) -> list[str]:
-    from .._store import _NON_METRIC
-
     return [c for c in df.columns if c not in _NON_METRIC and df[c].dtype.kind == "f"]
 
 
@@ -456,10 +458,6 @@ def _choose_sections(df, report, meta, out, datasets, decimals, alpha, m_order):
 
 
 def _pairs_markdown(means, pairs, meta, alpha, view) -> str:
-    from scipy.stats import wilcoxon
-
-    from ...stats import wilcoxon_signed_rank
-
     lines = [f"Wilcoxon signed-rank test over the datasets ({view}; α = {alpha}; "
              "better / worse / ties count datasets; R⁺ = rank sum where the second method is "
              "better, R⁻ where the first is):\n",
@@ -586,7 +584,7 @@ def _ablation_section(ab_df, df, ab, out, datasets, figures, meta):
             fh.write(f"{r[0]},{r[1]},{r[2]},{r[3]:.6f}\n")
     files.append(p)
     if figures and curves:
-        from ...plots._common import new_figure, save
+        from ...plots import new_figure, save  # matplotlib
 
         fig = new_figure(3.6 * len(curves), 3.2, 130)
         x = [float(v[1]) if v[0] == 0 else i for i, v in enumerate(map(_value_key, levels))]
@@ -611,8 +609,6 @@ def _ablation_section(ab_df, df, ab, out, datasets, figures, meta):
 
 
 def _versus_section(df, v, datasets, meta, decimals, alpha) -> list[str]:
-    from ...stats import paired_ttest
-
     a, b, metric = v["method"], v["reference"], v["metric"]
     gib = greater_is_better(metric, meta)
     md = [f"## {a} vs {b} on {metric.replace('_', ' ')}\n",
@@ -719,8 +715,6 @@ def stability_frame(df: Any, meta: Mapping, alpha: float = 0.05) -> Any:
     learners of a split share it). A group with fewer than two splits is left out.
     """
     import pandas as pd
-
-    from ...metrics import kuncheva_index, nogueira_stability, selection_matrix
 
     sel = df.drop_duplicates(["dataset", "method", "k", "split"])
     rows = []

@@ -8,6 +8,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from .._parts import load_parts, parts_from_dict
+from .._store import ResultStore
 from ._multipart import write_parts_report
 from ._single import write_report as write_grid
 
@@ -52,7 +54,6 @@ def write_report(db: Any, out_dir: str | os.PathLike, *, experiment_file: Any = 
     """
     if hasattr(db, "columns"):
         return write_grid(db, out_dir, figures=figures, **options)
-    from .._store import ResultStore
 
     store = db if isinstance(db, ResultStore) else ResultStore(db, readonly=True)
     try:
@@ -60,7 +61,6 @@ def write_report(db: Any, out_dir: str | os.PathLike, *, experiment_file: Any = 
         names = _multipart_names(meta)
         if not names and experiment_file is None:
             return write_grid(store, out_dir, figures=figures, **options)
-        from .._parts import load_parts, parts_from_dict
 
         if experiment_file is not None:
             ep = load_parts(experiment_file)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._spec import SpecError
 from ._section import Rendered, ReportContext, ReportSection
 from ._util import _order
 from ._views import (
@@ -65,7 +66,6 @@ class _View(ReportSection):
 
     def check_views(self, views: Mapping[str, Any], metrics: set[str] | None) -> None:
         """The checks of the former ``[report]`` sub-tables, naming this section's key."""
-        from .._spec import SpecError
         try:
             check_report_views(self.source, views, metrics if metrics is not None
                                else _AnyName())
