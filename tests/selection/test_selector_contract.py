@@ -187,7 +187,7 @@ def test_tags_are_scikit_learns_with_the_selector_tags():
     from sklearn.feature_selection import SelectKBest
     from sklearn.utils import get_tags
 
-    from skmlfs.experiments._methods import TunedSelector
+    from skmlfs.model_selection import TunedSelector
     from skmlfs.selection import RALMFS, Tags
 
     tags = get_tags(SCLS())
