@@ -39,7 +39,7 @@ def _reduced(name: str, metrics: list[str], fractions=(0.2, 0.5)) -> dict:
     if "protocol" in g["datasets"][0]:
         g["datasets"][0]["protocol"]["n_splits"] = 2
     g["protocol"]["repeats"] = 2
-    g["n_features"] = 10
+    g["n_features_to_select"] = 10
     for sel in ("memetic", "ga"):
         g["selectors"][sel].update(population_size=8, max_evaluations=30,
                                    variants={"metric": metrics})

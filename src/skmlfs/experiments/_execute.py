@@ -310,7 +310,8 @@ def _columns(X: Any, feats: np.ndarray) -> Any:
 def _rank(task: Task, Xtr: Any, Ytr: np.ndarray) -> RankingResult:
     if task.cached_ranking is not None:
         r = task.cached_ranking
-        return RankingResult(r.ranking, r.scores, r.selection_time, r.k_requested, reused=True)
+        return RankingResult(r.ranking, r.scores, r.selection_time, r.k_requested, reused=True,
+                             info=dict(r.info))
     est = task.selector.build(n_features_to_select=task.k_max, random_state=task.seed,
                               nominal_columns=task.categorical_features)
     t0 = time.perf_counter()

@@ -102,7 +102,7 @@ def _build_tasks(
             c = (cached or {}).get(rid)
             if c is not None and (c["k_requested"] >= k_max or c["ranking"].size >= k_max):
                 cr = RankingResult(c["ranking"], c["scores"], c["selection_time"],
-                                   c["k_requested"], reused=True)
+                                   c["k_requested"], reused=True, info=c.get("info") or {})
             tasks.append(
                 Task(
                     task_id=rid,

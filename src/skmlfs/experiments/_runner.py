@@ -384,6 +384,7 @@ def _record(store: ResultStore, plan: RunPlan, task: Task, res: TaskResult,
             scores=res.ranking.scores,
             selection_time=res.ranking.selection_time,
             versions=res.versions,
+            info=res.ranking.info,
         )
     for c in res.cells:
         store.add_cell(

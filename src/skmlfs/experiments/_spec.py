@@ -622,7 +622,7 @@ def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[Method
             try:
                 options = parse_options(body, kp, kind, sorted(_TUNING_KEYS))
                 if "n_features" in options:
-                    parse_n_features(options["n_features"], f"{kp}.n_features")
+                    parse_n_features(options["n_features"], f"{kp}.n_features_to_select")
                 tuning = parse_tuning(body, kp)
             except ValueError as exc:
                 raise SpecError(f"{source}: {exc}") from None

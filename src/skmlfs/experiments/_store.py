@@ -101,7 +101,8 @@ CREATE TABLE IF NOT EXISTS rankings (
     scores         TEXT,
     selection_time REAL NOT NULL,
     versions       TEXT NOT NULL,
-    created        REAL NOT NULL
+    created        REAL NOT NULL,
+    info           TEXT
 );
 CREATE TABLE IF NOT EXISTS tasks (
     task_id      TEXT PRIMARY KEY,
@@ -320,6 +321,9 @@ class ResultStore:
             cols = {r[1] for r in self._conn.execute("PRAGMA table_info(cells)")}
             if "info" not in cols:  # a store written before the column existed
                 self._conn.execute("ALTER TABLE cells ADD COLUMN info TEXT")
+            rk_cols = {r[1] for r in self._conn.execute("PRAGMA table_info(rankings)")}
+            if "info" not in rk_cols:  # rankings stored before the selector's info was kept
+                self._conn.execute("ALTER TABLE rankings ADD COLUMN info TEXT")
             run_cols = {r[1] for r in self._conn.execute("PRAGMA table_info(runs)")}
             if "warnings" not in run_cols:  # a run log written before warnings were kept
                 self._conn.execute("ALTER TABLE runs ADD COLUMN warnings TEXT")
@@ -462,49 +466,51 @@ class ResultStore:
     def add_ranking(
         self, ranking_id: str, *, dataset: str, split: int, method: str, selector: Any,
         k_requested: int, ranking: Any, scores: Any, selection_time: float, versions: Any,
+        info: Mapping[str, Any] | None = None,
     ) -> None:
+        """Store a selector's ranking for reuse; ``info`` is what the fitted selector reports
+        (``fitted_info``: a search's chosen parameters, inner scores, history), kept so that a
+        cell computed later from this ranking (a resumed run) records the same info."""
         scores_json = None if scores is None else _dumps([float(s) for s in np.ravel(scores)])
         self._tx(
             "INSERT OR REPLACE INTO rankings (ranking_id, dataset, split, method, selector, "
-            "k_requested, ranking, scores, selection_time, versions, created) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "k_requested, ranking, scores, selection_time, versions, created, info) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 ranking_id, dataset, int(split), method,
                 selector if isinstance(selector, str) else _dumps(selector),
                 int(k_requested), _dumps([int(f) for f in np.ravel(ranking)]), scores_json,
                 float(selection_time),
                 versions if isinstance(versions, str) else _dumps(versions), time.time(),
+                _dumps(dict(info)) if info else None,
             ),
         )
 
-    def get_ranking(self, ranking_id: str) -> dict | None:
-        row = self._conn.execute(
-            "SELECT ranking, scores, selection_time, k_requested FROM rankings "
-            "WHERE ranking_id = ?",
-            (ranking_id,),
-        ).fetchone()
-        if row is None:
-            return None
+    def _ranking_rows(self, where: str = "", args: tuple = ()) -> Any:
+        # a store opened read-only may predate the info column (it is added on write)
+        cols = {r[1] for r in self._conn.execute("PRAGMA table_info(rankings)")}
+        info = "info" if "info" in cols else "NULL"
+        return self._conn.execute(
+            f"SELECT ranking_id, ranking, scores, selection_time, k_requested, {info} "
+            f"FROM rankings {where}", args)
+
+    @staticmethod
+    def _ranking_dict(rk: str, sc: str | None, t: float, k: int, info: str | None) -> dict:
         return {
-            "ranking": np.asarray(json.loads(row[0]), dtype=np.intp),
-            "scores": None if row[1] is None else np.asarray(json.loads(row[1]), dtype=float),
-            "selection_time": float(row[2]),
-            "k_requested": int(row[3]),
+            "ranking": np.asarray(json.loads(rk), dtype=np.intp),
+            "scores": None if sc is None else np.asarray(json.loads(sc), dtype=float),
+            "selection_time": float(t),
+            "k_requested": int(k),
+            "info": json.loads(info) if info else {},
         }
+
+    def get_ranking(self, ranking_id: str) -> dict | None:
+        row = self._ranking_rows("WHERE ranking_id = ?", (ranking_id,)).fetchone()
+        return None if row is None else self._ranking_dict(*row[1:])
 
     def rankings(self) -> dict[str, dict]:
         """All cached rankings (id → as :meth:`get_ranking`)."""
-        out = {}
-        for rid, rk, sc, t, k in self._conn.execute(
-            "SELECT ranking_id, ranking, scores, selection_time, k_requested FROM rankings"
-        ):
-            out[rid] = {
-                "ranking": np.asarray(json.loads(rk), dtype=np.intp),
-                "scores": None if sc is None else np.asarray(json.loads(sc), dtype=float),
-                "selection_time": float(t),
-                "k_requested": int(k),
-            }
-        return out
+        return {row[0]: self._ranking_dict(*row[1:]) for row in self._ranking_rows()}
 
     # ------------------------------------------------------------------ task resources
     def add_task_stats(self, task_id: str, dataset: str, split: int, method: str,
