@@ -44,6 +44,7 @@ from ..discretize import fit_discretizer, occ_discretizer
 from ..info import DiscreteData, InfoCache, conditional_mutual_info, mutual_info
 from ..info._engine import iter_conditional_mutual_info
 from ._base import NON_NEGATIVE, TIE_TOL, BaseInfoSelector, Number, argmax_tol
+from ._relevance import SUMMED_MI_MEANING
 
 __all__ = [
     "MLFS",
@@ -700,11 +701,7 @@ class MLMIM(_MLFSBase):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.selector_tags.scores_meaning = (
-            "relevance",
-            "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
-            "by it)",
-        )
+        tags.selector_tags.scores_meaning = SUMMED_MI_MEANING
         tags.selector_tags.greedy = False
         return tags
 

@@ -15,6 +15,14 @@ from ._base import TIE_RTOL, BaseInfoSelector, greedy_select
 __all__ = ["MIRank"]
 
 
+#: what ``scores_`` holds for a ranking by summed label mutual information (MI-rank, and
+#: MLFS's ranking variant)
+SUMMED_MI_MEANING = (
+    "relevance",
+    "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts by it)",
+)
+
+
 class MIRank(BaseInfoSelector):
     """Top-k features by their summed relevance ``Σ_l I(f; l)`` (no redundancy term).
 
@@ -60,11 +68,7 @@ class MIRank(BaseInfoSelector):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.selector_tags.scores_meaning = (
-            "relevance",
-            "summed label mutual information, sum over labels of I(f; l), bits (the ranking sorts "
-            "by it)",
-        )
+        tags.selector_tags.scores_meaning = SUMMED_MI_MEANING
         tags.selector_tags.greedy = False
         return tags
 
