@@ -197,6 +197,31 @@ def test_rankings_table(tmp_path):
         assert r["ranking"][: row.k].tolist() == row.features
 
 
+def test_rankings_of_a_store_written_before_the_info_column(tmp_path):
+    """A store whose rankings table predates the selector-info column is read (read-only:
+    info empty) and gains the column when opened for writing, its rankings kept."""
+    db = tmp_path / "old.db"
+    run(spec(), db)
+    with ResultStore(db, readonly=True) as st:
+        want = st.rankings()
+    con = sqlite3.connect(db)
+    con.execute("ALTER TABLE rankings DROP COLUMN info")  # as version 0.1 wrote it
+    con.commit()
+    con.close()
+    with ResultStore(db, readonly=True) as st:
+        old = st.rankings()
+    assert old.keys() == want.keys()
+    for rid, r in old.items():
+        assert r["info"] == {}
+        np.testing.assert_array_equal(r["ranking"], want[rid]["ranking"])
+    with ResultStore(db) as st:
+        st.add_ranking("x", dataset="d", split=0, method="m", selector="{}", k_requested=2,
+                       ranking=[1, 0], scores=None, selection_time=0.1, versions="{}",
+                       info={"selector": {"best_params": {"alpha": 1}}})
+        assert st.get_ranking("x")["info"] == {"selector": {"best_params": {"alpha": 1}}}
+        assert st.rankings().keys() == want.keys() | {"x"}
+
+
 def test_export_csv_and_parquet(tmp_path):
     db = tmp_path / "r.db"
     run(spec(), db)
