@@ -684,3 +684,36 @@ def test_binning_docstrings_carry_their_shared_parameters():
         assert "%(parameters)s" not in cls.__doc__
         for name in ("n_bins : int", "categorical_features :", "max_discrete_values : int"):
             assert name in cls.__doc__, (cls.__name__, name)
+
+
+@pytest.mark.parametrize("cls_name", ["AntTD", "GeneticSelector", "MemeticSelector"])
+def test_wrapper_and_ant_selectors_discretize_with_their_categorical_features(cls_name):
+    """The evolutionary searches and Ant-TD take categorical_features too: fitted on the
+    raw data with the nominal columns named, they select what they select on the data
+    discretized before them with those columns passed through (discretizer=None)."""
+    from skmlfs import selection
+    from skmlfs.discretize import discretize_features
+    from skmlfs.learners import MLNB
+
+    cls = getattr(selection, cls_name)
+    X, Y = _with_nominal(n=90)
+    kw = {"discretizer": "auto", "random_state": 0}
+    if cls_name != "AntTD":
+        kw.update(learner=MLNB(), population_size=6, max_evaluations=24)
+    Xd = discretize_features("auto", X, Y, categorical_features=[2])
+    assert not np.array_equal(discretize_features("auto", X, Y)[:, 2], X[:, 2])  # it matters
+    own = cls(n_features_to_select=2, categorical_features=[2], **kw).fit(X, Y)
+    former = cls(n_features_to_select=2, **{**kw, "discretizer": None})
+    if cls_name == "AntTD":  # relevance and redundancy read the raw values; only I(f; y) the symbols
+        from skmlfs.info import DiscreteData, InfoCache
+
+        mi = InfoCache(DiscreteData.from_array(Xd), DiscreteData.from_array(Y)).mi_xy
+        top = np.asarray(mi, dtype=float).max(axis=1)
+        want = (top - top.min()) / (top.max() - top.min())
+        np.testing.assert_allclose(own.initial_pheromone_, want, rtol=0, atol=1e-12)
+        pher = cls(n_features_to_select=2, **kw).fit(X, Y).initial_pheromone_
+        assert not np.array_equal(own.initial_pheromone_, pher)
+    else:
+        np.testing.assert_array_equal(own.selection_order_, former.fit(Xd, Y).selection_order_)
+    with pytest.raises(ValueError, match="categorical_features"):
+        cls(n_features_to_select=2, categorical_features=[True, False], **kw).fit(X, Y)

@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import validate_data
 
 from .._progress import report_step
-from .._validation import check_labels, resolve_n_features
+from .._validation import categorical_mask, check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache
 from ._base import BaseSelector, Number, degenerate_selection, discretize_features
 
@@ -417,6 +417,9 @@ class AntTD(_AntColony):
         Symbols of the features for ``I(f; y_l)``: ``"round"`` rounds to the nearest
         integer (the MI toolbox of the authors' code); otherwise as
         :class:`~skmlfs.selection.SCLS`.
+    categorical_features : None, bool mask or int indices, default=None
+        Nominal columns, passed through a discretizer unchanged (as in
+        :class:`~skmlfs.selection.SCLS`); ``"round"`` leaves integer codes as they are.
     random_state : int, RandomState instance or None, default=None
     verbose : int, default=0
         Progress on stderr (cycles done, elapsed time): 0 none, 1 a line every few
@@ -448,6 +451,8 @@ class AntTD(_AntColony):
         "max_path_fraction": [Number(Real, 0, 1, closed="both")],
         "reward": [StrOptions({"corrected", "code"})],
         "discretizer": [StrOptions({"round", "auto"}), None, HasMethods(["fit", "transform"])],
+        # its length depends on the data: checked in fit (categorical_mask)
+        "categorical_features": ["array-like", None],
     }
 
     def __init__(
@@ -463,6 +468,7 @@ class AntTD(_AntColony):
         max_path_fraction: float = 1 / 6,
         reward: str = "corrected",
         discretizer: Any = "round",
+        categorical_features: Any = None,
         random_state: Any = None,
         verbose: int = 0,
     ):
@@ -477,6 +483,7 @@ class AntTD(_AntColony):
         self.max_path_fraction = max_path_fraction
         self.reward = reward
         self.discretizer = discretizer
+        self.categorical_features = categorical_features
         self.random_state = random_state
 
     def _prepare(self, X: Any, Y: np.ndarray) -> np.ndarray:
@@ -490,10 +497,13 @@ class AntTD(_AntColony):
         red[np.isnan(red)] = 1.0  # the code's fCorr(isnan(fCorr)) = 1
         red[red == 0] = 1e-4
         self._red = red
+        cat = (None if self.categorical_features is None
+               else categorical_mask(self.categorical_features, X.shape[1]))
         if isinstance(self.discretizer, str) and self.discretizer == "round":
-            Xd = peng_round(X)
+            Xd = peng_round(X)  # integer nominal codes are left as they are
         else:
-            Xd = discretize_features(self.discretizer, X, Y)
+            # nominal columns pass through the discretizer unchanged, as in BaseInfoSelector
+            Xd = discretize_features(self.discretizer, X, Y, cat)
         mi = InfoCache(DiscreteData.from_array(Xd), DiscreteData.from_array(Y)).mi_xy
         tau0 = minmax(_max_over_labels(np.asarray(mi, dtype=float)))
         self.relevance_ = rel

@@ -46,7 +46,7 @@ from sklearn.utils.validation import validate_data
 from threadpoolctl import threadpool_limits
 
 from .._progress import report_step
-from .._validation import _quiet_empty_labels, check_labels, resolve_n_features
+from .._validation import _quiet_empty_labels, categorical_mask, check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache
 from ..metrics import METRICS, MetricSpec, metric_name
 from ._base import (
@@ -404,6 +404,8 @@ class _EvolutionarySelector(BaseSelector):
         "n_crossovers": [Interval(Integral, 1, None, closed="left")],
         "strict_budget": ["boolean"],
         "discretizer": DISCRETIZER_CONSTRAINT,
+        # its length depends on the data: checked in fit (categorical_mask)
+        "categorical_features": ["array-like", None],
         "random_state": ["random_state"],
     }
 
@@ -420,6 +422,7 @@ class _EvolutionarySelector(BaseSelector):
         n_crossovers: int = 10,
         strict_budget: bool = False,
         discretizer: Any = "auto",
+        categorical_features: Any = None,
         random_state: Any = None,
         verbose: int = 0,
     ):
@@ -433,11 +436,15 @@ class _EvolutionarySelector(BaseSelector):
         self.n_crossovers = n_crossovers
         self.strict_budget = strict_budget
         self.discretizer = discretizer
+        self.categorical_features = categorical_features
         self.random_state = random_state
         self.verbose = verbose
 
     def _discretize(self, X, Y):
-        return discretize_features(self.discretizer, X, Y)
+        # nominal columns pass through the discretizer unchanged, as in BaseInfoSelector
+        cat = (None if self.categorical_features is None
+               else categorical_mask(self.categorical_features, X.shape[1]))
+        return discretize_features(self.discretizer, X, Y, cat)
 
     def fit(self, X: Any, Y: Any):
         """Search a feature subset of ``X`` for the labels ``Y``.
@@ -724,6 +731,9 @@ class MemeticSelector(_EvolutionarySelector):
         element of the winner matrix (docs/methods/memetic.md#tie-breaking).
     discretizer : "auto", None or transformer, default="auto"
         As in :class:`~skmlfs.selection.SCLS`: integer-valued data is used as is.
+    categorical_features : None, bool mask or int indices, default=None
+        Nominal columns, passed through the discretizer unchanged (as in
+        :class:`~skmlfs.selection.SCLS`).
     random_state : int, RandomState or None, default=None
         Seeds the initial population, the tournaments, the holdouts and the mutations.
     verbose : int, default=0
@@ -810,6 +820,7 @@ class MemeticSelector(_EvolutionarySelector):
         strict_budget: bool = False,
         reference_parent_quirk: bool = False,
         discretizer: Any = "auto",
+        categorical_features: Any = None,
         random_state: Any = None,
         verbose: int = 0,
     ):
@@ -817,7 +828,8 @@ class MemeticSelector(_EvolutionarySelector):
             learner, n_features_to_select=n_features_to_select,
             population_size=population_size, max_evaluations=max_evaluations, metric=metric,
             holdout=holdout, inner_split=inner_split, n_crossovers=n_crossovers,
-            strict_budget=strict_budget, discretizer=discretizer, random_state=random_state,
+            strict_budget=strict_budget, discretizer=discretizer,
+            categorical_features=categorical_features, random_state=random_state,
         )
         self.z_mode = z_mode
         self.z_fraction = z_fraction
