@@ -704,7 +704,7 @@ def test_wrapper_and_ant_selectors_discretize_with_their_categorical_features(cl
     assert not np.array_equal(discretize_features("auto", X, Y)[:, 2], X[:, 2])  # it matters
     own = cls(n_features_to_select=2, categorical_features=[2], **kw).fit(X, Y)
     former = cls(n_features_to_select=2, **{**kw, "discretizer": None})
-    if cls_name == "AntTD":  # relevance and redundancy read the raw values; only I(f; y) the symbols
+    if cls_name == "AntTD":  # relevance and redundancy read raw values; I(f; y) the symbols
         from skmlfs.info import DiscreteData, InfoCache
 
         mi = InfoCache(DiscreteData.from_array(Xd), DiscreteData.from_array(Y)).mi_xy
