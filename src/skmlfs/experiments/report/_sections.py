@@ -84,7 +84,20 @@ class Include(ReportSection):
         return Rendered(md + ["\n" + p.read_text(encoding="utf-8")])
 
 
-class PairedTests(ReportSection):
+class _PerTable(ReportSection):
+    """A section that renders a block for each metric table (:meth:`for_table`)."""
+
+    def for_table(self, table: Any, ctx: ReportContext) -> Rendered:
+        raise NotImplementedError
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        r = Rendered()
+        for t in ctx.tables:
+            r += self.for_table(t, ctx)
+        return r
+
+
+class PairedTests(_PerTable):
     """Per metric table: the Wilcoxon signed-rank tests of the control against every
     other method (R⁺/R⁻ over the data sets) and the paired t-test win/tie/loss counts
     per data set (``tables/<metric>_wilcoxon.csv``, ``_wtl.csv``)."""
@@ -92,25 +105,13 @@ class PairedTests(ReportSection):
     def for_table(self, table: Any, ctx: ReportContext) -> Rendered:
         return _paired_tests_block(table, ctx)
 
-    def render(self, ctx: ReportContext) -> Rendered:
-        r = Rendered()
-        for t in ctx.tables:
-            r += self.for_table(t, ctx)
-        return r
 
-
-class Curves(ReportSection):
+class Curves(_PerTable):
     """Per metric table: the critical-difference diagram and, for methods with several
     budgets, the metric against the number of selected features per data set."""
 
     def for_table(self, table: Any, ctx: ReportContext) -> Rendered:
         return _curves_block(table, ctx)
-
-    def render(self, ctx: ReportContext) -> Rendered:
-        r = Rendered()
-        for t in ctx.tables:
-            r += self.for_table(t, ctx)
-        return r
 
 
 class MetricTables(ReportSection):
@@ -129,19 +130,15 @@ class MetricTables(ReportSection):
                 raise self.fail(k, "true or false.")
 
     def render(self, ctx: ReportContext) -> Rendered:
-        parts = [s for k, s in (("paired_tests", PairedTests()), ("curves", Curves()))
-                 if self.options.get(k, True)]
         r = Rendered()
         for t in ctx.tables:
             r += _metric_table_block(t, ctx)
-            tests = parts[0].for_table(t, ctx) if parts and isinstance(
-                parts[0], PairedTests) else Rendered()
+            tests = (_paired_tests_block(t, ctx) if self.options.get("paired_tests", True)
+                     else Rendered())
             r.markdown += tests.markdown
-            files = _table_files(t, ctx)  # the old order of the written files
-            r.files += tests.files + files
-            for s in parts:
-                if isinstance(s, Curves):
-                    r += s.for_table(t, ctx)
+            r.files += tests.files + _table_files(t, ctx)  # the old order of the written files
+            if self.options.get("curves", True):
+                r += _curves_block(t, ctx)
         return r
 
 
