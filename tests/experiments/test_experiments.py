@@ -416,6 +416,33 @@ def test_a_selector_without_nested_budgets_is_refitted_per_budget(tmp_path):
         small_spec(selectors=[{**ralm, "budgets": "refit"}])
 
 
+def test_mlfs_local_mode_is_refitted_per_budget(tmp_path):
+    """MLFS in local mode merges per-label subsets by votes, so its selection for a smaller
+    budget is not the prefix of a larger one: its tag says so and every stored cell holds
+    what a fit with that budget selects."""
+    from skmlfs.experiments._runner import plan_experiment
+    from skmlfs.selection import MLFS
+
+    one = {"name": "a", "generator": GEN,
+           "params": {"n_samples": 150, "n_features": 12, "random_state": 1}}
+    spec = small_spec(selectors=["mlfs"], datasets=[one], n_features_to_select=[2, 3, 5],
+                      protocol={"kind": "holdout", "repeats": 1})
+    with ResultStore(tmp_path / "p.db") as st:
+        (task,) = plan_experiment(spec, st).tasks
+    assert task.selector.identity()["options"] == {"budgets": "refit"}
+    run_experiment(spec, tmp_path / "r.db", verbose=False, progress=False)
+    df = _frame(tmp_path / "r.db").set_index(["method", "k"])
+    ds = make_multilabel_discrete(**one["params"])
+    Xtr, Ytr = ds.X[task.train], ds.Y[task.train]
+    largest = MLFS(n_features_to_select=5).fit(Xtr, Ytr).selection_order_
+    prefixes = 0
+    for k in (2, 3, 5):
+        ref = MLFS(n_features_to_select=k).fit(Xtr, Ytr).get_support(indices=True).tolist()
+        assert sorted(df.loc[("mlfs", k), "features"]) == ref, k
+        prefixes += ref == sorted(largest[:k].tolist())
+    assert prefixes < 3  # on this data a cut of the largest fit would have been wrong
+
+
 def test_cells_record_the_blas_kernel(tmp_path):
     """Every cell stores the BLAS libraries and CPU kernels it ran with (liblinear's and the
     distance products' last digits depend on the kernel), as threadpoolctl reports them."""

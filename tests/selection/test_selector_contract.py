@@ -49,6 +49,8 @@ CHEAP = {
 # "refit" (NotFittedError: the selection for k is not a prefix of the fitted one).
 # an exact top-k set; per-label votes; subset searches
 SMALLER = {"ralmfs": "refit", "mlfs": "refit", "memetic": "refit", "ga": "refit"}
+# Greedy searches with a candidate cap (max_candidates=100): nested below the cap only.
+CAPPED = {"mljmi", "mlmrmr"}
 # Methods whose ranking orders every feature whatever the budget: any budget is a cut.
 FULL = {"relieff_ml", "ppt_relieff", "rlefs", "mifs", "llsf", "bmfs", "mgfs", "mfs_mcdm",
         "mcls", "random"}
@@ -207,9 +209,9 @@ def test_tags_say_how_other_budgets_are_served(name):
     tags = get_selector_tags(_make(name, K))
     assert isinstance(tags, SelectorTags)
     assert tags.orders_all_features == (name in FULL)
-    # MLFS's local mode (per-label votes) refuses other budgets in get_support
-    # (_prefix_ok) but is tagged nested, as before the tags: the engine cuts its ranking
-    assert tags.nested_budgets == (name not in SMALLER or name == "mlfs")
+    # the capped greedy searches rank by relevance from max_candidates features up, so a
+    # grid crossing the cap is not nested although their small budgets are prefixes
+    assert tags.nested_budgets == (name not in SMALLER and name not in CAPPED)
     assert tags.greedy == hasattr(_fit(_make(name, K), *_data()), "step_scores_")
 
 
@@ -351,3 +353,33 @@ def test_resolve_count_is_the_budget_parser_with_the_ceil_rule():
     for bad in (True, "3", [1]):
         with pytest.raises(TypeError, match="M must be an int, a float fraction or None"):
             resolve_count(bad, 7, "M")
+
+
+def test_nested_tag_follows_the_parameters_that_break_prefixes():
+    """MLFS-local (votes), a capped greedy search and FIMF with a candidate cut-off are
+    refitted per budget by the engine; their uncapped / uncut forms are nested."""
+    from skmlfs.selection import FIMF, MLJMI, MLMIM
+
+    assert not get_selector_tags(MLFS()).nested_budgets  # local mode
+    assert not get_selector_tags(MLFS(mode="global")).nested_budgets  # cap 100
+    assert get_selector_tags(MLFS(mode="global", max_candidates=None)).nested_budgets
+    assert not get_selector_tags(MLJMI()).nested_budgets
+    assert get_selector_tags(MLJMI(max_candidates=None)).nested_budgets
+    assert get_selector_tags(MLMIM()).nested_budgets  # a ranking: the cap does not apply
+    assert get_selector_tags(FIMF()).nested_budgets
+    assert not get_selector_tags(FIMF(n_candidates=5)).nested_budgets
+
+
+def test_capped_search_is_not_a_prefix_across_the_cap():
+    """Why the tag is needed: below the cap MLJMI is a greedy search, from the cap up a
+    relevance ranking. With a copy of the most relevant feature, the ranking takes the
+    copy second and the greedy search does not (the copy adds nothing to the joint MI)."""
+    from skmlfs.selection import MLJMI
+
+    X, Y = _data()
+    X = np.column_stack([X, X[:, 5]])  # column 14: a copy of the first pick
+    greedy = _fit(MLJMI(n_features_to_select=2, max_candidates=None), X, Y).selection_order_
+    ranked = _fit(MLJMI(n_features_to_select=4, max_candidates=4), X, Y).selection_order_
+    capped = _fit(MLJMI(n_features_to_select=2, max_candidates=4), X, Y).selection_order_
+    np.testing.assert_array_equal(capped, greedy)  # below the cap: the greedy search
+    assert set(ranked[:2]) == {5, 14} and 14 not in greedy  # at the cap: not its prefix

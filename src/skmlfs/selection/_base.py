@@ -366,8 +366,12 @@ class BaseSelector(SelectorMixin, BaseEstimator):
       budget — any count;
     * ``nested_budgets`` (the default): a forward search, whose selection for ``k`` is
       the first ``k`` of the selection for any larger budget — any count up to the fitted
-      one (:meth:`_prefix_ok` may restrict it);
-    * neither: a subset search — only the fitted budget.
+      one;
+    * neither: a subset search — only the fitted budget;
+    * :meth:`_prefix_ok` answers per budget where the tag cannot: a capped greedy
+      search (MLFS family) or FIMF with a candidate cut-off is nested only for budgets on
+      the same side of the cap, so its tag says False (the engine refits per budget)
+      while ``get_support`` still serves the budgets that are prefixes.
 
     Asking for more than was fitted (or a different count of a subset search) raises
     :class:`~sklearn.exceptions.NotFittedError` telling to refit; it never returns fewer
@@ -463,8 +467,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
 
     def _prefix_ok(self, k: int) -> bool:
         """Whether ``selection_order_[:k]`` is what a fit with budget ``k`` selects (``k``
-        below the fitted budget, nested budgets)."""
-        return True
+        below the fitted budget). The tag answers for a whole grid of budgets; a selector
+        whose answer depends on ``k`` (a cap or cut-off crossed) overrides this."""
+        return get_selector_tags(self).nested_budgets
 
     def _n_selected(self, k: int) -> int:
         """How many leading features of ``selection_order_`` the budget ``k`` keeps."""
@@ -472,7 +477,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             return self.n_features_to_select_
         tags = get_selector_tags(self)
         if tags.orders_all_features or (
-            tags.nested_budgets and k < self._fit_k and self._prefix_ok(k)
+            k < self._fit_k and self._prefix_ok(k)
         ):
             return min(k, self.selection_order_.size)
         if k > self._fit_k:

@@ -160,6 +160,9 @@ class FIMF(BaseInfoSelector):
         )
         # a ranking by a fixed per-feature score, not a greedy search: no step_scores_
         tags.selector_tags.greedy = False
+        # with a candidate cut-off, a budget above it scores more candidates (b = max(b, k)),
+        # so the smaller budgets are prefixes only without the cut-off
+        tags.selector_tags.nested_budgets = getattr(self, "n_candidates", None) is None
         return tags
 
     def __init__(

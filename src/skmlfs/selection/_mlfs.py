@@ -509,6 +509,19 @@ class _MLFSBase(BaseInfoSelector):
         "max_candidates": [None, Number(numbers.Integral, 1, None, closed="left")],
     }
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # The global search is a forward search, so its picks for a smaller budget are a
+        # prefix of those for a larger one -- unless the budgets fall in different branches
+        # of global_select (a budget of max_candidates or more ranks by relevance instead):
+        # with a finite cap the engine refits per budget. Local mode merges per-label
+        # subsets by votes, which depend on the budget, so it is never nested.
+        tags.selector_tags.nested_budgets = (
+            getattr(self, "mode", "global") == "global"
+            and getattr(self, "max_candidates", None) is None
+        )
+        return tags
+
     def _regime(self, K: int) -> str:
         """Which branch of :func:`global_select` a budget ``K`` takes: every feature in
         index order (``"all"``), a relevance ranking (``"rank"``) or the greedy search."""
@@ -608,9 +621,7 @@ class MLFS(_MLFSBase):
             "global mode: the Eq. 42 criterion at the step the feature was picked (NaN: never; not "
             "sorted); local mode: the number of labels whose subset holds it",
         )
-        # step_scores_ in global mode; votes in local mode. nested_budgets stays True (as
-        # before the tags): get_support refuses the cuts that are not prefixes
-        # (_prefix_ok), the experiment engine cuts the fit at the largest budget
+        # step_scores_ in global mode; votes in local mode (nested_budgets: _MLFSBase)
         tags.selector_tags.greedy = getattr(self, "mode", "global") == "global"
         return tags
 
@@ -703,6 +714,8 @@ class MLMIM(_MLFSBase):
         tags = super().__sklearn_tags__()
         tags.selector_tags.scores_meaning = SUMMED_MI_MEANING
         tags.selector_tags.greedy = False
+        # a ranking by a fixed score (no cap applies): every budget is a prefix
+        tags.selector_tags.nested_budgets = True
         return tags
 
     def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> Any:
