@@ -350,6 +350,7 @@ SECTIONS: dict[str, str] = {
     "curves": f"{_R}:Curves",
     "search_convergence": f"{_R}:SearchConvergence",
     "stability": f"{_R}:Stability",
+    "summary": f"{_R}:Summary",
     "sensitivity": f"{_R}:Sensitivity",
     "objectives": f"{_R}:Objectives",
     "tuning": f"{_R}:Tuning",
@@ -363,6 +364,7 @@ SECTIONS: dict[str, str] = {
     "curve": f"{_M}:Curve",
     "parts": f"{_M}:Parts",
     "bars": f"{_M}:Bars",
+    "grid": "skmlfs.experiments.report._partgrid:PartGrid",
 }
 
 

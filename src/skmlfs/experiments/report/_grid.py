@@ -425,7 +425,8 @@ def _read_store(db: Any, cell_ids=None, experiment=None, all_cells=False):
         if cell_ids is None and not all_cells:
             # the cells of the latest run of each experiment (``cells:<name>``, rewritten by
             # every run): cells left over from an earlier version of the file are not mixed in
-            keys = [f"cells:{experiment}"] if experiment else [
+            names = [experiment] if isinstance(experiment, str) else list(experiment or ())
+            keys = [f"cells:{e}" for e in names] if names else [
                 k for k in meta if k.startswith("cells:")
             ]
             lists = [json.loads(meta[k]) for k in keys if k in meta]

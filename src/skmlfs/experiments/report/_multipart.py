@@ -662,7 +662,11 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
     ctx = ReportContext(frame=data.df, meta=meta, out=out, fmt=NumberFormat(dec),
                         figures=figures,
                         extra={"data": data, "labels": labels, "multipart": True,
-                               "base_dir": ep.base_dir, "source": ep.source})
+                               "base_dir": ep.base_dir, "source": ep.source,
+                               # what a `grid` section reads: a part's cells and names
+                               "store": store, "cell_ids": ids,
+                               "part_names": json.loads(
+                                   store.get_meta(f"parts:{ep.name}") or "{}")})
     for s in build_sections(rep.get("section", []), source=str(ep.source)):
         r = s.render(ctx)
         L += r.markdown
@@ -678,7 +682,8 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
         names = json.loads(store.get_meta(f"parts:{ep.name}") or "{}")
         L.append("\n" + runs_section(store.runs(), {p: names.get(p, []) for p in frames},
                                      "### Runs", "part"))
-        cols = ["part", "dataset", "learner", "split", *[m for m in metrics if m in data.df],
+        every = dict.fromkeys(m.name for p, _ in ep.parts for m in ep.checked[p].metrics)
+        cols = ["part", "dataset", "learner", "split", *[m for m in every if m in data.df],
                 "fit_time", "predict_time", "n_train", "n_test", "protocol"]
         csv = out / "results_folds.csv"
         data.df[cols].to_csv(csv, index=False, float_format="%.6g")

@@ -7,9 +7,12 @@ import numbers
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .._histories import plot_search_histories, search_histories
 from .._objectives import plot_objectives
 from .._sensitivity import plot_sensitivity
+from ._format import MISSING, format_seconds
 from ._grid import (
     _curves_block,
     _figure_section,
@@ -19,6 +22,7 @@ from ._grid import (
     _paired_tests_block,
     _runtime_figure,
     _runtime_section,
+    _selection_times,
     _table_files,
     _time_breakdown,
     _versions_line,
@@ -26,12 +30,12 @@ from ._grid import (
 )
 from ._section import Rendered, ReportContext, ReportSection
 from ._tuning import tuning_section
-from ._views import _stability_sections, included
+from ._views import _stability_sections, included, stability_frame
 
 __all__ = [
     "Curves", "Failures", "Include", "Memory", "MetricTables", "Objectives", "Overview",
     "PairedTests", "RunTime", "RunTimeFigure", "Runs", "SearchConvergence", "Sensitivity",
-    "Stability", "Tuning", "Versions",
+    "Stability", "Summary", "Tuning", "Versions",
 ]
 
 
@@ -51,6 +55,65 @@ class Overview(ReportSection):
         md.append(_overview(ctx.frame, ctx.meta, ctx.extra.get("k"), ctx.datasets,
                                   ctx.methods))
         return Rendered(md)
+
+
+class Summary(ReportSection):
+    """One table of the whole comparison, printed after the overview: per compared method
+    (a row), its average rank over the data sets for every metric (the ranks of the metric
+    tables below), the mean of those ranks, the mean stability Φ̂ over the data sets
+    (each averaged over its budgets) with its average rank, and the selection time (s per
+    split, the mean over the data sets). Rows sorted by the mean rank."""
+
+    OPTIONS = {"title": "the heading (default 'Summary: average ranks over the data sets')"}
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        import pandas as pd
+
+        tables = [t for t in ctx.tables if t.avg_ranks is not None]
+        if not tables:
+            return Rendered()
+        cols: dict[str, Any] = {}
+        for t in tables:
+            arrow = "↑" if t.greater_is_better else "↓"
+            name = t.metric.replace("_", " ") + f" {arrow}" + (
+                f" ({t.learner})" if t.learner else "")
+            cols[name] = t.avg_ranks
+        ranks = pd.DataFrame(cols)
+        methods = [m for m in ctx.methods if m in ranks.index] + [
+            m for m in ranks.index if m not in ctx.methods]
+        ranks = ranks.reindex(methods)
+        mean_rank = ranks.mean(axis=1)
+        sf = stability_frame(ctx.frame, ctx.meta, ctx.alpha)
+        stab = rank = None
+        if not sf.empty:
+            wide = sf.groupby(["dataset", "method"])["stability"].mean().unstack("method")
+            stab = wide.mean(axis=0)
+            rank = wide.rank(axis=1, ascending=False, method="average").mean(axis=0)
+        times = _selection_times(ctx.frame, ctx.datasets, methods).mean(axis=0)
+        fmt = ctx.fmt
+
+        def f(v: Any) -> str:
+            return MISSING if v is None or not np.isfinite(v) else fmt(v)
+
+        head = list(ranks.columns) + ["mean rank"]
+        if stab is not None:
+            head += ["stability Φ̂", "stability rank"]
+        head.append("selection time (s)")
+        md = [f"## {self.options.get('title', 'Summary: average ranks over the data sets')}\n",
+              f"Average rank of each method over the {len(tables[0].ranks)} data set(s) "
+              "with every method (1 = best; the metric tables below), their mean, the "
+              "selection stability Φ̂ (mean over the data sets of its mean over the budgets; "
+              "rank 1 = most stable) and the selection time per split (mean over the data "
+              "sets). Sorted by the mean rank.\n",
+              "| method | " + " | ".join(head) + " |", "|---|" + "---|" * len(head)]
+        for m in mean_rank.sort_values(kind="stable").index:
+            row = [f(ranks.at[m, c]) for c in ranks.columns] + [f(mean_rank[m])]
+            if stab is not None:
+                row += [f(stab.get(m, np.nan)), f(rank.get(m, np.nan))]
+            row.append(format_seconds(times.get(m, np.nan)))
+            md.append(f"| {m} | " + " | ".join(row) + " |")
+        md.append("")
+        return Rendered(["\n".join(md)])
 
 
 class Include(ReportSection):

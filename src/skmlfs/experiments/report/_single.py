@@ -16,10 +16,29 @@ from ._grid import _choice, _read_store, metric_tables
 from ._section import Rendered, ReportContext
 from ._stored import frame_sections, stored_sections
 
-__all__ = ["write_report"]
+__all__ = ["render_report", "write_report"]
 
 
-def write_report(
+def write_report(db: Any, out_dir: str | os.PathLike, **options: Any) -> list[Path]:
+    """Write tables and figures of a results store (or DataFrame) into ``out_dir``.
+
+    Files: ``README.md`` (everything, with the figures embedded), ``tables/<metric>.md``,
+    ``.tex`` and ``.csv``, ``figures/cd_<metric>.png``, ``figures/curves_<metric>_<dataset>.png``
+    (only for methods with several budgets), ``figures/runtime.png``. The options are those
+    of :func:`render_report`.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    done = render_report(db, out_dir, **options)
+    p = Path(out_dir) / "README.md"
+    p.write_text("\n".join(done.markdown), encoding="utf-8")
+    return [*done.files, p]
+
+
+def render_report(
     db: Any,
     out_dir: str | os.PathLike,
     *,
@@ -36,12 +55,11 @@ def write_report(
     all_cells: bool = False,
     columns: str | None = None,
     sections: Sequence[Any] | None = None,
-) -> list[Path]:
-    """Write tables and figures of a results store (or DataFrame) into ``out_dir``.
-
-    Files: ``README.md`` (everything, with the figures embedded), ``tables/<metric>.md``,
-    ``.tex`` and ``.csv``, ``figures/cd_<metric>.png``, ``figures/curves_<metric>_<dataset>.png``
-    (only for methods with several budgets), ``figures/runtime.png``.
+    leave_out: Sequence[type] = (),
+) -> Rendered:
+    """The single-grid report of a results store (or DataFrame): its tables and figures
+    written into ``out_dir``, its Markdown returned (:func:`write_report` writes it as
+    ``README.md``; a multi-part report embeds it, see ``kind = "grid"``).
 
     Parameters
     ----------
@@ -62,8 +80,8 @@ def write_report(
         Default: the cells of the latest run of ``experiment`` (of every experiment in the
         store when not given), so cells of earlier versions of an experiment file (other
         budgets, selectors, ...) are left out.
-    experiment : str, optional
-        Name of the experiment whose stored order of datasets/methods is used.
+    experiment : str or list of str, optional
+        Name(s) of the experiment(s) whose stored order of datasets/methods is used.
     all_cells : bool, default=False
         Report every cell of the store (``cell_ids`` not given).
     sections : list of ReportSection, optional
@@ -78,11 +96,14 @@ def write_report(
         learner), or the learners (``"learners"``: for experiments whose
         methods are learner variants, e.g. plain vs feature-weighted ML-kNN; the
         selector and k are then part of the column name when they vary).
+    leave_out : sequence of section classes, optional
+        Frame sections not rendered (e.g. the run log, which a multi-part report prints
+        once for every part).
 
     Returns
     -------
-    list of Path
-        The files written.
+    Rendered
+        The Markdown blocks and the files written (tables, figures).
     """
     bad = set(formats) - {"md", "latex", "csv"}
     if bad:
@@ -98,8 +119,12 @@ def write_report(
         raise ValueError("the results store holds no cell to report.")
 
     df, sens = split_sensitivity(df)
-    names = [experiment] if experiment else [key.split(":", 1)[1] for key in meta
-                                             if key.startswith("order:")]
+    if isinstance(experiment, str):
+        names = [experiment]
+    elif experiment:
+        names = list(experiment)
+    else:
+        names = [key.split(":", 1)[1] for key in meta if key.startswith("order:")]
     stored = _stored_options(meta, names)  # the experiment's [report], as it ran
     alpha = stored.get("alpha", 0.05) if alpha is None else alpha
     decimals = int(stored.get("decimals", 3)) if decimals is None else decimals
@@ -169,10 +194,9 @@ def write_report(
     )
     done = Rendered()
     for s in frame_sections(declared):
-        done += s.render(ctx)
-    p = out / "README.md"
-    p.write_text("\n".join(done.markdown), encoding="utf-8")
-    return [*done.files, p]
+        if not isinstance(s, tuple(leave_out)):
+            done += s.render(ctx)
+    return done
 
 
 def _stored_options(meta: Mapping[str, str], names: Sequence[str]) -> dict:

@@ -19,6 +19,7 @@ from ._sections import (
     RunTimeFigure,
     SearchConvergence,
     Sensitivity,
+    Summary,
     Tuning,
     Versions,
 )
@@ -82,8 +83,8 @@ def stored_sections(meta: Mapping[str, str], names: Sequence[str]) -> list[Any]:
 
 
 def frame_sections(declared: Sequence[Any]) -> list[Any]:
-    """Every section of a single-grid report in print order: the overview, the included
-    text placed at the start, the metric tables, the search convergence, the declared
+    """Every section of a single-grid report in print order: the overview, the summary
+    table when declared, the included text placed at the start, the metric tables, the search convergence, the declared
     sections, the run time, tuning and run log, the failures, the text placed at the
     end and the software versions. A declared section of one of these classes replaces
     the default one (same place, its options)."""
@@ -95,7 +96,9 @@ def frame_sections(declared: Sequence[Any]) -> list[Any]:
     given = {type(s): s for s in declared if type(s) in frame}
     start = [s for s in declared if isinstance(s, Include) and s.at == "start"]
     end = [s for s in declared if isinstance(s, Include) and s.at == "end"]
-    middle = [s for s in declared if not isinstance(s, Include) and type(s) not in given]
+    summary = [s for s in declared if isinstance(s, Summary)]  # right under the overview
+    middle = [s for s in declared if not isinstance(s, (Include, Summary))
+              and type(s) not in given]
     made = {c: given.get(c) or c() for c in frame}
-    return [made[Overview], *start, made[MetricTables], made[SearchConvergence], *middle,
+    return [made[Overview], *summary, *start, made[MetricTables], made[SearchConvergence], *middle,
             *(made[c] for c in frame[3:-1]), *end, made[Versions]]
