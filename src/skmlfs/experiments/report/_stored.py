@@ -84,10 +84,10 @@ def stored_sections(meta: Mapping[str, str], names: Sequence[str]) -> list[Any]:
 
 def frame_sections(declared: Sequence[Any]) -> list[Any]:
     """Every section of a single-grid report in print order: the overview, the summary
-    table when declared, the included text placed at the start, the metric tables, the search convergence, the declared
-    sections, the run time, tuning and run log, the failures, the text placed at the
-    end and the software versions. A declared section of one of these classes replaces
-    the default one (same place, its options)."""
+    table when declared, the included text placed at the start, the metric tables, the
+    search convergence, the declared sections, the run time, tuning and run log, the
+    failures, the text placed at the end and the software versions. A declared section of
+    one of these classes replaces the default one (same place, its options)."""
 
     frame = [Overview, MetricTables, SearchConvergence, Sensitivity, Objectives, Tuning,
              RunTime, Memory, Runs, RunTimeFigure, Failures, Versions]
