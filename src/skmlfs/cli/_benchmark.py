@@ -50,7 +50,8 @@ def register(p: argparse.ArgumentParser) -> None:
         help="add your own selector to the file's grid under NAME, e.g. "
         "mine=mypkg.selectors:MySelector (any scikit-learn selector with "
         "n_features_to_select; importable by the workers, e.g. installed or on "
-        "PYTHONPATH); repeatable. It is run and reported beside every selector of the file",
+        "PYTHONPATH); repeatable. It is run and reported beside every selector of the file "
+        "(of every part of a file with [[part]] tables)",
     )
     p.add_argument(
         "--parts", metavar="NAMES",
@@ -89,12 +90,10 @@ def run(args: argparse.Namespace) -> int:
     from ..experiments import is_multipart
 
     if is_multipart(args.experiment):
-        for flag, val in (("--selectors", args.selectors),
-                          ("--add-selector", args.add_selector)):
-            if val:
-                print(f"mlfs benchmark: error: {flag}: not available for a file with "
-                      "[[part]] tables; use --parts and --datasets.", file=sys.stderr)
-                return 2
+        if args.selectors:
+            print("mlfs benchmark: error: --selectors: not available for a file with "
+                  "[[part]] tables; use --parts and --datasets.", file=sys.stderr)
+            return 2
         return _run_multipart(args)
     if args.parts:
         print(f"mlfs benchmark: error: --parts: {args.experiment} has no [[part]] tables.",
@@ -149,6 +148,16 @@ def _add_selectors(spec, entries: list[str]):
     are parsed as an experiment file's ``[selectors.NAME] method = "MODULE:CLASS"``."""
     import dataclasses
 
+    from ..experiments._spec import _parse_methods
+
+    table = _selector_table(entries, [m.name for m in spec.selectors])
+    added = _parse_methods("--add-selector", "selectors", table, "selector")
+    return dataclasses.replace(spec, selectors=tuple(spec.selectors) + tuple(added))
+
+
+def _selector_table(entries: list[str], taken: list[str]) -> dict[str, dict[str, str]]:
+    """``--add-selector NAME=MODULE:CLASS`` entries as selector tables (name -> {"method":
+    "MODULE:CLASS"}), each class imported now: an error before any cell runs."""
     from ..experiments import SpecError
     from ..experiments._spec import _parse_methods
 
@@ -158,9 +167,9 @@ def _add_selectors(spec, entries: list[str]):
         if not sep or not name or ":" not in target:
             raise SpecError(f"--add-selector: expected NAME=MODULE:CLASS "
                             f"(e.g. mine=mypkg.selectors:MySelector); got {e!r}.")
-        if name in table or any(m.name == name for m in spec.selectors):
+        if name in table or name in taken:
             raise SpecError(f"--add-selector: the name {name!r} is already taken; "
-                            f"the experiment has: {', '.join(m.name for m in spec.selectors)}.")
+                            f"the experiment has: {', '.join(taken)}.")
         table[name] = {"method": target}
     added = _parse_methods("--add-selector", "selectors", table, "selector")
     for m in added:  # fail now, before any cell runs, if the class cannot be imported
@@ -169,7 +178,7 @@ def _add_selectors(spec, entries: list[str]):
         except Exception as exc:
             raise SpecError(f"--add-selector {m.name}: cannot import {table[m.name]['method']}:"
                             f" {exc}") from None
-    return dataclasses.replace(spec, selectors=tuple(spec.selectors) + tuple(added))
+    return table
 
 
 def _run(args: argparse.Namespace, spec, db: Path) -> int:
@@ -202,6 +211,14 @@ def _run_multipart(args: argparse.Namespace) -> int:
     from ..experiments import ResultStore, load_parts, run_parts, write_parts_report
 
     ep = load_parts(args.experiment)
+    if args.add_selector:  # the user's method joins every part
+        from ..experiments._parts import _method_name, with_selectors
+
+        taken = list(dict.fromkeys(
+            n for _, d in ep.parts for n in (
+                d.get("selectors") if isinstance(d.get("selectors"), dict)
+                else [_method_name(m) for m in d.get("selectors") or []])))
+        ep = with_selectors(ep, _selector_table(args.add_selector, taken))
     db = Path(args.db) if args.db else Path("runs") / f"{ep.name}.db"
     out = Path(args.out) if args.out else db.with_suffix("")
     with ResultStore(db, synchronous="FULL" if args.durable else "NORMAL") as store:
@@ -219,6 +236,7 @@ def _run_multipart(args: argparse.Namespace) -> int:
                 + ([f"-j {args.jobs}"] if args.jobs != 1 else [])
                 + [f"--{k} {v}" for k, v in (("parts", args.parts),
                                              ("datasets", args.datasets)) if v]
+                + [f"--add-selector {a}" for a in args.add_selector]
             )
             files = write_parts_report(store, out, ep, figures=not args.no_figures,
                                        command=cmd)

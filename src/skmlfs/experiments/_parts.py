@@ -30,6 +30,7 @@ report reads each part's cells back by the meta entry ``parts:<file name>``.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import re
 import tomllib
@@ -43,7 +44,8 @@ import numpy as np
 from ._build import _param, expand_variants, glob_match
 from ._spec import ExperimentSpec, SpecError, _fail, _unknown, check_sections
 
-__all__ = ["PART_KEYS", "ExperimentParts", "is_multipart", "load_parts", "parts_from_dict"]
+__all__ = ["PART_KEYS", "ExperimentParts", "is_multipart", "load_parts", "parts_from_dict",
+           "with_selectors"]
 
 #: keys of a ``[[part]]`` table (every other key is the top level's)
 PART_KEYS = {
@@ -308,6 +310,40 @@ def load_parts(path: str | os.PathLike) -> ExperimentParts:
     ep = parts_from_dict(data, source=str(p), base_dir=str(p.resolve().parent))
     object.__setattr__(ep, "text", text)
     return ep
+
+
+def with_selectors(ep: ExperimentParts, selectors: Mapping[str, Mapping[str, Any]]
+                   ) -> ExperimentParts:
+    """``ep`` with ``selectors`` (name -> selector table, e.g. ``{"mine": {"method":
+    "mypkg.module:MySelector"}}``) appended to the selectors of every part: a user's own
+    method run beside every selector of every part (``mlfs benchmark --add-selector``).
+    The other cells of each part keep their ids.
+
+    Raises
+    ------
+    SpecError
+        If a name is already a selector of a part.
+    """
+    parts = []
+    for pname, d in ep.parts:
+        own = d.get("selectors") or []
+        have = list(own) if isinstance(own, Mapping) else [_method_name(m) for m in own]
+        for name in selectors:
+            if name in have:
+                raise SpecError(f"{ep.source}: selector name {name!r} is already taken in "
+                                f"part {pname!r}; it has: {', '.join(have)}.")
+        if isinstance(own, Mapping):  # [selectors.NAME] tables
+            new: Any = {**own, **{n: dict(t) for n, t in selectors.items()}}
+        else:
+            new = list(own) + [{"name": n, **dict(t)} for n, t in selectors.items()]
+        parts.append((pname, dict(d, selectors=new)))
+    return dataclasses.replace(ep, parts=tuple(parts))
+
+
+def _method_name(entry: Any) -> str:
+    """The name of a selector entry of a list (a string, or a table's ``name``)."""
+    return str(entry.get("name", entry.get("method"))) if isinstance(entry, Mapping) else str(
+        entry)
 
 
 def is_multipart(path: str | os.PathLike) -> bool:
