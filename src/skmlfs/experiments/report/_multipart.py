@@ -34,6 +34,7 @@ the order the file declares them in) and ``metrics`` (default the experiment's))
 * ``kind = "bars"``: a PNG ``file`` of grouped bars, datasets × ``series`` (label →
   learner name), one panel per metric, with the std as error bars; plus its table.
 * ``kind = "include"``: the text of ``file`` (relative to the experiment file).
+* ``kind = "grid"``: the whole one-grid report of one ``part`` (module :mod:`._partgrid`).
 """
 
 from __future__ import annotations
