@@ -252,6 +252,8 @@ def test_grid_section_prints_the_one_grid_report_of_its_part(datasets_dir, tmp_p
     with ResultStore(db, readonly=True) as st:
         ids = part_cells(st, load_parts(f))["main"]
     write_report(db, single, figures=False, cell_ids=ids, experiment="small_bench")
+    assert "## Lee protocol\n\n_No cells of part `lee` in the store yet" in (
+        out / "README.md").read_text()
     names = sorted(p.name for p in (single / "tables").iterdir())
     assert {"hamming_loss.csv", "ranking_loss.md", "hamming_loss.tex"} <= set(names)
     for name in names:

@@ -100,8 +100,10 @@ class PartGrid(ReportSection):
         part = self.options["part"]
         ids = ctx.extra.get("cell_ids", {}).get(part)
         store = ctx.extra.get("store")
-        if not ids or store is None:
-            return Rendered()
+        if not ids or store is None:  # say so: a reader of the page must not miss a part
+            title = self.options.get("title", f"Part {part}")
+            return Rendered([f"## {title}\n", f"_No cells of part `{part}` in the store yet: "
+                             f"`mlfs benchmark <file> --parts {part}` computes them._\n"])
         folder = self.options.get("folder")
         out = ctx.out / folder if folder else ctx.out
         done = render_report(
