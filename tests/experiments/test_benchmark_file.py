@@ -13,8 +13,13 @@ from pathlib import Path
 import pytest
 
 from skmlfs.cli import main
-from skmlfs.experiments import ExperimentSpec, ResultStore, load_parts, run_experiment
-from skmlfs.experiments._parts import with_selectors
+from skmlfs.experiments import (
+    ExperimentSpec,
+    ResultStore,
+    load_parts,
+    run_experiment,
+    with_selectors,
+)
 from skmlfs.experiments._parts_run import part_specs
 from skmlfs.experiments._planner import plan_experiment
 from skmlfs.experiments._registry import SELECTORS

@@ -211,14 +211,10 @@ def _run_multipart(args: argparse.Namespace) -> int:
     from ..experiments import ResultStore, load_parts, run_parts, write_parts_report
 
     ep = load_parts(args.experiment)
-    if args.add_selector:  # the user's method joins every part
-        from ..experiments._parts import _method_name, with_selectors
+    if args.add_selector:  # the user's method joins every part (a taken name: an error)
+        from ..experiments import with_selectors
 
-        taken = list(dict.fromkeys(
-            n for _, d in ep.parts for n in (
-                d.get("selectors") if isinstance(d.get("selectors"), dict)
-                else [_method_name(m) for m in d.get("selectors") or []])))
-        ep = with_selectors(ep, _selector_table(args.add_selector, taken))
+        ep = with_selectors(ep, _selector_table(args.add_selector, []))
     db = Path(args.db) if args.db else Path("runs") / f"{ep.name}.db"
     out = Path(args.out) if args.out else db.with_suffix("")
     with ResultStore(db, synchronous="FULL" if args.durable else "NORMAL") as store:

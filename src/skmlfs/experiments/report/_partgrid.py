@@ -17,6 +17,8 @@ from typing import Any
 
 from .._spec import build_sections
 from ._section import Rendered, ReportContext, ReportSection
+from ._sections import Runs
+from ._single import render_report
 
 __all__ = ["PartGrid"]
 
@@ -94,9 +96,6 @@ class PartGrid(ReportSection):
         return build_sections(resolved, source=self.source, key=f"{self.key}.sections")
 
     def render(self, ctx: ReportContext) -> Rendered:
-        from ._sections import Runs
-        from ._single import render_report
-
         part = self.options["part"]
         ids = ctx.extra.get("cell_ids", {}).get(part)
         store = ctx.extra.get("store")
