@@ -279,3 +279,22 @@ def test_with_selectors_refuses_a_taken_name(datasets_dir):
         assert d["selectors"][-1] == {"name": "mine", "method": "my_selectors:LowestVariance"}
     assert len(dict(ep.parts)["lee"]["selectors"]) + 1 == len(dict(two.parts)["lee"][
         "selectors"])
+
+
+def test_selectors_option_keeps_those_of_every_part(datasets_dir, tmp_path, capsys):
+    """`--selectors` on a file with parts: a reduced run of every part (the fresh-install
+    test runs the quick benchmark so); an unknown name fails before any work."""
+    f = tmp_path / "bench.toml"
+    f.write_text(TWO_PARTS)
+    db = tmp_path / "r.db"
+    assert main(["benchmark", str(f), "--db", str(tmp_path / "x.db"), "-q",
+                 "--selectors", "mi_rank,nope"]) != 0
+    assert "nope" in capsys.readouterr().err
+    assert not (tmp_path / "x.db").exists()
+    assert main(["benchmark", str(f), "--db", str(db), "-q", "--no-report",
+                 "--datasets", "flags", "--selectors", "mi_rank"]) == 0
+    with ResultStore(db, readonly=True) as st:
+        ids = part_cells(st, load_parts(f))
+        for part in ("main", "lee"):
+            cells = st.to_frame(cell_ids=ids[part])
+            assert set(cells["method"]) == {"mi_rank"} and set(cells["dataset"]) == {"flags"}

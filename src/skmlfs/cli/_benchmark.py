@@ -43,7 +43,8 @@ def register(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--selectors", metavar="NAMES",
-        help="run only these selectors of the file (comma-separated names)",
+        help="run only these selectors of the file (comma-separated names; of every part "
+        "of a file with [[part]] tables)",
     )
     p.add_argument(
         "--add-selector", metavar="NAME=MODULE:CLASS", action="append", default=[],
@@ -90,10 +91,6 @@ def run(args: argparse.Namespace) -> int:
     from ..experiments import is_multipart
 
     if is_multipart(args.experiment):
-        if args.selectors:
-            print("mlfs benchmark: error: --selectors: not available for a file with "
-                  "[[part]] tables; use --parts and --datasets.", file=sys.stderr)
-            return 2
         return _run_multipart(args)
     if args.parts:
         print(f"mlfs benchmark: error: --parts: {args.experiment} has no [[part]] tables.",
@@ -211,6 +208,10 @@ def _run_multipart(args: argparse.Namespace) -> int:
     from ..experiments import ResultStore, load_parts, run_parts, write_parts_report
 
     ep = load_parts(args.experiment)
+    if args.selectors:  # these selectors of every part
+        from ..experiments import keep_selectors
+
+        ep = keep_selectors(ep, [n.strip() for n in args.selectors.split(",") if n.strip()])
     if args.add_selector:  # the user's method joins every part (a taken name: an error)
         from ..experiments import with_selectors
 
@@ -231,7 +232,8 @@ def _run_multipart(args: argparse.Namespace) -> int:
                 ["mlfs benchmark", str(args.experiment)]
                 + ([f"-j {args.jobs}"] if args.jobs != 1 else [])
                 + [f"--{k} {v}" for k, v in (("parts", args.parts),
-                                             ("datasets", args.datasets)) if v]
+                                             ("datasets", args.datasets),
+                                             ("selectors", args.selectors)) if v]
                 + [f"--add-selector {a}" for a in args.add_selector]
             )
             files = write_parts_report(store, out, ep, figures=not args.no_figures,

@@ -27,7 +27,7 @@ library package :mod:`skmlfs.model_selection`.
 
 from ._execute import prepare_split, run_task
 from ._histories import plot_search_histories, search_histories
-from ._parts import ExperimentParts, is_multipart, load_parts, with_selectors
+from ._parts import ExperimentParts, is_multipart, keep_selectors, load_parts, with_selectors
 from ._parts_run import run_parts
 from ._registry import DISCRETIZERS, LEARNERS, SELECTORS, AllFeatures, resolve
 from ._runner import RunSummary, evaluate, run_experiment, summarize
@@ -77,6 +77,7 @@ __all__ = [
     "evaluate",
     "load_experiment",
     "is_multipart",
+    "keep_selectors",
     "load_parts",
     "parse_n_features",
     "plot_search_histories",

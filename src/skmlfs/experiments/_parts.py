@@ -44,8 +44,8 @@ import numpy as np
 from ._build import _param, expand_variants, glob_match
 from ._spec import ExperimentSpec, SpecError, _fail, _unknown, check_sections
 
-__all__ = ["PART_KEYS", "ExperimentParts", "is_multipart", "load_parts", "parts_from_dict",
-           "with_selectors"]
+__all__ = ["PART_KEYS", "ExperimentParts", "is_multipart", "keep_selectors", "load_parts",
+           "parts_from_dict", "with_selectors"]
 
 #: keys of a ``[[part]]`` table (every other key is the top level's)
 PART_KEYS = {
@@ -337,6 +337,34 @@ def with_selectors(ep: ExperimentParts, selectors: Mapping[str, Mapping[str, Any
         else:
             new = list(own) + [{"name": n, **dict(t)} for n, t in selectors.items()]
         parts.append((pname, dict(d, selectors=new)))
+    return dataclasses.replace(ep, parts=tuple(parts))
+
+
+def keep_selectors(ep: ExperimentParts, names: Sequence[str]) -> ExperimentParts:
+    """``ep`` with only the selectors ``names`` in every part (``mlfs benchmark
+    --selectors``): a reduced run whose cells are those of the full one.
+
+    Raises
+    ------
+    SpecError
+        If a name is a selector of no part (the message lists them).
+    """
+    want = set(names)
+    have: list[str] = []
+    parts = []
+    for pname, d in ep.parts:
+        own = d.get("selectors") or []
+        if isinstance(own, Mapping):
+            have += list(own)
+            new: Any = {n: t for n, t in own.items() if n in want}
+        else:
+            have += [_method_name(m) for m in own]
+            new = [m for m in own if _method_name(m) in want]
+        parts.append((pname, dict(d, selectors=new)))
+    bad = sorted(want - set(have))
+    if bad or not want:
+        raise SpecError(f"--selectors: unknown name(s) {bad}; the experiment has: "
+                        f"{', '.join(dict.fromkeys(have))}.")
     return dataclasses.replace(ep, parts=tuple(parts))
 
 
