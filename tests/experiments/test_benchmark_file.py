@@ -230,6 +230,10 @@ def test_add_selector_joins_every_part_and_report(datasets_dir, tmp_path, monkey
     assert text.count("### Summary: average ranks over the data sets") == 2
     assert text.count("### Selection stability") == 2
     assert "### normalized coverage ↓" in text and "### ranking loss ↓" in text
+    # each part's setup says how that part split the data sets (the same names)
+    main_text, lee_text = text.split("## Lee protocol", 1)
+    assert "| emotions | 593 | 72 | 6 | 2-fold CV | 2 | 4, 8, 72 |" in main_text
+    assert "| emotions | 593 | 72 | 6 | holdout 2 x 80%/20% | 2 | 25, 72 |" in lee_text
     summaries = [s.split("\n\n### ", 1)[0] for s in text.split(
         "### Summary: average ranks over the data sets")[1:]]
     assert all("| mine |" in s and "| mi_rank |" in s for s in summaries)

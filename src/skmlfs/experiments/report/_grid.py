@@ -32,6 +32,7 @@ from ...stats import (
     win_tie_loss,
 )
 from .._registry import normalize_name
+from .._spec import ProtocolSpec
 from .._store import _NON_METRIC, ResultStore
 from ._direction import greater_is_better
 from ._format import MISSING, format_number, format_seconds, format_wall
@@ -539,6 +540,25 @@ def _curves_block(t: MetricTable, ctx: Any) -> Rendered:
     return Rendered(md, files)
 
 
+def _protocol_text(sub, info: Mapping) -> str:
+    """How the cells ``sub`` of one data set were split. The data set's stored statistics
+    are those of the last experiment that planned it: another part of a file may split the
+    same data set otherwise, so the cells' own protocol wins where it says everything."""
+    stored = info.get("protocol")
+    if "protocol" not in sub or not len(sub):
+        return stored or "?"
+    try:
+        ident = json.loads(sub["protocol"].iloc[0])
+        own = ProtocolSpec(**ident)
+    except (TypeError, ValueError):
+        return stored or str(sub["protocol"].iloc[0])
+    if own.kind != "mat":  # the identity holds every field of the label
+        return own.label()
+    if stored and stored.startswith("stored sim_seq splits"):
+        return stored
+    return ProtocolSpec(**ident, n_splits=int(sub["split"].nunique())).label()
+
+
 def _overview(df, meta, k, ds_pref=(), m_pref=()) -> str:
     lines = ["## Setup\n"]
     rows = []
@@ -549,7 +569,7 @@ def _overview(df, meta, k, ds_pref=(), m_pref=()) -> str:
         ks = sorted(sub["k"].unique())
         rows.append(
             f"| {ds} | {info.get('n_samples', '?')} | {info.get('n_features', '?')} | "
-            f"{info.get('n_labels', '?')} | {info.get('protocol', sub['protocol'].iloc[0] if 'protocol' in sub else '?')} | "  # noqa: E501
+            f"{info.get('n_labels', '?')} | {_protocol_text(sub, info)} | "
             f"{sub['split'].nunique()} | {', '.join(str(x) for x in ks)} |"
         )
     lines.append("| Dataset | patterns | features | labels | protocol | splits | budgets k |")
