@@ -276,20 +276,25 @@ def test_the_paper_file_is_an_engine_experiment(datasets_dir, monkeypatch):
     monkeypatch.setenv("MLFS_DATASETS", str(datasets_dir))
     spec = load_experiment(Path(__file__).resolve().parents[2] / "experiments"
                            / "rlefs_paper.toml")
-    assert [m.name for m in spec.selectors][:7] == ["PPTMI", "PPTCHI", "MIFS", "MDMR", "LRFS",
-                                                   "RALMFS", "RLEFS"]
+    names = [m.name for m in spec.selectors]
+    assert names[:9] == ["PPTMI", "PPTCHI", "MIFS", "MDMR", "MDMR-lin2015", "LRFS", "RALMFS",
+                         "RLEFS", "ALL"]
     kinds = {t["kind"].rsplit(":", 1)[-1]: t for t in spec.report["section"]}
-    assert spec.selectors[7].name == "ALL" and kinds["ReferenceMethods"]["methods"] == ["ALL"]
-    sens = [m for m in spec.selectors[8:] if m.options.get("sensitivity")]
-    seeds = [m for m in spec.selectors[8:] if "seed_offset" in m.options]
+    # every feature and the former MDMR reading are reference rows, not compared
+    assert kinds["ReferenceMethods"]["methods"] == ["ALL", "MDMR-lin2015"]
+    mdmr = {m.name: m for m in spec.selectors[:5]}
+    assert "variant" not in mdmr["MDMR"].params  # the library's default reading
+    assert mdmr["MDMR-lin2015"].params["variant"] == "lin2015"
+    sens = [m for m in spec.selectors[9:] if m.options.get("sensitivity")]
+    seeds = [m for m in spec.selectors[9:] if "seed_offset" in m.options]
     assert len(sens) == 4 * 7 and len(seeds) == 2 * 5
-    assert len(sens) + len(seeds) == len(spec.selectors) - 8
+    assert len(sens) + len(seeds) == len(spec.selectors) - 9
     # the former script's initialisation seeds 0-4 (experiment seed 0), one learner each
     assert sorted(m.options["seed_offset"] for m in seeds) == sorted([0, 1, 2, 3, 4] * 2)
     assert sorted(tuple(m.options["learners"]) for m in seeds) == (
         [("BR-3NN",)] * 5 + [("BR-SVM",)] * 5)
     assert set(kinds["SeedRobustness"]["methods"]) == {"RLEFS-seeds-SVM", "RLEFS-seeds-3NN"}
-    rlefs = spec.selectors[6]
+    rlefs = spec.selectors[7]
     assert rlefs.tuning["tune_with"] == "learner" and rlefs.tuning["search"] == "coordinate"
     assert rlefs.options["by_dataset"]["flags"]["tuning"].get("search", "grid") == "grid"
     assert [m.name for m in spec.learners] == ["BR-SVM", "BR-3NN"]
