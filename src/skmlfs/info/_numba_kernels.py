@@ -6,9 +6,46 @@ Every kernel repeats the numpy path's arithmetic operation by operation (see
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 # numpy's blocking of pairwise summation (PW_BLOCKSIZE in numpy's loops_utils.h)
 _PW_BLOCK = 128
+# The label walk requests the labels of the sample this many entries ahead: a sample's
+# labels are a random ~300-byte read from a large array, and without the request each
+# one waits for memory (measured on Delicious-200K shapes: 2 to 8 ahead all about halve
+# the walk's time, 16 is slower).
+_AHEAD = 4
+# ... and this many cache lines of them (16 int32 labels per 64-byte line; ~75 labels a
+# sample on Delicious-200K; longer rows are left to the hardware prefetcher).
+_AHEAD_LINES = 5
+
+
+@intrinsic
+def _prefetch(typingctx, arr, idx):
+    """Request the cache line of ``arr[idx]`` (LLVM's prefetch: a hint, no fault on a
+    bad address; read, high locality, data cache)."""
+    sig = types.void(arr, idx)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        # opaque pointers (LLVM ≥ 15) mangle the intrinsic as .p0, typed ones as .p0i8
+        name = "llvm.prefetch.p0" if str(i8p) == "ptr" else "llvm.prefetch.p0i8"
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, name)
+        builder.call(
+            fn,
+            [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)],
+        )
+        return context.get_dummy_value()
+
+    return sig, codegen
 
 
 @numba.njit(nogil=True, cache=True)
@@ -110,11 +147,16 @@ def binary_rows(xp, xi, yp, yi, r0, r1, a, ext, n, acc, order, vals):
     pairs = 0
     k4 = 4 * n
     low = np.int64(0xFFFFFFFF)
+    last = xi.size - 1
     for r in range(r0, r1):
         # n11 of every label this feature co-occurs with, first-touch order kept; the
         # label is written unconditionally and kept only if new (no unpredictable branch)
         cnt = 0
         for jj in range(xp[r], xp[r + 1]):
+            # the labels of the sample _AHEAD entries on (of this feature or the next)
+            p = yp[xi[min(jj + _AHEAD, last)]]
+            for h in range(_AHEAD_LINES):
+                _prefetch(yi, p + 16 * h)
             s = xi[jj]
             for kk in range(yp[s], yp[s + 1]):
                 k = yi[kk]
