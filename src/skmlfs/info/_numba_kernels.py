@@ -39,10 +39,8 @@ def _prefetch(typingctx, arr, idx):
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
         fn = cgutils.get_or_insert_function(builder.module, fnty, name)
-        builder.call(
-            fn,
-            [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)],
-        )
+        rw, locality, cache = ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)
+        builder.call(fn, [builder.bitcast(ptr, i8p), rw, locality, cache])
         return context.get_dummy_value()
 
     return sig, codegen
