@@ -199,29 +199,42 @@ def row_counts(indptr, indices, rows, m):
 
 
 @numba.njit(nogil=True, cache=True)
-def binary_one_xlogx(indptr, indices, rows, cnt_a, col_of_var, b, n, table):
-    """``Σ_cells t`` of the 2 × 2 table of every binary variable with one binary variable.
-
-    The other variable is 1 on ``rows`` (``b`` of them); ``(indptr, indices)`` is the CSR
-    of the binary variables' indicator columns, ``cnt_a`` their ones, ``col_of_var[i]``
-    the column of variable ``i`` (−1 for a constant one). The both-one counts are taken
-    over those rows' entries (int32, as integers they equal the numpy path's), and the
-    four cells are added in the order of ``skmlfs.info._engine._sum_xlogx_block``
-    (inner + left + top + corner).
-    """
-    C = np.zeros(cnt_a.size, dtype=np.int32)
-    for i in range(rows.size):
+def count_rows(indptr, indices, rows, i0, i1, C):
+    """``C[c] += 1`` for every entry ``c`` of the CSR rows ``rows[i0:i1]`` (C's dtype holds
+    the largest count). Each row's entries are requested a few rows ahead (rows are
+    random ~1-kilobyte reads of a large array)."""
+    last = rows.size - 1
+    for i in range(i0, i1):
+        p = indptr[rows[min(i + _AHEAD, last)]]
+        for h in range(_AHEAD_LINES):
+            _prefetch(indices, p + 16 * h)
         r = rows[i]
         for jj in range(indptr[r], indptr[r + 1]):
             C[indices[jj]] += 1
-    p = col_of_var.size
-    out = np.empty(p)
-    for i in range(p):
+
+
+@numba.njit(nogil=True, cache=True)
+def binary_one_from_counts(C, C2, two, cnt_a, col_of_var, b, n, table, log_n, log_base, out):
+    """``H`` of every binary variable with one binary variable, from the both-one counts
+    ``C`` (plus ``C2`` when ``two``: partial counts over disjoint rows; integers, so the
+    split does not change them), into ``out``.
+
+    ``Σ_cells t`` adds the four cells in the order of
+    ``skmlfs.info._engine._sum_xlogx_block`` (inner + left + top + corner), then
+    ``(log n − s / n) / log_base`` as ``skmlfs.info._engine.joint_entropy_one`` does
+    (``log_base = 0``: nats, no division).
+    """
+    for i in range(col_of_var.size):
         c = col_of_var[i]
         if c < 0:
-            out[i] = ((0.0 + 0.0) + table[b]) + table[n - b]
+            s = ((0.0 + 0.0) + table[b]) + table[n - b]
         else:
             v = np.int64(C[c])
+            if two:
+                v += np.int64(C2[c])
             a = cnt_a[c]
-            out[i] = ((table[v] + table[a - v]) + table[b - v]) + table[n - a - b + v]
-    return out
+            s = ((table[v] + table[a - v]) + table[b - v]) + table[n - a - b + v]
+        h = log_n - s / n
+        if log_base != 0.0:
+            h = h / log_base
+        out[i] = h
