@@ -156,6 +156,22 @@ def test_joint_entropy_one_identical(seed, kernels_always, monkeypatch):
         np.testing.assert_array_equal(fast, slow)
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_joint_entropy_one_split_over_threads(threads, kernels_always, monkeypatch):
+    """The greedy step's counts split over threads (partial counts added as integers) give
+    the numpy path's entropies, bit for bit."""
+    rng = np.random.default_rng(4)
+    X = _with_ties(_power_law(rng, 900, 300, 25), rng)
+    A = DiscreteData.from_array(X)
+    monkeypatch.setattr(kern, "MIN_SPLIT_ENTRIES", 0)
+    monkeypatch.setattr(eng, "KERNEL_THREADS", threads)
+    cols = np.diff(sp.csc_matrix(X).indptr)
+    for j in (int(np.argmax(cols)), int(np.argsort(cols)[cols.size // 2]), X.shape[1] - 1):
+        for base in (2.0, np.e):
+            fast, slow = _both(lambda j=j, b=base: joint_entropy_one(A, A, j, base=b), monkeypatch)
+            np.testing.assert_array_equal(fast, slow)
+
+
 @pytest.mark.parametrize("cls", [SCLS, AMI])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_selection_identical_synthetic(cls, seed, kernels_always, monkeypatch):

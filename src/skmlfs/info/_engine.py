@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ._kernels import binary_one_xlogx, row_counts, use_numba
+from ._kernels import binary_one_entropy, row_counts, use_numba
 
 __all__ = [
     "DiscreteData",
@@ -459,6 +459,8 @@ def _xlogx_table(n: int) -> np.ndarray:
 # tables from this many indicator columns up: below it, the numpy path (the same
 # results) and no numba import.
 KERNEL_MIN_COLUMNS = 2**16
+# Threads of the compiled greedy step (the counts over the selected feature's rows).
+KERNEL_THREADS = max(1, min(2, os.cpu_count() or 1))
 
 # _row_sums counts by one pass over all entries (a matrix–vector product) when the rows
 # hold more than 1/_MATVEC_SHARE of them: a sequential pass costs a few times less per
@@ -779,16 +781,15 @@ def joint_entropy_one(
         and use_numba()
         and A.binary_columns is not None
     ):
-        # binary A and B_j: counts over B_j's rows and the four cells per variable in one
-        # compiled pass (the same integers, the same additions in the same order as
-        # below: bit-identical)
+        # binary A and B_j: counts over B_j's rows (split over KERNEL_THREADS threads),
+        # the four cells per variable and the entropy in one compiled pass (the same
+        # integers, the same operations in the same order as below: bit-identical)
         csr = A.row_major
         rows = bcsc.indices[bcsc.indptr[lo] : bcsc.indptr[lo + 1]]
-        s1 = binary_one_xlogx(
+        return binary_one_entropy(
             csr.indptr, csr.indices, rows, A.counts, A.binary_columns, int(B.counts[lo]), n,
-            _xlogx_table_cached(n),
-        )
-        return _to_base(np.log(n) - s1 / n, base)
+            _xlogx_table_cached(n), base, KERNEL_THREADS,
+        )  # fmt: skip
     C = np.empty((A.indicators.shape[1], hi - lo), dtype=np.int64)
     for c in range(lo, hi):  # one pass per non-zero code of B_j (one for binary data)
         C[:, c - lo] = _row_sums(A, bcsc.indices[bcsc.indptr[c] : bcsc.indptr[c + 1]])

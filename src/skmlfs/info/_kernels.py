@@ -17,12 +17,16 @@ results are bit-identical to it (``tests/info/test_kernel.py``):
   in the order scipy's product emits them (the reverse of the first touch), each pair's
   correction is computed with the same table look-ups in the same order, and the row's
   corrections are added with numpy's pairwise summation (what ``np.add.reduceat`` uses
-  on contiguous float64), so every row's sum is the same float as before.
-* :func:`binary_one_xlogx` — the greedy step against one selected binary feature
+  on contiguous float64), so every row's sum is the same float as before. Each
+  sample's labels are requested a few samples ahead (a software prefetch: they are
+  random reads of a large array, the walk's main cost).
+* :func:`binary_one_entropy` — the greedy step against one selected binary feature
   (:func:`skmlfs.info._engine.joint_entropy_one`): the counts of every binary feature
-  over the selected feature's rows (integers, identical by construction), then
-  ``Σ_cells c log c`` of each 2 × 2 table with the four cells added in the order of
-  :func:`skmlfs.info._engine._sum_xlogx_block`.
+  over the selected feature's rows (integers, identical by construction, split over two
+  threads and held in uint16 when they fit), then ``Σ_cells c log c`` of each 2 × 2
+  table with the four cells added in the order of
+  :func:`skmlfs.info._engine._sum_xlogx_block`, and the entropy as
+  ``joint_entropy_one`` computes it from that sum.
 * :func:`row_counts` — counts of every indicator column over a set of rows (the greedy
   step against one selected feature, :func:`skmlfs.info._engine._row_sums`): integer
   counts, identical by construction.
@@ -32,10 +36,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
 
 import numpy as np
 
 __all__ = ["FORCE_NUMPY", "NUMBA_AVAILABLE", "use_numba"]
+
 
 # numba is imported (and the kernels compiled or loaded from numba's cache) on first use
 # only: ``import skmlfs`` and the small problems, which never reach a kernel, do not pay
@@ -46,6 +52,10 @@ NUMBA_AVAILABLE = importlib.util.find_spec("numba") is not None
 FORCE_NUMPY = False
 
 _K: dict = {}
+
+# binary_one_entropy splits the selected feature's rows over threads from this many
+# entries up (below, starting a thread costs more than it saves).
+MIN_SPLIT_ENTRIES = 2**18
 
 
 def use_numba() -> bool:
@@ -63,7 +73,8 @@ def _kernels() -> dict:
         _K.update(
             binary_rows=nk.binary_rows,
             row_counts=nk.row_counts,
-            binary_one_xlogx=nk.binary_one_xlogx,
+            count_rows=nk.count_rows,
+            binary_one_from_counts=nk.binary_one_from_counts,
         )
     return _K
 
@@ -113,7 +124,7 @@ def row_counts(indptr: np.ndarray, indices: np.ndarray, rows: np.ndarray, m: int
     return _kernels()["row_counts"](indptr, indices, rows, m)
 
 
-def binary_one_xlogx(
+def binary_one_entropy(
     indptr: np.ndarray,
     indices: np.ndarray,
     rows: np.ndarray,
@@ -122,13 +133,56 @@ def binary_one_xlogx(
     b: int,
     n: int,
     table: np.ndarray,
+    base: float,
+    threads: int = 1,
 ) -> np.ndarray:
-    """``Σ_cells t(c)`` of every binary variable with one binary variable, shape (p,).
+    """``H(A_i, B_j)`` (in ``base``) of every binary variable with one binary variable,
+    shape (p,).
 
     ``(indptr, indices)``: CSR of the variables' indicator columns; ``rows``: where the
-    other variable is 1 (``b`` rows); ``cnt_a``: ones per column; ``col_of_var``: column
-    of each variable, −1 for constants; ``table``: ``t(c)`` for ``c = 0..n``.
+    other variable is 1 (``b`` of them); ``cnt_a``: ones per column; ``col_of_var``: column
+    of each variable, −1 for constants; ``table``: ``t(c)`` for ``c = 0..n``. The both-one
+    counts are integers (the numpy path's, whatever the split over ``threads``), held in
+    uint16 when ``b < 2**16`` (half the memory traffic of the random increments); the
+    entropies are computed as :func:`skmlfs.info._engine.joint_entropy_one` computes them
+    (bit-identical).
     """
-    return _kernels()["binary_one_xlogx"](
-        indptr, indices, rows, cnt_a, col_of_var, int(b), int(n), table
-    )
+    k = _kernels()
+    m = cnt_a.size
+    dt = np.uint16 if b < 2**16 else np.int32
+    rows = np.asarray(rows, dtype=np.int64)
+    nt = max(1, min(int(threads), rows.size))
+    if nt > 1:
+        lengths = np.cumsum(indptr[rows + 1] - indptr[rows])
+        if lengths[-1] < MIN_SPLIT_ENTRIES:
+            nt = 1
+    parts = [np.zeros(m, dtype=dt) for _ in range(nt)]
+    if nt == 1:
+        k["count_rows"](indptr, indices, rows, 0, rows.size, parts[0])
+        other = parts[0]  # not read
+    else:
+        # split at an equal number of entries (rows differ in length)
+        cuts = np.searchsorted(lengths, lengths[-1] * np.arange(1, nt) / nt)
+        bounds = [0, *cuts.tolist(), rows.size]
+        ts = [
+            threading.Thread(
+                target=k["count_rows"],
+                args=(indptr, indices, rows, bounds[t], bounds[t + 1], parts[t]),
+            )
+            for t in range(1, nt)
+        ]
+        for t in ts:
+            t.start()
+        k["count_rows"](indptr, indices, rows, bounds[0], bounds[1], parts[0])
+        for t in ts:
+            t.join()
+        for extra in parts[2:]:
+            parts[1] += extra
+        other = parts[1]
+    out = np.empty(col_of_var.size)
+    log_base = 0.0 if base == np.e else float(np.log(base))
+    k["binary_one_from_counts"](
+        parts[0], other, nt > 1, cnt_a, col_of_var, int(b), int(n), table,
+        float(np.log(n)), log_base, out,
+    )  # fmt: skip
+    return out
