@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from _user_selector import USER_MODULE
 
 from skmlfs.cli import main
 from skmlfs.experiments import (
@@ -139,30 +140,6 @@ def test_main_part_plans_the_cells_of_the_one_grid_file(datasets_dir, tmp_path):
     assert len(plan_main.cell_ids) > 5 * n_sel
 
 
-USER_MODULE = '''
-import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
-
-
-class LowestVariance(SelectorMixin, BaseEstimator):
-    """A deliberately poor selector: the features of lowest variance."""
-
-    def __init__(self, n_features_to_select=2):
-        self.n_features_to_select = n_features_to_select
-
-    def fit(self, X, Y=None):
-        X = np.asarray(X, dtype=float)
-        self.n_features_in_ = X.shape[1]
-        self.scores_ = X.var(axis=0)
-        self.selection_order_ = np.argsort(self.scores_, kind="stable")
-        return self
-
-    def _get_support_mask(self):
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selection_order_[: self.n_features_to_select]] = True
-        return mask
-'''
 
 # the benchmark file's layout in small: a main grid and a Lee-style part, each with its
 # full report (the second in a folder of its own)
