@@ -109,7 +109,7 @@ def test_blocks_give_the_same_scores(monkeypatch):
     D = DiscreteData.from_array(X)
     W = ela_weights(Y)
     whole = weighted_chi2_scores(D, W)
-    monkeypatch.setattr(_ela, "_BLOCK_CELLS", 7)  # a few variables per block
+    monkeypatch.setattr(_ela, "_BLOCK_NNZ", 7)  # a few variables per block
     np.testing.assert_allclose(weighted_chi2_scores(D, W), whole, rtol=1e-12, atol=1e-13)
     Ds = DiscreteData.from_array(sp.csc_matrix(X), dense=False)
     np.testing.assert_allclose(weighted_chi2_scores(Ds, W), whole, rtol=1e-12, atol=1e-13)
@@ -148,3 +148,21 @@ def test_ela_on_real_data(dataset_path):
     ref = _naive_ela_chi2(X, Y)
     np.testing.assert_allclose(sel.feature_scores_, ref, rtol=1e-10, atol=1e-9)
     assert sorted(sel.selection_order_) == list(range(300))
+
+
+def test_rare_value_zero_is_summed_cell_by_cell():
+    """Value 0 (the most frequent overall) carries under 1/1000 of the labelled weight: its
+    row is summed cell by cell, and the scores still match the copies."""
+    rng = np.random.default_rng(11)
+    n0, n1 = 2000, 1500
+    X = np.vstack([np.zeros((n0, 5), dtype=int), rng.integers(1, 4, size=(n1, 5))])
+    Y = np.zeros((n0 + n1, 3), dtype=int)
+    Y[n0 - 1] = [1, 1, 0]  # the one labelled pattern with value 0
+    Y[n0:] = rng.random((n1, 3)) < 0.4
+    Y[n0:, 2] |= Y[n0:].sum(axis=1) == 0  # every later pattern has a label
+    D = DiscreteData.from_array(X)
+    W = ela_weights(Y)
+    assert 1.0 / W.sum() < 1e-3  # r_0 / T: value 0 is met in one pattern of weight 1
+    sel = ELACHI(n_features_to_select=1.0, discretizer=None).fit(X, Y)
+    np.testing.assert_allclose(sel.feature_scores_, _naive_ela_chi2(X, Y), rtol=1e-10)
+    np.testing.assert_allclose(weighted_chi2_scores(D, W), sel.feature_scores_, rtol=1e-12)

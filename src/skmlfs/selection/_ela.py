@@ -22,9 +22,9 @@ from ._base import TIE_RTOL, TIE_TOL, BaseInfoSelector, degenerate_selection
 
 __all__ = ["ELACHI", "ela_weights", "weighted_chi2_scores"]
 
-#: Largest number of cells (indicator columns × classes) of one dense block of weighted
-#: counts; the variables are processed in blocks below it (64 MiB of float64).
-_BLOCK_CELLS = 1 << 23
+#: Largest number of stored entries of one block of weighted counts (the tables of a block
+#: of variables, kept sparse); the variables are processed in blocks below it.
+_BLOCK_NNZ = 1 << 21
 
 
 def ela_weights(Y: Any) -> sp.csr_matrix:
@@ -62,6 +62,13 @@ def weighted_chi2_scores(D: DiscreteData, W: Any) -> np.ndarray:
     matrix of a class vector this is the ordinary χ² (PPT+χ²'s
     :func:`~skmlfs.selection._ppt_filters.chi2_scores`).
 
+    Over the cells of a row ``v`` with ``r_v > 0``, ``Σ_c O_vc = Σ_c E_vc = r_v``, so the
+    row contributes ``(T / r_v) Σ_c O_vc² / s_c − r_v``: only the non-zero cells of the
+    table enter, and the tables stay sparse (the count engine's indicator matrix times
+    ``W``, one sparse product per block of variables). The value-0 row of each table,
+    ``O_0c = s_c − R_c`` with ``R`` the sum of the other rows, contributes
+    ``(T / r_0)(T − 2 Σ_c R_c + Σ_c R_c² / s_c) − r_0``.
+
     Parameters
     ----------
     D : DiscreteData
@@ -71,57 +78,72 @@ def weighted_chi2_scores(D: DiscreteData, W: Any) -> np.ndarray:
     Returns
     -------
     ndarray of shape (p,)
-        0 for every variable when the total weight is 0.
+        0 for every variable when the total weight is 0, and for one-valued variables.
     """
     W = sp.csc_matrix(W, dtype=np.float64)
     N, p = D.n_samples, D.n_vars
     if W.shape[0] != N:
         raise ValueError(f"W must have {N} rows; got {W.shape[0]}.")
     s = np.asarray(W.sum(axis=0)).ravel()  # class margins
-    T = float(s.sum())
     out = np.zeros(p)
+    T = float(s.sum())
     if T <= 0 or p == 0:
         return out
     keep = s > 0  # classes of weight 0 have E = O = 0 in every cell
-    W, s = W[:, keep], s[keep]
+    W, s = sp.csr_matrix(W[:, keep]), s[keep]
+    inv_s = 1.0 / s
     w_row = np.asarray(W.sum(axis=1)).ravel()  # weight of each row
     ind = D.indicators
-    c = int(s.size)
-
-    def cells(O: np.ndarray, r: np.ndarray) -> np.ndarray:
-        E = r[:, None] * (s[None, :] / T)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(E > 0, (O - E) ** 2 / np.where(E > 0, E, 1.0), 0.0)
-        return t.sum(axis=1)
-
-    # blocks of whole variables whose indicator columns × classes stay below the cap
-    width = max(1, _BLOCK_CELLS // max(c, 1))
+    m = int(D.ptr[-1])
+    var_of_col = np.repeat(np.arange(p), D.arity - 1)
+    r = np.asarray(ind.T @ w_row, dtype=np.float64).ravel()  # r_v of the non-zero codes
+    # an upper bound on the stored entries of each code's row of the table, to size blocks
+    est = np.asarray(ind.T @ np.diff(W.indptr).astype(np.float64)).ravel()
+    q2 = np.zeros(m)  # Σ_c O_vc² / s_c of every non-zero code v
+    R2 = np.zeros(p)  # Σ_c R_c² / s_c of every variable
+    R_sum = np.bincount(var_of_col, weights=r, minlength=p)  # Σ_c R_c = Σ_{v≠0} r_v
+    r0 = T - R_sum
+    present0 = r0 > 1e-12 * T  # value 0 met in rows of positive weight
+    # where value 0 carries little weight, (T / r_0)(...) − r_0 would cancel large terms:
+    # those rows are summed cell by cell instead (few variables: value 0 is the most
+    # frequent value of each variable)
+    direct0 = present0 & (r0 < 1e-3 * T)
+    zero_row = np.zeros(p)
+    cum = np.concatenate([[0.0], np.cumsum(est)])
     a = 0
     while a < p:
-        b = int(np.searchsorted(D.ptr, D.ptr[a] + width, side="right")) - 1
+        # the largest block of whole variables whose entries stay below the cap
+        limit = cum[D.ptr[a]] + _BLOCK_NNZ
+        b = int(np.searchsorted(cum[D.ptr], limit, side="right")) - 1
         b = min(max(b, a + 1), p)
         c0, c1 = int(D.ptr[a]), int(D.ptr[b])
-        block = ind[:, c0:c1]
-        # O for the non-zero codes: indicatorsᵀ · W (one sparse product per block)
-        O = block.T @ W if sp.issparse(block) else (W.T @ block).T
-        O = np.asarray(O.toarray() if sp.issparse(O) else O, dtype=np.float64)
-        r = np.asarray(block.T @ w_row, dtype=np.float64).ravel()
-        # G sums the codes of each variable of the block
-        var_of_col = np.repeat(np.arange(b - a), D.arity[a:b] - 1)
-        G = sp.csr_matrix(
-            (np.ones(var_of_col.size), (var_of_col, np.arange(var_of_col.size))),
-            shape=(b - a, var_of_col.size),
-        )
-        chi = G @ cells(O, r)
-        # the code-0 row of every variable's table, by subtraction from the margins
-        O0 = s[None, :] - G @ O
-        r0 = T - G @ r
-        # rounding can leave −1e-16 where the exact value is 0
-        out[a:b] = chi + cells(np.maximum(O0, 0.0), np.maximum(r0, 0.0))
+        if c1 > c0:
+            block = ind[:, c0:c1]
+            if not sp.issparse(block):
+                block = sp.csc_matrix(block)
+            O = sp.csr_matrix(block.T @ W)  # (codes of the block) × classes, sparse
+            q2[c0:c1] = O.multiply(O) @ inv_s
+            G = sp.csr_matrix(
+                (np.ones(c1 - c0), (var_of_col[c0:c1] - a, np.arange(c1 - c0))),
+                shape=(b - a, c1 - c0),
+            )
+            R = sp.csr_matrix(G @ O)
+            R2[a:b] = R.multiply(R) @ inv_s
+            for j in np.flatnonzero(direct0[a:b]):
+                O0 = s - R[j].toarray().ravel()
+                E0 = r0[a + j] * s / T
+                zero_row[a + j] = float(((O0 - E0) ** 2 / E0).sum())
         a = b
-    # a one-valued table has χ² = 0 exactly (the subtraction above leaves ~1e-31)
+    # rows of the non-zero codes (r_v > 0 only: an absent value has no cells)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rows = np.where(r > 0, T * q2 / np.where(r > 0, r, 1.0) - r, 0.0)
+    out = np.bincount(var_of_col, weights=rows, minlength=p)
+    ok = present0 & ~direct0
+    out[ok] += T * (T - 2.0 * R_sum[ok] + R2[ok]) / r0[ok] - r0[ok]
+    out[direct0] += zero_row[direct0]
+    # a one-valued table has χ² = 0; differences of sums can leave −1e-13 elsewhere
     out[D.arity <= 1] = 0.0
-    return out
+    return np.maximum(out, 0.0)
 
 
 def _order_by_score(score: np.ndarray, k: int) -> np.ndarray:
