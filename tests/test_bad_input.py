@@ -60,6 +60,7 @@ SELECTORS = {
     "BMFS": S.BMFS(3), "MGFS": S.MGFS(3), "MFSMCDM": S.MFSMCDM(3),
     "MCLS": S.MCLS(3),
     "PMU": S.PMU(3), "D2F": S.D2F(3),
+    "ELACHI": S.ELACHI(3),
 }
 TRANSFORMERS = {"MDDM": S.MDDM(n_components=3)}
 LEARNERS = {
@@ -77,7 +78,7 @@ ALL = {**SELECTORS, **TRANSFORMERS, **LEARNERS}
 # invariant to scaling X: on X * 1e300 they must select what they select on X.
 SCALE_INVARIANT = ["SCLS", "AMI", "MDMR", "GICS", "LRFS", "MLCFS", "PPTMI", "PPTCHI", "MLFS",
                    "MLJMI", "MLMIM", "MLMRMR", "ReliefFML", "PPTReliefF", "BMFS", "MGFS",
-                   "PMU", "D2F"]
+                   "PMU", "D2F", "ELACHI"]
 
 
 def _spoil(kind: str):

@@ -75,6 +75,8 @@ SELECTORS: dict[str, str] = {
     # issue #23: FIMF and multi-label QPFS
     "fimf": "skmlfs.selection:FIMF",
     "qpfs": "skmlfs.selection:QPFS",
+    # entropy-based label assignment + chi-squared (the PMU repository's ELA+chi2)
+    "ela_chi": "skmlfs.selection:ELACHI",
 }
 
 LEARNERS: dict[str, str] = {
@@ -131,6 +133,9 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                    "Doquire & Verleysen 2011"),
         "ppt_chi": ("pruned problem transformation + chi-squared statistic",
                     "Read 2008 (PPT)"),
+        "ela_chi": ("entropy-based label assignment (each pattern copied per label, "
+                    "weight 1 / its label count) + chi-squared statistic",
+                    "Chen et al. 2007 (ELA)"),
         "ppt_relieff": ("pruned problem transformation + classic ReliefF",
                         "Spolaor et al. 2013"),
         "relieff_ml": ("ReliefF weights for multi-label data (Hamming distance of label sets)",
@@ -214,6 +219,8 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
 ALIASES: dict[str, dict[str, str]] = {
     "selector": {
         "pptchi2": "ppt_chi",
+        "elachi2": "ela_chi",
+        "elaχ²": "ela_chi",
         "pptχ²": "ppt_chi",
         "pptrf": "ppt_relieff",
         "none": "all",

@@ -69,6 +69,10 @@ from ._ant import MLACO, AntTD  # noqa: E402
 
 __all__ += ["MLACO", "AntTD"]
 
+from ._ela import ELACHI  # noqa: E402
+
+__all__ += ["ELACHI"]
+
 # What the classifier chains of skmlfs.learners build on (Sun & Kudo 2018): the greedy
 # MLFS routines — label-specific selection (Eq. 43), global selection (Eq. 42), kCC
 # parents (Eq. 33) — and the tie rule of every greedy search.
