@@ -70,22 +70,18 @@ def _kernel_divisor(sigma: float, kernel_scale: str) -> float:
     raise ValueError(f"kernel_scale must be 'sigma2' or '2sigma2'; got {kernel_scale!r}.")
 
 
-def _heat_kernel_affinity(
-    Z: Any, n_neighbors: int = 5, sigma: float = 1.0, kernel_scale: str = "sigma2"
-) -> sp.csr_matrix:
-    """Symmetric heat-kernel ``p``-nearest-neighbour affinity between the rows of ``Z``.
+def _knn_pairs(Z: Any, n_neighbors: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Directed ``p``-nearest-neighbour pairs between the rows of ``Z``.
 
-    ``S_ij = exp(-‖z_i − z_j‖² / σ²)`` (or ``/(2σ²)``) when ``j`` is among the ``p`` nearest
-    rows of ``i`` or ``i`` among those of ``j`` (the "or" rule), else 0; ``S_ii = 0``.
-    Neighbours exclude the point itself; distance ties go to the lower index. When
-    ``m − 1 ≤ p`` every pair is connected. Returns a CSR matrix (entries whose kernel value
-    underflows to 0 are not stored). Distances are computed in row blocks, so memory is
-    ``O(block · m + m · p)``, never ``m × m`` dense.
+    Returns ``(rows, cols, sqdist)``: for every row ``i`` its ``p`` nearest other rows
+    ``j`` (squared Euclidean distances), ``p = min(n_neighbors, m − 1)``. Neighbours exclude
+    the point itself; distance ties go to the lower index. Distances are computed in row
+    blocks, so memory is ``O(block · m + m · p)``, never ``m × m`` dense.
     """
     m = Z.shape[0]
-    div = _kernel_divisor(sigma, kernel_scale)
     if m <= 1:
-        return sp.csr_matrix((m, m))
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty, np.zeros(0)
     sq = _row_sq_norms(Z)
     p = min(int(n_neighbors), m - 1)
     rows_all, cols_all, vals_all = [], [], []
@@ -111,11 +107,27 @@ def _heat_kernel_affinity(
         r, c = np.nonzero(mask)
         rows_all.append(r + start)
         cols_all.append(c)
-        vals_all.append(np.exp(-D[r, c] / div))
-    rows = np.concatenate(rows_all)
-    cols = np.concatenate(cols_all)
-    vals = np.concatenate(vals_all)
-    S = sp.csr_matrix((vals, (rows, cols)), shape=(m, m))
+        vals_all.append(D[r, c])
+    return np.concatenate(rows_all), np.concatenate(cols_all), np.concatenate(vals_all)
+
+
+def _heat_kernel_affinity(
+    Z: Any, n_neighbors: int = 5, sigma: float = 1.0, kernel_scale: str = "sigma2"
+) -> sp.csr_matrix:
+    """Symmetric heat-kernel ``p``-nearest-neighbour affinity between the rows of ``Z``.
+
+    ``S_ij = exp(-‖z_i − z_j‖² / σ²)`` (or ``/(2σ²)``) when ``j`` is among the ``p`` nearest
+    rows of ``i`` or ``i`` among those of ``j`` (the "or" rule), else 0; ``S_ii = 0``.
+    Neighbours as :func:`_knn_pairs` finds them. When ``m − 1 ≤ p`` every pair is
+    connected. Returns a CSR matrix (entries whose kernel value underflows to 0 are not
+    stored).
+    """
+    m = Z.shape[0]
+    div = _kernel_divisor(sigma, kernel_scale)
+    if m <= 1:
+        return sp.csr_matrix((m, m))
+    rows, cols, dist = _knn_pairs(Z, n_neighbors)
+    S = sp.csr_matrix((np.exp(-dist / div), (rows, cols)), shape=(m, m))
     S = S.maximum(S.T).tocsr()  # symmetric "or" rule (kernel values are symmetric)
     S.eliminate_zeros()
     return S
