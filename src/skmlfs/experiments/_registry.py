@@ -77,6 +77,9 @@ SELECTORS: dict[str, str] = {
     "qpfs": "skmlfs.selection:QPFS",
     # entropy-based label assignment + chi-squared (the PMU repository's ELA+chi2)
     "ela_chi": "skmlfs.selection:ELACHI",
+    # manifold-regularised and coupled-factorisation sparse selectors (issue #26)
+    "mdfs": "skmlfs.selection:MDFS",
+    "scmfs": "skmlfs.selection:SCMFS",
 }
 
 LEARNERS: dict[str, str] = {
@@ -177,6 +180,10 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                   "Paniri, Dowlatshahi & Nezamabadi-pour 2020"),
         "ant_td": ("ant colony with a TD-learned heuristic (the memetic paper's 'MLACO')",
                    "Paniri, Dowlatshahi & Nezamabadi-pour 2021"),
+        "mdfs": ("sparse regression onto an embedding smoothed over pattern and label graphs",
+                 "Zhang, Luo, Li, Zhou & Li 2019"),
+        "scmfs": ("sparse map onto the common factor of coupled non-negative X and Y "
+                  "factorisations", "Hu, Li, Gao, Zhang & Hu 2020"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",

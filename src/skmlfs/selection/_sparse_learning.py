@@ -229,7 +229,7 @@ def _ranking_from_scores(scores: np.ndarray) -> np.ndarray:
     return np.argsort(-scores, kind="stable")
 
 
-def _minmax_scale(X: Any) -> Any:
+def _minmax_scale(X: Any, method: str = "RLEFS") -> Any:
     """Scale every column to ``[0, 1]`` (constant columns become 0); sparse stays sparse.
 
     Sparse input must be non-negative: shifting a column with a negative minimum would turn
@@ -239,7 +239,7 @@ def _minmax_scale(X: Any) -> Any:
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         if X.nnz and X.data.min() < 0:
             raise ValueError(
-                "RLEFS needs non-negative features; X is sparse with negative values, and "
+                f"{method} needs non-negative features; X is sparse with negative values, and "
                 "min-max scaling would densify it. Pass a dense X or shift it first."
             )
         lo = np.asarray(X.min(axis=0).toarray()).ravel()  # 0 for columns with implicit zeros
