@@ -61,6 +61,8 @@ SELECTORS = {
     "MCLS": S.MCLS(3),
     "PMU": S.PMU(3), "D2F": S.D2F(3),
     "ELACHI": S.ELACHI(3),
+    "MDFS": S.MDFS(3, max_iter=20, random_state=0),
+    "SCMFS": S.SCMFS(3, max_iter=20, random_state=0),
 }
 TRANSFORMERS = {"MDDM": S.MDDM(n_components=3)}
 LEARNERS = {
@@ -78,7 +80,7 @@ ALL = {**SELECTORS, **TRANSFORMERS, **LEARNERS}
 # invariant to scaling X: on X * 1e300 they must select what they select on X.
 SCALE_INVARIANT = ["SCLS", "AMI", "MDMR", "GICS", "LRFS", "MLCFS", "PPTMI", "PPTCHI", "MLFS",
                    "MLJMI", "MLMIM", "MLMRMR", "ReliefFML", "PPTReliefF", "BMFS", "MGFS",
-                   "PMU", "D2F", "ELACHI"]
+                   "PMU", "D2F", "ELACHI", "SCMFS"]
 
 
 def _spoil(kind: str):

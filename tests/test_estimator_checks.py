@@ -53,6 +53,8 @@ CHEAP: dict[str, dict] = {
     "MLCWkNN": {"k": 3},
     "MIFS": {"max_iter": 50},
     "RLEFS": {"max_iter": 50},
+    "MDFS": {"max_iter": 20, "n_neighbors": 5},
+    "SCMFS": {"max_iter": 50},
 }
 
 

@@ -34,14 +34,14 @@ from skmlfs.learners import (
     MLkNN,
     ProbabilisticClassifierChain,
 )
-from skmlfs.selection import BMFS, MCLS, MFSMCDM, MGFS
+from skmlfs.selection import BMFS, MCLS, MDFS, MFSMCDM, MGFS, SCMFS
 
 ESTIMATORS = [
     BinaryRelevance(), ClassifierChain(), BayesianClassifierChain(), KDependentChain(),
     OCC(), ProbabilisticClassifierChain(), EnsembleOfChains(), LLSFClassifier(),
     MDDMClassifier(), MLkNN(), DMLkNN(), MLCWkNN(), EqualWidthDiscretizer(),
     EqualFrequencyDiscretizer(), MeanStdDiscretizer(), LAIMDiscretizer(),
-    BMFS(), MGFS(), MFSMCDM(), MCLS(),
+    BMFS(), MGFS(), MFSMCDM(), MCLS(), MDFS(), SCMFS(),
 ]
 
 

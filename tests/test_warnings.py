@@ -20,6 +20,7 @@ from skmlfs.selection import (
     AMI,
     GICS,
     LRFS,
+    MDFS,
     MDMR,
     MIFS,
     MLCFS,
@@ -29,6 +30,7 @@ from skmlfs.selection import (
     RALMFS,
     RLEFS,
     SCLS,
+    SCMFS,
     MemeticSelector,
     PPTReliefF,
     ReliefFML,
@@ -55,7 +57,8 @@ ESTIMATORS = [
     EnsembleOfChains(n_estimators=3, random_state=0), MLkNN(k=3), DMLkNN(k=3),
     MLCWkNN(k=3), SCLS(3), AMI(3), MDMR(3), GICS(3), LRFS(3), MLCFS(3), MLFS(3), PPTMI(3),
     PPTCHI(3), PPTReliefF(3), ReliefFML(3, random_state=0), RLEFS(3, random_state=0),
-    MIFS(3, random_state=0), RALMFS(3), MemeticSelector(
+    MIFS(3, random_state=0), RALMFS(3), MDFS(3, random_state=0), SCMFS(3, random_state=0),
+    MemeticSelector(
         MLNB(alpha=0.5), n_features_to_select=3, population_size=5, max_evaluations=20,
         random_state=0,
     ),
