@@ -52,6 +52,9 @@ from ._sparse_learning import (
 
 __all__ = ["MDFS", "SCMFS"]
 
+#: SCMFS keeps the ``d × d`` Gram matrix ``XᵀX`` (at most 128 MiB) up to this many features.
+_GRAM_MAX_D = 4096
+
 #: Relative residual at which the conjugate-gradient solve of MDFS's F step stops.
 _CG_RTOL = 1e-10
 
@@ -430,7 +433,8 @@ class SCMFS(_RowNormSelector):
     Time per iteration ``O(nnz(X)·k + nnz(Y)·k + (n + d + q)·k²)``: four products with
     ``X`` or ``Xᵀ``, two with ``Y``, and ``k × k`` Gram matrices. Memory: the scaled copy
     of ``X`` (``nnz(X)`` for sparse input; min–max scaling keeps non-negative sparse
-    input sparse) plus ``O((n + d + q)·k)``.
+    input sparse) plus ``O((n + d + q)·k)``, and the ``d × d`` Gram matrix ``XᵀX`` when
+    ``d ≤ 4096`` (then ``XᵀXW`` is one dense product, ``O(d²·k)``).
     """
 
     def __init__(
@@ -494,8 +498,15 @@ class SCMFS(_RowNormSelector):
         q = Yf.shape[1]
         k = q if self.n_components is None else int(self.n_components)
         sq_x = float(Xs.multiply(Xs).sum()) if sp.issparse(Xs) else float(np.sum(Xs * Xs))
+        gram = None
+        if d <= _GRAM_MAX_D:
+            # XᵀXW by a dense (threaded) product with the Gram matrix instead of two
+            # single-threaded sparse products per iteration
+            G = XsT @ Xs
+            gram = G.toarray() if sp.issparse(G) else np.asarray(G)
         prep = {
             "shape": (n, d, q, k),
+            "gram": gram,
             "X": Xs,
             "XT": XsT,
             "Y": Yf,
@@ -541,7 +552,8 @@ class SCMFS(_RowNormSelector):
         for _ in range(max_iter):
             dw = 1.0 / (2.0 * np.sqrt(_row_sq_norms(W) + eps))
             # W step: XᵀV with the V of this iteration's start (VtX holds it)
-            den = np.asarray(XT @ XW) + gamma * (dw[:, None] * W) + delta
+            XtXW = prep["gram"] @ W if prep["gram"] is not None else np.asarray(XT @ XW)
+            den = XtXW + gamma * (dw[:, None] * W) + delta
             W = W * (VtX.T / den)
             XW = np.asarray(X @ W)
             # V step (new W)
