@@ -130,8 +130,8 @@ def _shifted_pcg(
 class MDFS(_RowNormSelector):
     """Manifold regularised discriminative feature selection (Zhang, Luo, Li, Zhou, Li 2019).
 
-    Minimises, over the low-dimensional embedding ``F ∈ R^{n×q}`` and ``W ∈ R^{d×q}``
-    (``b`` eliminated by centring, ``H = I − 11ᵀ/n``)::
+    Minimises (M1), over the low-dimensional embedding ``F ∈ R^{n×q}`` and
+    ``W ∈ R^{d×q}`` (``b`` eliminated by centring, ``H = I − 11ᵀ/n``)::
 
         Tr(Fᵀ L F) + α ‖H X W − H F‖_F² + α ‖F − Y‖_F² + β Tr(F L0 Fᵀ)
             + γ Σ_i sqrt(‖W_{i·}‖² + ε)
@@ -139,10 +139,11 @@ class MDFS(_RowNormSelector):
     with ``L`` the Laplacian of a binary ``p``-NN graph over the patterns (rows of ``X``)
     and ``L0`` that of a binary ``p``-NN graph over the labels (columns of ``Y``). As in
     the authors' code, every iteration first solves the Sylvester equation of the ``F``
-    step exactly, ``(L + αH + αI) F + F (βL0) = αHXW + αY``, then takes the reweighted
-    ``W`` step ``W = (αXᵀHX + γD + εI)⁻¹ αXᵀHF`` with
+    step exactly, ``(L + αH + αI) F + F (βL0) = αHXW + αY`` (M2), then takes the
+    reweighted ``W`` step ``W = (αXᵀHX + γD + εI)⁻¹ αXᵀHF`` (M3) with
     ``D = diag(1 / (2 sqrt(‖W_{i·}‖² + ε)))`` from the previous ``W``. Features are ranked
-    by ``‖W_{i·}‖₂``.
+    by ``‖W_{i·}‖₂``. Equation labels (M1)–(M3) are those of ``docs/methods/sparse.md#mdfs``
+    (the paper's text was not available; the steps are those of the authors' code).
 
     Parameters
     ----------
@@ -376,13 +377,13 @@ class SCMFS(_RowNormSelector):
 
     Coupled non-negative matrix factorisation: the feature matrix and the label matrix
     share the latent factor ``V`` (the "common mode"), and a row-sparse ``W`` maps the
-    features onto it::
+    features onto it (S1)::
 
         min_{W, V, Q, B ≥ 0}  ‖XW − V‖_F² + α ‖X − VQ‖_F² + β ‖Y − VB‖_F²
                               + γ Σ_i sqrt(‖W_{i·}‖² + ε)
 
     (``W ∈ R^{d×k}``, ``V ∈ R^{n×k}``, ``Q ∈ R^{k×d}``, ``B ∈ R^{k×q}``), by the
-    multiplicative updates, in this order::
+    multiplicative updates (S2), in this order::
 
         W ← W ⊙ XᵀV / (XᵀXW + γDW)
         V ← V ⊙ (XW + αXQᵀ + βYBᵀ) / (V + αVQQᵀ + βVBBᵀ)
@@ -391,6 +392,8 @@ class SCMFS(_RowNormSelector):
 
     with ``D = diag(1 / (2 sqrt(‖W_{i·}‖² + ε)))`` from the ``W`` at the start of the
     iteration (``δ`` added to every denominator). Features are ranked by ``‖W_{i·}‖₂``.
+    Labels (S1), (S2) are those of ``docs/methods/sparse.md#scmfs``: the model as a public
+    re-implementation states it (the paper's equations could not be checked; **Open**).
 
     Parameters
     ----------
