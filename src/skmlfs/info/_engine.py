@@ -523,8 +523,9 @@ def max_table_bytes() -> float:
     :data:`MAX_TABLE_GIB` (4 GiB) unless the environment variable ``SKMLFS_MAX_TABLE_GIB``
     gives another number of GiB. The full feature × label tables (small problems, and
     LRFS, PMU, FIMF and parts of the MLFS family at any size) are bounded by it (those
-    also check their tables before counting); the label sums of SCLS, AMI, MIRank, GICS, MDMR, D2F, the MLFS relevance,
-    PPT and MLCFS never build such a table above the full-block threshold.
+    also check their tables before counting); the label sums of SCLS, AMI, MIRank, GICS,
+    MDMR, D2F, the MLFS relevance, PPT and MLCFS never build such a table above the
+    full-block threshold.
 
     Returns
     -------
