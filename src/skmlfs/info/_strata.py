@@ -100,22 +100,24 @@ def _split_rows(D: DiscreteData, code: np.ndarray, n_codes: int) -> list[Discret
     ind = D.indicators
     csc = sp.issparse(ind) and ind.format == "csc"
     M = ind if csc else sp.csr_matrix(ind)
-    major = np.repeat(np.arange(M.indptr.size - 1), np.diff(M.indptr))
     n_rows = np.bincount(code, minlength=n_codes)
-    new_row = np.empty(code.size, dtype=np.int64)  # position of each row in its stratum
+    new_row = np.empty(code.size, dtype=M.indices.dtype)  # position of each row in its stratum
     for u in range(n_codes):
-        new_row[code == u] = np.arange(n_rows[u])
+        new_row[code == u] = np.arange(n_rows[u], dtype=new_row.dtype)
     out = []
     if csc:
-        ent_code = code[M.indices]
+        ent_code = code.astype(np.int8 if n_codes < 128 else np.int64)[M.indices]
+        nonempty = np.flatnonzero(np.diff(M.indptr))
         for u in range(n_codes):
-            sel = np.flatnonzero(ent_code == u)  # entries of the stratum, in CSC order
-            cnt = np.bincount(major[sel], minlength=M.shape[1])
+            hit = ent_code == u
+            sel = np.flatnonzero(hit)  # entries of the stratum, in CSC order
+            cnt = np.zeros(M.shape[1], dtype=np.int64)
+            if nonempty.size:  # entries of each column within the stratum
+                cnt[nonempty] = np.add.reduceat(hit, M.indptr[nonempty], dtype=np.int64)
             indptr = np.concatenate([[0], np.cumsum(cnt)])
-            S = sp.csc_matrix((M.data[sel], new_row[M.indices[sel]], indptr),
-                              shape=(int(n_rows[u]), M.shape[1]))
-            out.append(DiscreteData(int(n_rows[u]), D.arity, D.ptr, S, cnt.astype(np.int64),
-                                    D.values))
+            S = sp.csc_matrix((np.ones(sel.size, dtype=M.dtype), new_row[M.indices[sel]],
+                               indptr), shape=(int(n_rows[u]), M.shape[1]))
+            out.append(DiscreteData(int(n_rows[u]), D.arity, D.ptr, S, cnt, D.values))
         return out
     for u in range(n_codes):
         rows = np.flatnonzero(code == u)
