@@ -1,10 +1,11 @@
-"""Extreme label sets and data larger than memory (issue #17).
+"""Extreme label sets and data larger than memory (issues #17, #28).
 
 Run:  python benchmarks/bench_extreme.py [--only NAME ...] [--scale-factor F] [--append]
       MLFS_DATASETS=... python benchmarks/bench_extreme.py --compare-src OTHER/src
 
 e.g. ``--only delicious200k`` (the whole 196,606 rows), ``--only wiki10 eurlex``,
-``--only scaling``, ``--only ooc``; ``--append`` adds the output with the date and the
+``--only scaling``, ``--only ooc``, ``--only allinfo [--shapes ...] [--selectors ...]``,
+``--only scls-comparison``; ``--append`` adds the output with the date and the
 load average to ``docs/results/benchmarks/bench_extreme.txt``. Timings on a loaded
 machine are upper bounds: compare the printed ratios, and rerun on an idle machine.
 
@@ -31,6 +32,23 @@ Problems (each in its own process, so the peak RSS printed is that problem's):
   same selection in memory and from the files on the first 200,000 rows.
 * ``scaling``: time of relevance + SCLS (20 features) versus n, d and q; log–log slopes
   and a PNG in ``docs/results/benchmarks/``.
+* ``allinfo`` (not run by default): every information-theoretic selector of the library
+  (SCLS, AMI, MIRank, GICS, MDMR in its three variants, MLCFS, LRFS, PPT+MI rank and mRMR,
+  PPT+χ², MLFS local and global, MLMIM, MLJMI, MLMRMR, PMU, D2F and its code variant,
+  FIMF, QPFS) with its default number of features (⌈√n⌉) on the EURLex-4K and
+  Wiki10-31K shapes (``--shapes``; ``eurlex-q400`` and ``eurlex-q1000`` keep the EURLex
+  rows and features with fewer labels, for the terms over label pairs), each fit in its own
+  process: fit time, CPU time, the resident high-water mark during the fit (data
+  included) and the load average around it. A fit is stopped after ``--time-limit``
+  seconds (default 600) and runs under an address-space cap of ``--mem-limit-gib``
+  (default 12) so that it fails cleanly instead of exhausting the shared machine; a
+  selector that stops or raises (the library's fail-fast table checks) gets a "ruled out"
+  line with the reason. ``--append`` writes to
+  ``docs/results/benchmarks/bench_extreme_allinfo.txt``.
+* ``scls-comparison`` (not run by default): the SCLS paper's comparison at the Wiki10-31K
+  shape — SCLS, AMI, MDMR and the relevance ranking MIRank as reference, each in its own
+  process: time, peak memory, the Jaccard index of every pair of selections and where
+  the selected features stand in the relevance ranking.
 
 ``--scale-factor`` shrinks the rows of every problem (for a quick try).
 
@@ -335,7 +353,11 @@ def _profile_label_sums(mod, A, B, cache) -> dict:
 
 # shape and average non-zero features / labels per row of the public data sets
 XMLC_SHAPES = {"eurlex": (15_539, 5_000, 3_993, 236, 5.3),
-               "wiki10": (14_146, 101_938, 30_938, 673, 18.6)}
+               "wiki10": (14_146, 101_938, 30_938, 673, 18.6),
+               # reduced label sets, for the selectors with terms over label pairs (their
+               # time grows with q²): the EURLex rows and features with 400 and 1,000 labels
+               "eurlex-q400": (15_539, 5_000, 400, 236, 5.3),
+               "eurlex-q1000": (15_539, 5_000, 1_000, 236, 5.3)}
 
 
 def xmlc_data(which: str, f: float) -> tuple[sp.csr_matrix, sp.csr_matrix]:
@@ -767,7 +789,7 @@ def main() -> None:
     ap.add_argument("--compare-src", help="speed table of docs/performance.md: this tree vs "
                     "another source tree (its src/ folder), alternating, ratios printed")
     ap.add_argument("--shapes", nargs="*", choices=list(XMLC_SHAPES),
-                    default=list(XMLC_SHAPES), help="allinfo: the shapes to run")
+                    default=["eurlex", "wiki10"], help="allinfo: the shapes to run")
     ap.add_argument("--selectors", nargs="*", choices=ALLINFO_LABELS, default=ALLINFO_LABELS,
                     help="allinfo: the selectors to run (default: all)")
     ap.add_argument("--time-limit", type=float, default=600.0,

@@ -18,9 +18,9 @@ __all__ = ["InfoCache", "use_full_block"]
 # (skmlfs.info._labelsum, ._strata) without the d × q block; at or below, from the full
 # block as before (bit-identical results).
 FULL_BLOCK_PAIRS = 2**26
-# ... or above 4·FULL_BLOCK_PAIRS cells of the dense count table (indicator columns of X ×
-# those of Y): many-valued variables (a PPT class with thousands of label sets) make the
-# table far larger than d·q; four cells per pair keep every table of ternary variables.
+# ... or above as many cells of the dense count table (indicator columns of X × those of
+# Y; 512 MiB as int64, with several float64 reductions of its size): many-valued variables
+# (a PPT class with thousands of label sets) make the table far larger than d·q.
 
 
 # A greedy step's Σ_l H(f, l, s) from the full block costs two dense d × q reductions per
@@ -36,13 +36,13 @@ def use_full_block(X: DiscreteData, Y: DiscreteData, full_block_pairs: int | Non
 
     True when ``d·q`` is at most ``full_block_pairs`` (default :data:`FULL_BLOCK_PAIRS`)
     and the dense count table (indicator columns of ``X`` × those of ``Y``) has at most
-    four times as many cells. Otherwise the label-sum paths run, which never hold ``d × q``
+    as many cells. Otherwise the label-sum paths run, which never hold ``d × q``
     (``docs/methods/info.md#complexity-and-scale``). Selectors that have a label-sum path
     (SCLS, AMI, MIRank, GICS, MDMR, D2F, the MLFS relevance, PPT, MLCFS) ask this.
     """
     pairs = FULL_BLOCK_PAIRS if full_block_pairs is None else int(full_block_pairs)
     cells = int(X.indicators.shape[1]) * int(Y.indicators.shape[1])
-    return X.n_vars * Y.n_vars <= pairs and cells <= 4 * pairs
+    return X.n_vars * Y.n_vars <= pairs and cells <= pairs
 
 
 class InfoCache:

@@ -63,7 +63,7 @@ def chi2_scores(D: DiscreteData, classes: np.ndarray, *, sparse: bool | None = N
     each variable's table follows by subtraction from the class totals.
 
     ``sparse`` (default: when the dense ``codes × classes`` table would exceed the
-    count engine's full-table threshold, ``4·FULL_BLOCK_PAIRS`` cells, as
+    count engine's full-table threshold, ``FULL_BLOCK_PAIRS`` cells, as
     :func:`~skmlfs.info._cache.use_full_block`) keeps ``O`` sparse: a cell with
     ``O = 0`` contributes ``E``, and ``Σ_c E_vc = n_v``, so only the co-occurring
     (code, class) cells are enumerated, plus the classes of the code-0 row that co-occur
@@ -79,7 +79,7 @@ def chi2_scores(D: DiscreteData, classes: np.ndarray, *, sparse: bool | None = N
     nc = int(cls.max()) + 1 if N else 0
     C = sp.csc_matrix((np.ones(N), (np.arange(N), cls.ravel())), shape=(N, nc))
     if sparse is None:
-        sparse = D.indicators.shape[1] * nc > 4 * _cache.FULL_BLOCK_PAIRS
+        sparse = D.indicators.shape[1] * nc > _cache.FULL_BLOCK_PAIRS
     if sparse:
         return _chi2_sparse(D, C, N)
     ind = D.indicators
