@@ -361,12 +361,49 @@ XMLC_SHAPES = {"eurlex": (15_539, 5_000, 3_993, 236, 5.3),
 
 
 def xmlc_data(which: str, f: float) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-    """Synthetic power-law binary data of an XMLC shape (rows scaled by ``f``)."""
-    n, d, q, fx, fy = XMLC_SHAPES[which]
+    """Synthetic power-law binary data of an XMLC shape (rows scaled by ``f``).
+
+    Features and labels are drawn independently, so every relevance is sampling noise.
+    ``<shape>-planted`` adds structure the criteria disagree on: each of 1,000 labels
+    copies one of 400 "parent" features in 25 % of that feature's rows (relevance), and
+    each parent has a near-copy elsewhere (its rows less 5 %: redundancy).
+    """
+    planted = which.endswith("-planted")
+    n, d, q, fx, fy = XMLC_SHAPES[which.removesuffix("-planted")]
     n = int(n * f)
     rng = np.random.default_rng(1)
     X = power_law_csr(rng, n, d, fx, 50)
     Y = power_law_csr(rng, n, q, int(round(fy)), 20)
+    if planted:
+        prng = np.random.default_rng(11)
+        freq = np.diff(sp.csc_matrix(X).indptr)
+        # parents among features in 2–20 % of the rows (informative, not near-constant)
+        pool = np.flatnonzero((freq > 0.02 * n) & (freq < 0.2 * n))
+        parents = prng.choice(pool, size=min(400, pool.size), replace=False)
+        Xc = sp.csc_matrix(X)
+        rows_of = [Xc.indices[Xc.indptr[p] : Xc.indptr[p + 1]] for p in parents]
+        labels = prng.choice(q, size=min(1_000, q), replace=False)
+        r_parts, c_parts = [], []
+        for j, lab in enumerate(labels):
+            rows = rows_of[j % parents.size]
+            r_parts.append(rows[prng.random(rows.size) < 0.25])
+            c_parts.append(np.full(r_parts[-1].size, lab))
+        extra = sp.csr_matrix((np.ones(sum(r.size for r in r_parts), dtype=Y.dtype),
+                               (np.concatenate(r_parts), np.concatenate(c_parts))),
+                              shape=Y.shape)
+        Y = (Y + extra).tocsr()
+        Y.data[:] = 1
+        # near-copies of the parents in columns that hold no parent
+        others = np.setdiff1d(np.arange(d), parents)
+        copies = prng.choice(others, size=parents.size, replace=False)
+        Xl = Xc.tolil()
+        for p, c in zip(parents, copies, strict=True):
+            rows = Xc.indices[Xc.indptr[p] : Xc.indptr[p + 1]]
+            keep = rows[prng.random(rows.size) >= 0.05]
+            Xl[:, int(c)] = 0
+            Xl[keep, int(c)] = 1
+        X = Xl.tocsr()
+        X.data[:] = 1
     return X, Y
 
 
@@ -535,18 +572,18 @@ def run_allinfo_parent(shapes, labels, f, time_limit, mem_gib, append, out_name,
     return rows
 
 
-def run_scls_comparison(f, time_limit, mem_gib, append, out_name) -> None:
+def run_scls_comparison(shape, f, time_limit, mem_gib, append, out_name) -> None:
     """The SCLS paper's comparison at the Wiki10-31K shape: SCLS, AMI, MDMR and the
     relevance ranking (MIRank), each in its own process; time, peak memory, the Jaccard
     index of every pair of selections and where the selected features stand in the
     relevance ranking Σ_l I(f; l)."""
     labels = ["MIRank", "SCLS", "AMI", "MDMR"]
     with tempfile.TemporaryDirectory() as tmp:
-        rows = run_allinfo_parent(["wiki10"], labels, f, time_limit, mem_gib, append,
+        rows = run_allinfo_parent([shape], labels, f, time_limit, mem_gib, append,
                                   out_name, save=tmp)
         sel = {}
         for lab in labels:
-            p = Path(tmp) / f"wiki10_{lab}.npz"
+            p = Path(tmp) / f"{shape}_{lab}.npz"
             if p.exists():
                 sel[lab] = dict(np.load(p))
     if "MIRank" not in sel:
@@ -570,7 +607,7 @@ def run_scls_comparison(f, time_limit, mem_gib, append, out_name) -> None:
               "in_top_k": int((rank[sel[lab]["order"]] <= sel[lab]["order"].size).sum()),
               "k": int(sel[lab]["order"].size)}
         for lab in names}
-    _emit("# SCLS paper comparison (Wiki10-31K shape): " + json.dumps(summary, default=float),
+    _emit(f"# SCLS paper comparison ({shape}): " + json.dumps(summary, default=float),
           append, out_name)
 
 
@@ -788,8 +825,10 @@ def main() -> None:
                     "date and load average, to docs/results/benchmarks/bench_extreme.txt")
     ap.add_argument("--compare-src", help="speed table of docs/performance.md: this tree vs "
                     "another source tree (its src/ folder), alternating, ratios printed")
-    ap.add_argument("--shapes", nargs="*", choices=list(XMLC_SHAPES),
-                    default=["eurlex", "wiki10"], help="allinfo: the shapes to run")
+    ap.add_argument("--shapes", nargs="*",
+                    choices=[*XMLC_SHAPES, *(f"{k}-planted" for k in XMLC_SHAPES)],
+                    default=None, help="allinfo (default: eurlex wiki10) and "
+                    "scls-comparison (default: wiki10 wiki10-planted): the shapes to run")
     ap.add_argument("--selectors", nargs="*", choices=ALLINFO_LABELS, default=ALLINFO_LABELS,
                     help="allinfo: the selectors to run (default: all)")
     ap.add_argument("--time-limit", type=float, default=600.0,
@@ -836,12 +875,14 @@ def main() -> None:
     _emit(header, args.append, out_name)
     for name in only:
         if name == "allinfo":
-            run_allinfo_parent(args.shapes, args.selectors, args.scale_factor,
-                               args.time_limit, args.mem_limit_gib, args.append, out_name)
+            run_allinfo_parent(args.shapes or ["eurlex", "wiki10"], args.selectors,
+                               args.scale_factor, args.time_limit, args.mem_limit_gib,
+                               args.append, out_name)
             continue
         if name == "scls-comparison":
-            run_scls_comparison(args.scale_factor, args.time_limit, args.mem_limit_gib,
-                                args.append, out_name)
+            for shape in args.shapes or ["wiki10", "wiki10-planted"]:
+                run_scls_comparison(shape, args.scale_factor, args.time_limit,
+                                    args.mem_limit_gib, args.append, out_name)
             continue
         out = subprocess.run(
             [sys.executable, __file__, "--child", name, "--scale-factor",
