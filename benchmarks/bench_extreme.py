@@ -1,10 +1,11 @@
-"""Extreme label sets and data larger than memory (issue #17).
+"""Extreme label sets and data larger than memory (issues #17, #28).
 
 Run:  python benchmarks/bench_extreme.py [--only NAME ...] [--scale-factor F] [--append]
       MLFS_DATASETS=... python benchmarks/bench_extreme.py --compare-src OTHER/src
 
 e.g. ``--only delicious200k`` (the whole 196,606 rows), ``--only wiki10 eurlex``,
-``--only scaling``, ``--only ooc``; ``--append`` adds the output with the date and the
+``--only scaling``, ``--only ooc``, ``--only allinfo [--shapes ...] [--selectors ...]``,
+``--only scls-comparison``; ``--append`` adds the output with the date and the
 load average to ``docs/results/benchmarks/bench_extreme.txt``. Timings on a loaded
 machine are upper bounds: compare the printed ratios, and rerun on an idle machine.
 
@@ -31,6 +32,23 @@ Problems (each in its own process, so the peak RSS printed is that problem's):
   same selection in memory and from the files on the first 200,000 rows.
 * ``scaling``: time of relevance + SCLS (20 features) versus n, d and q; log–log slopes
   and a PNG in ``docs/results/benchmarks/``.
+* ``allinfo`` (not run by default): every information-theoretic selector of the library
+  (SCLS, AMI, MIRank, GICS, MDMR in its three variants, MLCFS, LRFS, PPT+MI rank and mRMR,
+  PPT+χ², MLFS local and global, MLMIM, MLJMI, MLMRMR, PMU, D2F and its code variant,
+  FIMF, QPFS) with its default number of features (⌈√n⌉) on the EURLex-4K and
+  Wiki10-31K shapes (``--shapes``; ``eurlex-q400`` and ``eurlex-q1000`` keep the EURLex
+  rows and features with fewer labels, for the terms over label pairs), each fit in its own
+  process: fit time, CPU time, the resident high-water mark during the fit (data
+  included) and the load average around it. A fit is stopped after ``--time-limit``
+  seconds (default 600) and runs under an address-space cap of ``--mem-limit-gib``
+  (default 12) so that it fails cleanly instead of exhausting the shared machine; a
+  selector that stops or raises (the library's fail-fast table checks) gets a "ruled out"
+  line with the reason. ``--append`` writes to
+  ``docs/results/benchmarks/bench_extreme_allinfo.txt``.
+* ``scls-comparison`` (not run by default): the SCLS paper's comparison at the Wiki10-31K
+  shape — SCLS, AMI, MDMR and the relevance ranking MIRank as reference, each in its own
+  process: time, peak memory, the Jaccard index of every pair of selections and where
+  the selected features stand in the relevance ranking.
 
 ``--scale-factor`` shrinks the rows of every problem (for a quick try).
 
@@ -333,18 +351,69 @@ def _profile_label_sums(mod, A, B, cache) -> dict:
     return timings
 
 
-def run_xmlc(which: str, f: float) -> dict:
-    from skmlfs.info import DiscreteData, InfoCache
-    from skmlfs.selection import SCLS
+# shape and average non-zero features / labels per row of the public data sets
+XMLC_SHAPES = {"eurlex": (15_539, 5_000, 3_993, 236, 5.3),
+               "wiki10": (14_146, 101_938, 30_938, 673, 18.6),
+               # reduced label sets, for the selectors with terms over label pairs (their
+               # time grows with q²): the EURLex rows and features with 400 and 1,000 labels
+               "eurlex-q400": (15_539, 5_000, 400, 236, 5.3),
+               "eurlex-q1000": (15_539, 5_000, 1_000, 236, 5.3)}
 
-    # shape and average non-zero features / labels per row of the public data sets
-    shapes = {"eurlex": (15_539, 5_000, 3_993, 236, 5.3),
-              "wiki10": (14_146, 101_938, 30_938, 673, 18.6)}
-    n, d, q, fx, fy = shapes[which]
+
+def xmlc_data(which: str, f: float) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """Synthetic power-law binary data of an XMLC shape (rows scaled by ``f``).
+
+    Features and labels are drawn independently, so every relevance is sampling noise.
+    ``<shape>-planted`` adds structure the criteria disagree on: each of 1,000 labels
+    copies one of 400 "parent" features in 25 % of that feature's rows (relevance), and
+    each parent has a near-copy elsewhere (its rows less 5 %: redundancy).
+    """
+    planted = which.endswith("-planted")
+    n, d, q, fx, fy = XMLC_SHAPES[which.removesuffix("-planted")]
     n = int(n * f)
     rng = np.random.default_rng(1)
     X = power_law_csr(rng, n, d, fx, 50)
     Y = power_law_csr(rng, n, q, int(round(fy)), 20)
+    if planted:
+        prng = np.random.default_rng(11)
+        freq = np.diff(sp.csc_matrix(X).indptr)
+        # parents among features in 2–20 % of the rows (informative, not near-constant)
+        pool = np.flatnonzero((freq > 0.02 * n) & (freq < 0.2 * n))
+        parents = prng.choice(pool, size=min(400, pool.size), replace=False)
+        Xc = sp.csc_matrix(X)
+        rows_of = [Xc.indices[Xc.indptr[p] : Xc.indptr[p + 1]] for p in parents]
+        labels = prng.choice(q, size=min(1_000, q), replace=False)
+        r_parts, c_parts = [], []
+        for j, lab in enumerate(labels):
+            rows = rows_of[j % parents.size]
+            r_parts.append(rows[prng.random(rows.size) < 0.25])
+            c_parts.append(np.full(r_parts[-1].size, lab))
+        extra = sp.csr_matrix((np.ones(sum(r.size for r in r_parts), dtype=Y.dtype),
+                               (np.concatenate(r_parts), np.concatenate(c_parts))),
+                              shape=Y.shape)
+        Y = (Y + extra).tocsr()
+        Y.data[:] = 1
+        # near-copies of the parents in columns that hold no parent
+        others = np.setdiff1d(np.arange(d), parents)
+        copies = prng.choice(others, size=parents.size, replace=False)
+        Xl = Xc.tolil()
+        for p, c in zip(parents, copies, strict=True):
+            rows = Xc.indices[Xc.indptr[p] : Xc.indptr[p + 1]]
+            keep = rows[prng.random(rows.size) >= 0.05]
+            Xl[:, int(c)] = 0
+            Xl[keep, int(c)] = 1
+        X = Xl.tocsr()
+        X.data[:] = 1
+    return X, Y
+
+
+def run_xmlc(which: str, f: float) -> dict:
+    from skmlfs.info import DiscreteData, InfoCache
+    from skmlfs.selection import SCLS
+
+    X, Y = xmlc_data(which, f)
+    n, d = X.shape
+    q = Y.shape[1]
     k = math.ceil(math.sqrt(n))
     t0 = time.perf_counter()
     sel = SCLS(k).fit(X, Y)
@@ -364,6 +433,182 @@ def run_xmlc(which: str, f: float) -> dict:
     else:
         res["full_block_GiB_float64"] = d * q * 8 / 2**30
     return res
+
+
+# ---------------------------------------------------------------------- every info selector
+#: (label, class in skmlfs.selection, parameters): every information-theoretic selector of
+#: the library with its default number of features (⌈√n⌉) and, unless given, its defaults
+ALLINFO = [
+    ("SCLS", "SCLS", {}),
+    ("AMI", "AMI", {}),
+    ("MIRank", "MIRank", {}),
+    ("GICS", "GICS", {}),
+    ("MDMR", "MDMR", {}),
+    ("MDMR lin2015", "MDMR", {"variant": "lin2015"}),
+    ("MDMR interaction", "MDMR", {"variant": "interaction"}),
+    ("MLCFS", "MLCFS", {}),
+    ("LRFS", "LRFS", {}),
+    ("PPT+MI", "PPTMI", {}),
+    ("PPT+MI mrmr", "PPTMI", {"search": "mrmr"}),
+    ("PPT+chi2", "PPTCHI", {}),
+    ("MLFS local", "MLFS", {}),
+    ("MLFS global", "MLFS", {"mode": "global"}),
+    ("MLMIM", "MLMIM", {}),
+    ("MLJMI", "MLJMI", {}),
+    ("MLMRMR", "MLMRMR", {}),
+    ("PMU", "PMU", {}),
+    ("D2F", "D2F", {}),
+    ("D2F code", "D2F", {"variant": "code"}),
+    ("FIMF", "FIMF", {}),
+    ("QPFS", "QPFS", {}),
+]
+ALLINFO_LABELS = [a for a, _, _ in ALLINFO]
+
+
+def _vm_gib(key: str) -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) / 2**20
+    return float("nan")
+
+
+def run_allinfo_one(shape: str, label: str, f: float, time_limit: float,
+                    save: str | None) -> dict:
+    """One selector on one shape, in this (child) process: fit time and peak memory.
+
+    The fit runs under ``signal.alarm(time_limit)``; a selector that raises (the library's
+    fail-fast errors, or the alarm) is reported as ruled out with the first line of the
+    error. Peak memory: the process's resident high-water mark during the fit (data
+    included; ``data_GiB`` is the resident size before it).
+    """
+    import signal
+
+    import skmlfs.selection as S
+
+    cls_name, params = next((c, p) for a, c, p in ALLINFO if a == label)
+    X, Y = xmlc_data(shape, f)
+    n, d = X.shape
+    res = {"shape": shape, "selector": label, "n": n, "d": d, "q": int(Y.shape[1]),
+           "k": math.ceil(math.sqrt(n)), "params": params}
+    sel = getattr(S, cls_name)(**params)
+    try:  # reset the high-water mark: the peak is the fit's (data included)
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        pass
+    res["data_GiB"] = _vm_gib("VmRSS")
+
+    def on_alarm(*_):
+        raise TimeoutError(f"time limit of {time_limit:g} s reached")
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, time_limit)
+    t0, c0 = time.perf_counter(), _cpu_s()
+    try:
+        sel.fit(X, Y)
+        res["status"] = "ok"
+    except (Exception, MemoryError) as exc:  # noqa: BLE001 - reported, not hidden
+        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        res["status"] = "ruled out"
+        res["reason"] = f"{type(exc).__name__}: {msg}"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    res["fit_s"] = time.perf_counter() - t0
+    res["fit_cpu_s"] = _cpu_s() - c0
+    res["peak_GiB"] = _vm_gib("VmHWM")
+    if res["status"] == "ok":
+        order = np.asarray(sel.selection_order_[: sel.n_features_to_select_])
+        res["selected"] = int(order.size)
+        res["first10"] = order[:10].tolist()
+        if save:
+            extra = {}
+            if hasattr(sel, "relevance_"):
+                extra["relevance"] = np.asarray(sel.relevance_)
+            np.savez(Path(save) / f"{shape}_{label.replace(' ', '_')}.npz", order=order,
+                     **extra)
+    return res
+
+
+def _allinfo_line(r: dict) -> str:
+    if r.get("status") == "ok":
+        flag = "" if r["fit_s"] < 60 and r["peak_GiB"] < 4 else "  (above 60 s / 4 GiB)"
+        return (f"{r['shape']:7s} {r['selector']:17s} {r['fit_s']:8.1f} s "
+                f"{r['peak_GiB']:6.2f} GiB  {r['selected']} features{flag}")
+    return (f"{r['shape']:7s} {r['selector']:17s} ruled out after {r.get('fit_s', 0):.1f} s "
+            f"(peak {r.get('peak_GiB', float('nan')):.2f} GiB): {r.get('reason', '')}")
+
+
+def run_allinfo_parent(shapes, labels, f, time_limit, mem_gib, append, out_name,
+                       save=None) -> list[dict]:
+    """Each (shape, selector) in its own process; a line per run, then the JSON."""
+    rows = []
+    for shape in shapes:
+        for label in labels:
+            load = os.getloadavg()[0]
+            cmd = [sys.executable, __file__, "--child", "allinfo-one", "--shape", shape,
+                   "--selector", label, "--scale-factor", str(f), "--time-limit",
+                   str(time_limit), "--mem-limit-gib", str(mem_gib)]
+            if save:
+                cmd += ["--save", save]
+            try:
+                out = subprocess.run(cmd, capture_output=True, text=True,
+                                     timeout=time_limit + 900)
+                if out.returncode:
+                    tail = (out.stderr.strip().splitlines() or ["killed"])[-1]
+                    r = {"shape": shape, "selector": label, "status": "ruled out",
+                         "reason": f"process ended with code {out.returncode}: {tail}"}
+                else:
+                    r = json.loads(out.stdout.strip().splitlines()[-1])
+            except subprocess.TimeoutExpired:
+                r = {"shape": shape, "selector": label, "status": "ruled out",
+                     "reason": f"killed after {time_limit + 900:g} s"}
+            r["load_before"] = round(load, 1)
+            r["load_after"] = round(os.getloadavg()[0], 1)
+            rows.append(r)
+            _emit(_allinfo_line(r) + f"   [load {r['load_before']}-{r['load_after']}]",
+                  append, out_name)
+            _emit("   " + json.dumps(r, default=float), append, out_name)
+    return rows
+
+
+def run_scls_comparison(shape, f, time_limit, mem_gib, append, out_name) -> None:
+    """The SCLS paper's comparison at the Wiki10-31K shape: SCLS, AMI, MDMR and the
+    relevance ranking (MIRank), each in its own process; time, peak memory, the Jaccard
+    index of every pair of selections and where the selected features stand in the
+    relevance ranking Σ_l I(f; l)."""
+    labels = ["MIRank", "SCLS", "AMI", "MDMR"]
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = run_allinfo_parent([shape], labels, f, time_limit, mem_gib, append,
+                                  out_name, save=tmp)
+        sel = {}
+        for lab in labels:
+            p = Path(tmp) / f"{shape}_{lab}.npz"
+            if p.exists():
+                sel[lab] = dict(np.load(p))
+    if "MIRank" not in sel:
+        _emit("# relevance ranking missing: no comparison", append, out_name)
+        return
+    rel = sel["MIRank"]["relevance"]
+    rank = np.empty(rel.size, dtype=np.int64)  # 1 = most relevant (ties: lower index)
+    rank[np.lexsort((np.arange(rel.size), -rel))] = np.arange(1, rel.size + 1)
+    summary = {"timing": {r["selector"]: (r.get("fit_s"), r.get("peak_GiB"), r["status"])
+                          for r in rows}}
+    names = [lab for lab in labels if lab in sel]
+    jac = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            A, B = set(sel[a]["order"].tolist()), set(sel[b]["order"].tolist())
+            jac[f"{a}-{b}"] = round(len(A & B) / len(A | B), 3)
+    summary["jaccard"] = jac
+    summary["relevance_rank_of_selected"] = {
+        lab: {"median": float(np.median(rank[sel[lab]["order"]])),
+              "max": int(rank[sel[lab]["order"]].max()),
+              "in_top_k": int((rank[sel[lab]["order"]] <= sel[lab]["order"].size).sum()),
+              "k": int(sel[lab]["order"].size)}
+        for lab in names}
+    _emit(f"# SCLS paper comparison ({shape}): " + json.dumps(summary, default=float),
+          append, out_name)
 
 
 def _write_ooc(path: Path, n, d, q, density, block_rows, seed=2):
@@ -566,6 +811,8 @@ RUNNERS = {
     "wiki10": lambda f: run_xmlc("wiki10", f),
     "ooc": run_ooc,
     "scaling": run_scaling,
+    "allinfo": None,  # every information-theoretic selector, one process each (parent)
+    "scls-comparison": None,  # SCLS vs AMI vs MDMR vs MIRank at the Wiki10-31K shape
 }
 
 
@@ -578,7 +825,21 @@ def main() -> None:
                     "date and load average, to docs/results/benchmarks/bench_extreme.txt")
     ap.add_argument("--compare-src", help="speed table of docs/performance.md: this tree vs "
                     "another source tree (its src/ folder), alternating, ratios printed")
+    ap.add_argument("--shapes", nargs="*",
+                    choices=[*XMLC_SHAPES, *(f"{k}-planted" for k in XMLC_SHAPES)],
+                    default=None, help="allinfo (default: eurlex wiki10) and "
+                    "scls-comparison (default: wiki10 wiki10-planted): the shapes to run")
+    ap.add_argument("--selectors", nargs="*", choices=ALLINFO_LABELS, default=ALLINFO_LABELS,
+                    help="allinfo: the selectors to run (default: all)")
+    ap.add_argument("--time-limit", type=float, default=600.0,
+                    help="allinfo: seconds per fit before it is stopped and ruled out")
+    ap.add_argument("--mem-limit-gib", type=float, default=12.0,
+                    help="allinfo: address-space cap of each child process (GiB), so that "
+                    "a selector runs out of memory cleanly instead of exhausting the machine")
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--shape", help=argparse.SUPPRESS)
+    ap.add_argument("--selector", help=argparse.SUPPRESS)
+    ap.add_argument("--save", help=argparse.SUPPRESS)
     ap.add_argument("--speed-item", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.speed_item:
@@ -586,6 +847,15 @@ def main() -> None:
         return
     if args.compare_src:
         run_regression(args.compare_src)
+        return
+    if args.child == "allinfo-one":
+        import resource as rs
+
+        cap = int(args.mem_limit_gib * 2**30)
+        rs.setrlimit(rs.RLIMIT_AS, (cap, cap))
+        res = run_allinfo_one(args.shape, args.selector, args.scale_factor, args.time_limit,
+                              args.save)
+        print(json.dumps(res, default=float))
         return
     if args.child:
         t0 = time.perf_counter()
@@ -597,27 +867,44 @@ def main() -> None:
     header = (f"# benchmarks/bench_extreme.py {' '.join(sys.argv[1:])}  "
               f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
               f"load average before the run {os.getloadavg()[0]:.1f} (1 min)")
-    _emit(header, args.append)
-    for name in args.only:
+    only = list(args.only)
+    if only == list(RUNNERS):  # default: the original problems only (allinfo takes hours)
+        only = [o for o in only if o not in ("allinfo", "scls-comparison")]
+    out_name = ("bench_extreme_allinfo.txt"
+                if set(only) & {"allinfo", "scls-comparison"} else "bench_extreme.txt")
+    _emit(header, args.append, out_name)
+    for name in only:
+        if name == "allinfo":
+            run_allinfo_parent(args.shapes or ["eurlex", "wiki10"], args.selectors,
+                               args.scale_factor, args.time_limit, args.mem_limit_gib,
+                               args.append, out_name)
+            continue
+        if name == "scls-comparison":
+            for shape in args.shapes or ["wiki10", "wiki10-planted"]:
+                run_scls_comparison(shape, args.scale_factor, args.time_limit,
+                                    args.mem_limit_gib, args.append, out_name)
+            continue
         out = subprocess.run(
             [sys.executable, __file__, "--child", name, "--scale-factor",
              str(args.scale_factor)], capture_output=True, text=True)
         if out.returncode:
             _emit(json.dumps({"problem": name,
-                              "error": out.stderr.strip().splitlines()[-3:]}), args.append)
+                              "error": out.stderr.strip().splitlines()[-3:]}), args.append,
+                  out_name)
             continue
         lines = out.stdout.strip().splitlines()
         for line in lines[:-1]:
-            _emit("   " + line, args.append)
-        _emit(lines[-1], args.append)
-    _emit(f"# load average after the run {os.getloadavg()[0]:.1f} (1 min)", args.append)
+            _emit("   " + line, args.append, out_name)
+        _emit(lines[-1], args.append, out_name)
+    _emit(f"# load average after the run {os.getloadavg()[0]:.1f} (1 min)", args.append,
+          out_name)
 
 
-def _emit(line: str, append: bool) -> None:
+def _emit(line: str, append: bool, name: str = "bench_extreme.txt") -> None:
     print(line, flush=True)
     if append:
         OUT.mkdir(parents=True, exist_ok=True)
-        with open(OUT / "bench_extreme.txt", "a") as fh:
+        with open(OUT / name, "a") as fh:
             fh.write(line + "\n")
 
 

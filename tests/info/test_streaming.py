@@ -31,7 +31,7 @@ from skmlfs.info import (
 )
 from skmlfs.info._labelsum import label_sums, zero_pair_sums
 from skmlfs.info._rowblocks import StreamInfoCache
-from skmlfs.selection import AMI, GICS, MDMR, SCLS
+from skmlfs.selection import AMI, GICS, PMU, SCLS
 from skmlfs.selection._base import is_discrete
 
 
@@ -306,8 +306,8 @@ def test_row_block_errors():
     )
     with pytest.raises(ValueError, match="discretize it before fit"):
         SCLS(3, discretizer=EqualWidthDiscretizer()).fit(ArrayBlocks(X, Y), None)
-    with pytest.raises(NotImplementedError, match="in-memory"):
-        MDMR(3).fit(ArrayBlocks(X, Y), None)
+    with pytest.raises(NotImplementedError, match="label-pair term.*in-memory"):
+        PMU(3).fit(ArrayBlocks(X, Y), None)
     with pytest.raises(ValueError, match="carries its own labels"):
         SCLS(3).fit(ArrayBlocks(X, Y), Y)
     bad = X.tolil()

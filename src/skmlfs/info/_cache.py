@@ -9,13 +9,40 @@ import numpy as np
 
 from ._engine import DiscreteData, entropy, joint_entropy, joint_entropy_one
 from ._labelsum import label_sums
+from ._strata import sum_joint_entropy_given
 
-__all__ = ["InfoCache"]
+__all__ = ["InfoCache", "use_full_block"]
 
 # Above this many feature × label pairs, the per-feature sums over the labels (relevance,
-# Σ_l H(f, l)) are computed over label blocks (skmlfs.info._labelsum) without the d × q
-# block; at or below, from the full block as before (bit-identical results).
+# Σ_l H(f, l), and per greedy step Σ_l H(f, l, s)) are computed over label blocks
+# (skmlfs.info._labelsum, ._strata) without the d × q block; at or below, from the full
+# block as before (bit-identical results).
 FULL_BLOCK_PAIRS = 2**26
+# ... or above as many cells of the dense count table (indicator columns of X × those of
+# Y; 512 MiB as int64, with several float64 reductions of its size): many-valued variables
+# (a PPT class with thousands of label sets) make the table far larger than d·q.
+
+
+# A greedy step's Σ_l H(f, l, s) from the full block costs two dense d × q reductions per
+# step, from the label sums one pass over the rows (its co-occurring pairs). The full
+# three-way block is kept for steps up to 1/16 of the pairs of FULL_BLOCK_PAIRS: at the
+# EURLex-4K shape (2·10⁷ pairs) a step took 4.6 s from the block against 0.57 s from the
+# strata (loaded machine); every shared data set (at most 5·10⁵ pairs) keeps the block.
+STEP_FRACTION = 16
+
+
+def use_full_block(X: DiscreteData, Y: DiscreteData, full_block_pairs: int | None = None) -> bool:
+    """The one policy: whether sums over the labels come from the full ``d × q`` block.
+
+    True when ``d·q`` is at most ``full_block_pairs`` (default :data:`FULL_BLOCK_PAIRS`)
+    and the dense count table (indicator columns of ``X`` × those of ``Y``) has at most
+    as many cells. Otherwise the label-sum paths run, which never hold ``d × q``
+    (``docs/methods/info.md#complexity-and-scale``). Selectors that have a label-sum path
+    (SCLS, AMI, MIRank, GICS, MDMR, D2F, the MLFS relevance, PPT, MLCFS) ask this.
+    """
+    pairs = FULL_BLOCK_PAIRS if full_block_pairs is None else int(full_block_pairs)
+    cells = int(X.indicators.shape[1]) * int(Y.indicators.shape[1])
+    return X.n_vars * Y.n_vars <= pairs and cells <= pairs
 
 
 class InfoCache:
@@ -54,7 +81,6 @@ class InfoCache:
         self.base = base
         self.full_block_pairs = FULL_BLOCK_PAIRS if full_block_pairs is None else full_block_pairs
         self._h_ff: dict[int, np.ndarray] = {}
-        self._h_fyz: dict[int, np.ndarray] = {}
 
     # -- whole blocks -------------------------------------------------------------
     @cached_property
@@ -78,10 +104,12 @@ class InfoCache:
         return self.h_x[:, None] + self.h_y[None, :] - self.h_xy
 
     def _use_full_block(self) -> bool:
-        return (
-            "h_xy" in self.__dict__
-            or self.X.n_vars * self.Y.n_vars <= self.full_block_pairs
-        )
+        return "h_xy" in self.__dict__ or use_full_block(self.X, self.Y, self.full_block_pairs)
+
+    @property
+    def uses_full_block(self) -> bool:
+        """Whether the label sums come from the full ``d × q`` block (:func:`use_full_block`)."""
+        return self._use_full_block()
 
     @cached_property
     def _label_sums(self) -> tuple[np.ndarray, np.ndarray]:
@@ -126,9 +154,22 @@ class InfoCache:
         return self.h_x + self.h_x[s] - self.h_xx(s)
 
     def h_xy_given(self, s: int) -> np.ndarray:
-        """``H(f, l, s)`` for every feature–label pair, shape (d, q)."""
-        t = self._h_fyz.get(s)
-        if t is None:
-            t = joint_entropy(self.X, self.Y, given=self.X.take([s]), base=self.base)
-            self._h_fyz[s] = t
-        return t
+        """``H(f, l, s)`` for every feature–label pair, shape (d, q).
+
+        Not kept: a greedy search asks for each selected ``s`` once, and ``k`` such tables
+        would hold ``k·d·q`` floats. Selectors sum it over the labels: use
+        :meth:`sum_h_xy_given`.
+        """
+        return joint_entropy(self.X, self.Y, given=self.X.take([s]), base=self.base)
+
+    def sum_h_xy_given(self, s: int) -> np.ndarray:
+        """``Σ_l H(f, l, s)`` for every feature ``f``, shape (d,).
+
+        From the full three-way block when :func:`use_full_block` allows it for a
+        sixteenth of the pairs (:data:`STEP_FRACTION`: each step pays the block again; as
+        before, bit for bit); otherwise one label-sum pass per stratum of ``s``
+        (:func:`skmlfs.info._strata.sum_joint_entropy_given`), without a ``d × q`` table.
+        """
+        if use_full_block(self.X, self.Y, self.full_block_pairs // STEP_FRACTION):
+            return self.h_xy_given(s).sum(axis=1)
+        return sum_joint_entropy_given(self.X, self.Y, self.X.take([s]), base=self.base)

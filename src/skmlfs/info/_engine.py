@@ -521,9 +521,11 @@ def max_table_bytes() -> float:
     """Budget of one dense ``(codes of A) × (codes of B)`` count table, in bytes.
 
     :data:`MAX_TABLE_GIB` (4 GiB) unless the environment variable ``SKMLFS_MAX_TABLE_GIB``
-    gives another number of GiB. The full feature × label tables of MDMR, the MLFS
-    family, LRFS and the PPT filters are bounded by it; the label sums of SCLS, AMI,
-    MIRank and GICS never build such a table.
+    gives another number of GiB. The full feature × label tables (small problems, and
+    LRFS, PMU, FIMF and parts of the MLFS family at any size) are bounded by it (those
+    also check their tables before counting); the label sums of SCLS, AMI, MIRank, GICS,
+    MDMR, D2F, the MLFS relevance, PPT and MLCFS never build such a table above the
+    full-block threshold.
 
     Returns
     -------
@@ -540,10 +542,11 @@ def _check_table(m_a: int, m_b: int) -> None:
             f"this needs a dense count table of {m_a:,} × {m_b:,} value codes "
             f"({need / 2**30:.1f} GiB as int64, and several float64 tables of the same size), "
             f"above the budget of {max_table_bytes() / 2**30:.1f} GiB (environment variable "
-            "SKMLFS_MAX_TABLE_GIB). Methods that need full feature × label tables (MDMR, "
-            "the MLFS family, LRFS, the PPT filters) do not scale to this many features "
-            "and labels; SCLS, AMI, MIRank and GICS sum over the labels without the table "
-            "(docs/methods/info.md, 'Complexity and large label sets')."
+            "SKMLFS_MAX_TABLE_GIB). Terms over every feature × label pair or label pair "
+            "(LRFS, PMU, FIMF's interaction term, the label-correlation term and local mode "
+            "of MLFS) do not scale to this many features and labels; SCLS, AMI, MIRank, "
+            "GICS, MDMR, D2F, MLMIM, MLJMI, MLMRMR, PPT and MLCFS sum over the labels "
+            "without the table (docs/methods/info.md#complexity-and-scale)."
         )
 
 

@@ -266,7 +266,8 @@ def _map_chunks(one_chunk, chunks, out: np.ndarray, *, first_in_caller: bool = F
 
 
 def binary_corrections(
-    X: DiscreteData, Y: DiscreteData, ext: np.ndarray, block_entries: int
+    X: DiscreteData, Y: DiscreteData, ext: np.ndarray, block_entries: int,
+    *, min_kernel_flops: float | None = None,
 ) -> np.ndarray:
     """Corrections of binary ``X`` and ``Y``, per variable of ``X`` (shape (p_X,)).
 
@@ -290,7 +291,10 @@ def binary_corrections(
     cum = np.concatenate([[0.0], np.cumsum(flops)])
     a, b = X.counts, Y.counts
     t_b = ext[n + b]
-    if cum[-1] >= KERNEL_MIN_FLOPS and 3 * n < 2**31 and use_numba():
+    # min_kernel_flops: callers that split one pass into parts (the strata of a greedy
+    # step, skmlfs.info._strata) gate the kernel on the whole pass's work
+    gate = KERNEL_MIN_FLOPS if min_kernel_flops is None else min_kernel_flops
+    if cum[-1] >= gate and 3 * n < 2**31 and use_numba():
         return _binary_corrections_kernel(X, xt, yr, cum, a, b, ext)
     chunks = _budget_ranges(cum, min(block_entries, DEFAULT_ROW_CHUNK_ENTRIES))
 

@@ -32,7 +32,15 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._engine import _F32_EXACT, DiscreteData, _sum_xlogx_tables, _to_base, _xlogx_table, entropy
+from ._engine import (
+    _F32_EXACT,
+    DiscreteData,
+    _group_sum,
+    _sum_xlogx_tables,
+    _to_base,
+    _xlogx_table,
+    entropy,
+)
 from ._labelsum import (
     DEFAULT_BLOCK_ENTRIES,
     _ext_table,
@@ -380,6 +388,40 @@ def _self_counts(xb, yb, cx: _Coding, cols: np.ndarray):
     return P.toarray()
 
 
+def _stratified_counts(xb, yb, cx: _Coding, cy: _Coding, c0: int, c1: int,
+                       scols: np.ndarray, marginals: bool):
+    """Counts of one row block for the strata of a selected feature ``s``.
+
+    ``scols``: the indicator columns of ``s`` (its non-zero codes). Returns, as a tuple,
+    ``Y_b[:, c0:c1]ᵀ X_b`` over all rows, then the same over the rows of each non-zero
+    code of ``s`` (sparse, (c1 − c0, m_X)), and with ``marginals`` also ``X_bᵀ s_ind`` and
+    ``Y_bᵀ s_ind`` (dense, the code counts of every variable within each stratum).
+    """
+    xi = cx.encode(xb).tocsr()
+    yi = cy.encode(yb).tocsr()
+    dt = np.int64 if cx.float64 else np.int32
+
+    def ints(P):
+        P = sp.csr_matrix(P)
+        P.data = np.rint(P.data).astype(dt)
+        return P
+
+    yb_ = yi[:, c0:c1]
+    out = [ints(yb_.T.tocsr() @ xi)]
+    zc = xi[:, scols].tocsc()
+    for u in range(scols.size):
+        rows = zc.indices[zc.indptr[u] : zc.indptr[u + 1]]
+        out.append(ints(yb_[rows].T.tocsr() @ xi[rows]))
+    if marginals:
+        out.append(np.rint((xi.T @ zc).toarray()).astype(np.int64))
+        out.append(np.rint((yi.T @ zc).toarray()).astype(np.int64))
+    return tuple(out)
+
+
+def _add_tuples(a: tuple, b: tuple) -> tuple:
+    return tuple(x + y for x, y in zip(a, b, strict=True))
+
+
 # ---------------------------------------------------------------------- cache
 class StreamInfoCache:
     """The quantities of the greedy filters, counted over a :class:`RowBlocks` source.
@@ -513,9 +555,74 @@ class StreamInfoCache:
 
     def h_xy_given(self, s: int):
         raise NotImplementedError(
-            "three-way entropies H(f, l, s) are not available for row-block input "
-            "(MDMR needs in-memory data)."
+            "three-way entropies H(f, l, s) of every feature-label pair are not available "
+            "for row-block input; their sums over the labels are (sum_h_xy_given)."
         )
+
+    def sum_h_xy_given(self, s: int) -> np.ndarray:
+        """``Σ_l H(f, l, s)`` for every feature ``f`` (MDMR, D2F), shape (d,).
+
+        The three-way table is the union of the feature × label tables within each stratum
+        of ``s``; each stratum's ``Σ_l Σ_cells c log c`` is reduced as the relevance is
+        (zero pairs in closed form, co-occurring pairs corrected), from counts summed over
+        the row blocks: one pass per label block, which counts the co-occurrences over all
+        rows and over the rows of each non-zero code of ``s`` (code 0 by subtraction).
+        """
+        X, Y, n = self.X, self.Y, self.n_samples
+        lo, hi = int(X.ptr[s]), int(X.ptr[s + 1])
+        scols = np.arange(lo, hi, dtype=np.int64)
+        q = Y.n_vars
+        weights = Y.counts * (X.counts.sum() / n)
+        blocks = [(v0, v1) for v0, v1 in _label_blocks(weights, Y.ptr, float(self.block_entries))
+                  if Y.ptr[v1] > Y.ptr[v0]]
+        if not blocks:  # no label has a non-zero code: one empty block for the marginals
+            blocks = [(0, 0)]
+        var_x = _var_of_col(X.ptr)
+        corr = None
+        strata = None
+        for bi, (v0, v1) in enumerate(blocks):
+            c0, c1 = int(Y.ptr[v0]), int(Y.ptr[v1])
+            parts = self.source.map_sum(_stratified_counts, self.cx, self.cy, c0, c1, scols,
+                                        bi == 0, combine=_add_tuples)
+            self.n_passes += 1
+            if bi == 0:
+                cx_s, cy_s = parts[-2], parts[-1]
+                parts = parts[:-2]
+                # (rows, X code counts, Y code counts) of each stratum: codes of s, then 0
+                strata = [(int(X.counts[lo + u]), cx_s[:, u], cy_s[:, u])
+                          for u in range(scols.size)]
+                strata.append((n - int(X.counts[lo:hi].sum()), X.counts - cx_s.sum(axis=1),
+                               Y.counts - cy_s.sum(axis=1)))
+                corr = [np.zeros(X.n_vars) for _ in strata]
+            full, per_code = parts[0], list(parts[1:])
+            rest = sp.csr_matrix(full, dtype=np.int64)
+            for P in per_code:
+                rest = rest - P
+            rest.eliminate_zeros()
+            for u, P in enumerate([*per_code, rest]):
+                n_u, cnt_x, cnt_y = strata[u]
+                if n_u == 0 or c1 == c0:
+                    continue
+                P = sp.coo_matrix(P)
+                nz_x = n_u - _zero_counts(n_u, cnt_x, X.ptr)
+                nz_y = n_u - _zero_counts(n_u, cnt_y, Y.ptr)
+                bl = (Y.ptr[v0 : v1 + 1] - c0, cnt_y[c0:c1], nz_y[v0:v1])
+                corr[u] += pair_corrections(P.col, P.row, P.data.astype(np.int64),
+                                            (X.ptr, cnt_x, nz_x, var_x), bl, n_u,
+                                            _ext_table(n_u))
+        total = np.zeros(X.n_vars)
+        for (n_u, cnt_x, cnt_y), c in zip(strata, corr, strict=True):
+            if n_u == 0:
+                continue
+            table = _xlogx_table(n_u)
+            zx = _zero_counts(n_u, cnt_x, X.ptr)
+            zy = _zero_counts(n_u, cnt_y, Y.ptr)
+            m_xu = _group_sum(table[cnt_x], X.ptr) + table[zx]
+            m_yu = _group_sum(table[cnt_y], Y.ptr) + table[zy]
+            zs = zero_pair_sums(n_u - zx, n_u - zy, n_u)
+            total += q * m_xu + m_yu.sum() - q * table[n_u] + zs + c
+        log_base = 1.0 if self.base == np.e else np.log(self.base)
+        return (q * np.log(n) - total / n) / log_base
 
     # -- per selected feature ------------------------------------------------------
     def prefetch(self, s: int, scores: np.ndarray | None = None) -> None:
@@ -564,6 +671,11 @@ class StreamInfoCache:
     def mi_xx(self, s: int) -> np.ndarray:
         """``I(f; s)`` for every feature ``f``, shape (d,)."""
         return self.h_x + self.h_x[s] - self.h_xx(s)
+
+
+def _zero_counts(n: int, counts: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """Rows with code 0 of every variable, from the counts of its non-zero codes."""
+    return n - _group_sum(np.asarray(counts, dtype=np.int64), ptr)
 
 
 @dataclass

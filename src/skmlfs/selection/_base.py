@@ -507,6 +507,10 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         return tags
 
 
+#: The selectors whose ``fit`` counts over row blocks (the ``row_blocks`` tag), for messages.
+ROW_BLOCK_SELECTORS = "SCLS, AMI, MIRank, GICS, MDMR, D2F and MLMIM (discretizer=None)"
+
+
 class BaseInfoSelector(BaseSelector):
     """Base of the information-theoretic selectors: discretization and the count engine.
 
@@ -536,7 +540,8 @@ class BaseInfoSelector(BaseSelector):
 
     Input
     -----
-    ``X`` larger than memory may come in row blocks (SCLS, AMI, GICS): a ``dask.array``
+    ``X`` larger than memory may come in row blocks (the selectors tagged ``row_blocks``:
+    SCLS, AMI, MIRank, GICS, MDMR, D2F, MLMIM; others say what they would need): a ``dask.array``
     (dense or scipy.sparse chunks; with a ``distributed.Client`` the counting runs on its
     workers), a ``numpy.memmap``, or a :class:`skmlfs.info.RowBlocks` source (then
     ``Y=None``). Row blocks are used as discrete symbols (no discretizer) and give the
@@ -623,10 +628,13 @@ class BaseInfoSelector(BaseSelector):
     def _stream_cache(self, X: Any, Y: Any) -> Any:
         """Counts over row blocks (Dask array, memmap, RowBlocks source), see fit."""
         if not get_selector_tags(self).row_blocks:
+            need = getattr(self, "_row_blocks_need", None) or (
+                "it needs the full feature × label tables"
+            )
             raise NotImplementedError(
-                f"{type(self).__name__} needs the full feature × label tables: pass "
-                "in-memory data (row-block sources and Dask arrays work with SCLS, AMI "
-                "and GICS)."
+                f"{type(self).__name__} cannot count over row blocks (a dask array, memmap "
+                f"or RowBlocks source): {need}. Pass in-memory data (row-block sources and "
+                f"Dask arrays work with {ROW_BLOCK_SELECTORS})."
             )
         if not (self.discretizer is None or self.discretizer == "auto"):
             raise ValueError(
@@ -659,6 +667,14 @@ class BaseInfoSelector(BaseSelector):
         """``scores_`` from :meth:`_select`'s result; ``None`` (default): the greedy rule,
         ``values`` at the ranked features and NaN elsewhere."""
         return None
+
+
+def refuse_row_blocks(selector: Any, X: Any) -> None:
+    """Raise the clear error of a selector without row-block counting, for a ``fit`` of its
+    own that would otherwise read a Dask array whole or fail on a RowBlocks source (a
+    memmap is an array: it is read as one)."""
+    if isinstance(X, RowBlocks) or is_dask_array(X):
+        selector._stream_cache(X, None)
 
 
 def _is_row_block_input(X: Any) -> bool:

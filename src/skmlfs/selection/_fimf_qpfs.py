@@ -25,6 +25,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from ..info import InfoCache, iter_conditional_mutual_info, joint_entropy
 from ._base import TIE_RTOL, TIE_TOL, BaseInfoSelector, Number, argmax_tol, greedy_select
+from ._scale import check_tables
 
 __all__ = ["FIMF", "QPFS", "fimf_scores", "qpfs_weights", "rank_weights"]
 
@@ -74,17 +75,34 @@ def fimf_scores(cache: InfoCache, candidates: np.ndarray, labels: np.ndarray) ->
     labels = np.asarray(labels, dtype=np.intp)
     Xc = cache.X.take(candidates)
     h_x = cache.h_x[candidates]
-    # relevance over *all* labels: one feature × label product on the candidates only
-    h_xy = joint_entropy(Xc, cache.Y, base=cache.base)
-    mi = h_x[:, None] + cache.h_y[None, :] - h_xy
-    score = mi.sum(axis=1)
+    if labels.size >= 2:
+        # the pair term: b × k tables, k stratified ones (k² b cells over the fit)
+        check_tables(
+            "FIMF", f"its interaction term over the pairs of the {labels.size:,} kept labels",
+            float(Xc.indicators.shape[1]) * labels.size, tables=5.0,
+            total_cells=float(candidates.size) * labels.size**2,
+            instead="n_labels (the paper's k) keeps the labels of largest entropy only; "
+            "the relevance over all labels is a label sum.",
+        )
+    YK = cache.Y.take(labels)
+    if cache.uses_full_block:
+        # relevance over *all* labels: one feature × label product on the candidates only
+        h_xy = joint_entropy(Xc, cache.Y, base=cache.base)
+        mi = h_x[:, None] + cache.h_y[None, :] - h_xy
+        score = mi.sum(axis=1)
+        mi_k = mi[:, labels]
+    else:
+        # above the full-block threshold: Σ_l I(f; l) as a label sum, and the b × k block
+        # of the kept labels only
+        score = cache.relevance[candidates]
+        if labels.size < 2:
+            return score
+        mi_k = h_x[:, None] + cache.h_y[None, labels] - joint_entropy(Xc, YK, base=cache.base)
     if labels.size < 2:
         return score
     # I(f; l_i; l_j) = I(f; l_i) − I(f; l_i | l_j): for each kept label l_j, one stratified
     # product gives I(f; l_i | l_j) for every candidate f and kept label l_i; the pairs
     # i < j are the strict upper triangle.
-    YK = cache.Y.take(labels)
-    mi_k = mi[:, labels]
     inter = np.zeros_like(score)
     for j, cmi in enumerate(iter_conditional_mutual_info(Xc, YK, YK, base=cache.base)):
         if j:
@@ -180,6 +198,12 @@ class FIMF(BaseInfoSelector):
         self.n_labels = n_labels
         self.verbose = verbose
         self.categorical_features = categorical_features
+
+    #: what row-block input would need (the message of the error it raises)
+    _row_blocks_need = (
+        "its interaction term needs the counts of every candidate with each pair of kept "
+        "labels (k stratified b × k tables), which row-block sources do not count"
+    )
 
     def _effective_b(self, k: int, d: int) -> int:
         b = d if self.n_candidates is None else int(self.n_candidates)
@@ -532,6 +556,12 @@ class QPFS(BaseInfoSelector):
         self.tol = tol
         self.weight_tol = weight_tol
         self.max_features = max_features
+
+    #: what row-block input would need (the message of the error it raises)
+    _row_blocks_need = (
+        "its quadratic term is the d × d feature × feature mutual-information matrix "
+        "(all pairwise counts), which row-block sources do not count"
+    )
 
     def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> np.ndarray:
         return self._weights

@@ -201,8 +201,12 @@ class MDMR(BaseInfoSelector):
         J(f) = Σ_l I(f; l) − Σ_{s∈S} Σ_l [ I(f; s) − I(f; s | l) ]
 
     The original paper was not retrievable; docs/methods/info.md#mdmr gives the evidence for
-    each form. Each step costs one stratified product of the features with the labels
-    (the three-way entropies ``H(f, l, s)`` for all ``f, l``), whatever the variant.
+    each form. Whatever the variant, the criterion needs only sums over the labels:
+    ``Σ_l I(f; l)``, ``Σ_l H(f, l)`` and, per step, ``Σ_l H(f, l, s)``. Up to
+    ``2**26`` feature × label pairs they come from the full block (one stratified product
+    per step); above, from label sums over the strata of ``s`` (one pass over the rows
+    per step, memory ``O(d + q)``; ``docs/methods/info.md#complexity-and-scale``), so
+    row-block and Dask input work as for :class:`SCLS`.
 
     Parameters
     ----------
@@ -210,6 +214,12 @@ class MDMR(BaseInfoSelector):
         As in :class:`SCLS`.
     variant : {"scls_authors", "lin2015", "interaction"}, default="scls_authors"
     """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # label sums, H(f, s) and Σ_l H(f, l, s) add up over row blocks (StreamInfoCache)
+        tags.selector_tags.row_blocks = True
+        return tags
 
     _parameter_constraints: dict = {
         **BaseInfoSelector._parameter_constraints,
@@ -233,27 +243,29 @@ class MDMR(BaseInfoSelector):
     def _select(self, cache: InfoCache, k: int):
         rel = cache.relevance
         q = cache.Y.n_vars
-        h_x, h_y, h_xy = cache.h_x, cache.h_y, cache.h_xy
+        h_x, h_y = cache.h_x, cache.h_y
+        # Σ_l H(f, l) and, per step, Σ_l H(f, l, s): sums over the labels only, so above
+        # the full-block threshold neither needs a d × q table (InfoCache's one policy)
+        sum_h_xy = cache.sum_h_xy
         acc = np.zeros_like(rel)
         n_sel = [0]
-        sum_h_xy = h_xy.sum(axis=1)
         averaged = self.variant in ("lin2015", "scls_authors")
 
         def update(s: int) -> None:
-            h_xys = cache.h_xy_given(s)  # H(f, l, s), (d, q)
+            sum_h_xys = cache.sum_h_xy_given(s)  # Σ_l H(f, l, s), (d,)
             h_xs = cache.h_xx(s)  # H(f, s)
             mi_fs = h_x + h_x[s] - h_xs
             if self.variant == "lin2015":
                 # Σ_l I(s; l | f) = Σ_l [H(s,f) + H(l,f) − H(s,l,f) − H(f)]
-                cmi = q * h_xs + sum_h_xy - h_xys.sum(axis=1) - q * h_x
+                cmi = q * h_xs + sum_h_xy - sum_h_xys - q * h_x
                 acc[:] += mi_fs - cmi
             elif self.variant == "scls_authors":
                 # Σ_l I(f; l | s) = Σ_l [H(f,s) + H(l,s) − H(f,l,s) − H(s)]
-                cmi = q * h_xs + sum_h_xy[s] - h_xys.sum(axis=1) - q * h_x[s]
+                cmi = q * h_xs + sum_h_xy[s] - sum_h_xys - q * h_x[s]
                 acc[:] += mi_fs - cmi
             else:
                 # Σ_l I(f; s | l) = Σ_l [H(f,l) + H(s,l) − H(f,s,l) − H(l)]
-                cmi = sum_h_xy + h_xy[s].sum() - h_xys.sum(axis=1) - h_y.sum()
+                cmi = sum_h_xy + sum_h_xy[s] - sum_h_xys - h_y.sum()
                 acc[:] += q * mi_fs - cmi
             n_sel[0] += 1
 
@@ -262,7 +274,8 @@ class MDMR(BaseInfoSelector):
                 return rel - acc / n_sel[0]
             return rel - acc
 
-        ranking, scores = greedy_select(rel, update, score, h_x > 0, k)
+        ranking, scores = greedy_select(rel, update, score, h_x > 0, k,
+                                        prefetch=getattr(cache, "prefetch", None))
         self.relevance_ = rel
         return ranking, scores
 

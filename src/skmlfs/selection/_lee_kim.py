@@ -14,9 +14,11 @@ agree with later restatements; the docs page records the commits compared.
 
 Everything comes from the count engine in blocks: the label-pair term of PMU from ``q``
 stratified products (``I(f; l | l')`` of every feature and label given each label ``l'``),
-and each greedy step from one stratified product given the newly selected ``s``
-(``H(f, l, s)`` of every feature ``f`` and label ``l``), which updates one accumulator per
-candidate.
+and each greedy step from ``Σ_l H(f, l, s)`` given the newly selected ``s``, which
+updates one accumulator per candidate. The step's sum and the relevance are sums over the
+labels: above the full-block threshold they come from label sums without a ``d × q``
+table (:meth:`~skmlfs.info.InfoCache.sum_h_xy_given`), so D2F scales as MDMR does; PMU's
+label-pair term has no such form (``q²·d`` table cells, checked before counting).
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from typing import Any
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
-from ..info import InfoCache, iter_conditional_mutual_info, joint_entropy
+from ..info import InfoCache, iter_conditional_mutual_info
 from ._base import BaseInfoSelector, greedy_select
+from ._scale import check_tables
 
 __all__ = ["D2F", "PMU"]
 
@@ -43,10 +46,11 @@ def label_pair_interaction(cache: InfoCache) -> np.ndarray:
     its labels), so the sum over ordered pairs ``l ≠ l'`` is halved.
     """
     q = cache.Y.n_vars
-    mi = cache.mi_xy  # I(f; l), (d, q)
     total = np.zeros(cache.X.n_vars)
     if q < 2:
         return total
+    check_label_pair_term("PMU", cache)
+    mi = cache.mi_xy  # I(f; l), (d, q)
     mi_sum = mi.sum(axis=1)
     cmis = iter_conditional_mutual_info(cache.X, cache.Y, cache.Y, base=cache.base)
     for c, cmi in enumerate(cmis):  # q blocks of (d, q), one at a time
@@ -56,9 +60,29 @@ def label_pair_interaction(cache: InfoCache) -> np.ndarray:
     return total / 2.0
 
 
+def check_label_pair_term(method: str, cache: InfoCache) -> None:
+    """Refuse a label-pair term whose ``d × q`` tables exceed the engine's budget.
+
+    The term is computed from the unconditioned ``d × q`` count table and, per
+    conditioning label, a stratified one with its float64 reductions (about five tables
+    at once), ``q`` times: ``q²·d`` table cells in all.
+    """
+    d, q = cache.X.n_vars, cache.Y.n_vars
+    m_x, m_y = cache.X.indicators.shape[1], cache.Y.indicators.shape[1]
+    check_tables(
+        method, "its label-pair term (I(f; l | l') for every feature and label pair, given "
+        f"each of the {q:,} labels)", float(m_x) * m_y, tables=5.0,
+        total_cells=float(d) * q * q,
+        instead="Its relevance and its feature-label terms are label sums; D2F (PMU "
+        "without the label-pair term), MDMR, SCLS and AMI scale to this shape.",
+    )
+
+
 def sum_label_entropies_given(cache: InfoCache, s: int) -> np.ndarray:
-    """``Σ_l H(f, l, s)`` for every feature ``f`` (one stratified product), shape (d,)."""
-    return joint_entropy(cache.X, cache.Y, given=cache.X.take([s]), base=cache.base).sum(axis=1)
+    """``Σ_l H(f, l, s)`` for every feature ``f``, shape (d,)
+    (:meth:`~skmlfs.info.InfoCache.sum_h_xy_given`: the full three-way block or label
+    sums over the strata of ``s``, by the cache's one policy)."""
+    return cache.sum_h_xy_given(s)
 
 
 def feature_label_interaction(cache: InfoCache, s: int) -> np.ndarray:
@@ -93,6 +117,13 @@ class _LeeKim(BaseInfoSelector):
         self.variant = variant
         self.verbose = verbose
         self.categorical_features = categorical_features
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # relevance, Σ_l H(f, l), H(f, s) and Σ_l H(f, l, s) add up over row blocks
+        # (StreamInfoCache); PMU's label-pair term does not (PMU overrides this)
+        tags.selector_tags.row_blocks = True
+        return tags
 
     def _candidates(self, cache: InfoCache) -> np.ndarray:
         # The library never selects a constant column (docs/methods/info.md#greedy-search);
@@ -154,7 +185,21 @@ class PMU(_LeeKim):
     (500, 5)
     """
 
+    #: what row-block input would need (the message of the error it raises)
+    _row_blocks_need = (
+        "its label-pair term Σ_{l<l'} I(f; l; l') needs, for each label l', the feature × "
+        "label counts on the rows of each value of l' (q stratified d × q tables); "
+        "row-block sources count sums over the labels only (D2F, MDMR, SCLS, AMI, GICS, "
+        "MIRank accept them)"
+    )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.row_blocks = False
+        return tags
+
     def _select(self, cache: InfoCache, k: int):
+        check_label_pair_term("PMU", cache)
         rel = cache.relevance
         pair = label_pair_interaction(cache)
         first = rel - pair

@@ -16,6 +16,7 @@ import numpy as np
 from .._progress import report_step
 from ..info import InfoCache, conditional_mutual_info
 from ._base import BaseInfoSelector, mean_redundancy_select
+from ._scale import check_tables
 
 __all__ = ["LRFS"]
 
@@ -29,6 +30,13 @@ def label_redundancy_relevance(cache: InfoCache) -> np.ndarray:
     """
     Y = cache.Y
     q = Y.n_vars
+    check_tables(
+        "LRFS", f"its label-redundancy relevance (I(f; l_j | l_i) for every feature and "
+        f"label pair, given each of the {q:,} labels)",
+        float(cache.X.indicators.shape[1]) * Y.indicators.shape[1], tables=5.0,
+        total_cells=float(cache.X.n_vars) * q * q,
+        instead="Its redundancy term I(f; s) scales; SCLS, AMI and MDMR are label sums.",
+    )
     lr = np.zeros(cache.X.n_vars)
     for i in range(q):  # a loop over labels; each call is vectorised over (f, l_j)
         M = conditional_mutual_info(cache.X, Y, Y.take([i]), base=cache.base)
@@ -73,6 +81,12 @@ class LRFS(BaseInfoSelector):
         ``LR(f)`` of every feature (bits).
     entropies_ : ndarray of shape (n_features,)
     """
+
+    #: what row-block input would need (the message of the error it raises)
+    _row_blocks_need = (
+        "its relevance Σ_i Σ_(j≠i) I(f; l_j | l_i) needs the feature × label counts on the "
+        "rows of each value of every label (q stratified d × q tables)"
+    )
 
     def _select(self, cache: InfoCache, k: int):
         lr = label_redundancy_relevance(cache)

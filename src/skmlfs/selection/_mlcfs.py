@@ -23,7 +23,15 @@ from sklearn.utils.validation import validate_data
 
 from .._progress import report_step
 from .._validation import check_labels, resolve_n_features
-from ._base import BaseInfoSelector, degenerate_selection, scale_huge_columns
+from ..info import _cache
+from ._base import (
+    TIE_RTOL,
+    BaseInfoSelector,
+    argmax_tol,
+    degenerate_selection,
+    refuse_row_blocks,
+    scale_huge_columns,
+)
 
 __all__ = ["MLCFS"]
 
@@ -37,6 +45,54 @@ def _col_stats(X) -> tuple[np.ndarray, np.ndarray]:
         ex2 = np.einsum("ij,ij->j", X, X) / n
     sd = np.sqrt(np.maximum(ex2 - mu**2, 0.0))
     return mu, sd
+
+
+def _label_corr_sums(X, mu, sd, Y, mu_y, sd_y, budget: float = 2**23) -> np.ndarray:
+    """``Σ_l |corr(f, l)|`` for every feature, over label blocks (no ``d × q`` table).
+
+    A pair whose product ``Σ_rows x_f y_l`` is zero (no row where both are non-zero) has
+    ``cov = −μ_f μ_l``, so ``|corr| = |μ_f| |μ_l| / (σ_f σ_l)``: summed over all labels in
+    closed form, ``(|μ_f|/σ_f) Σ_l |μ_l|/σ_l``. Only the pairs of the sparse products
+    ``Y_blockᵀ X`` (rows where both are non-zero) are corrected; blocks of labels keep at
+    most ``budget`` multiply–adds each. Dense ``X``: dense blocks of ``d × budget/d``.
+    Equal to ``_abs_corr(...).sum(axis=1)`` up to rounding (and to ``min(·, 1)`` on the
+    zero pairs, which Cauchy–Schwarz bounds by 1 in exact arithmetic).
+    """
+    n, d = X.shape
+    Yc = sp.csc_matrix(Y, dtype=np.float64)
+    q = Yc.shape[1]
+    ok_x, ok_y = sd > 0, sd_y > 0
+    a_x = np.where(ok_x, np.abs(mu) / np.where(ok_x, sd, 1.0), 0.0)
+    a_y = np.where(ok_y, np.abs(mu_y) / np.where(ok_y, sd_y, 1.0), 0.0)
+    if not sp.issparse(X):
+        out = np.zeros(d)
+        width = max(1, int(budget) // max(1, d))
+        for j0 in range(0, q, width):
+            j1 = min(j0 + width, q)
+            B = Yc[:, j0:j1]
+            out += _abs_corr(X, mu, sd, B, mu_y[j0:j1], sd_y[j0:j1]).sum(axis=1)
+        return out
+    Xr = sp.csr_matrix(X, dtype=np.float64)
+    out = a_x * a_y.sum()  # every pair as a zero pair
+    row_nnz = np.diff(Xr.indptr).astype(np.float64)
+    flops = np.zeros(q)
+    nzc = np.flatnonzero(np.diff(Yc.indptr))
+    if nzc.size:
+        flops[nzc] = np.add.reduceat(row_nnz[Yc.indices], Yc.indptr[nzc])
+    cum = np.concatenate([[0.0], np.cumsum(flops)])
+    j0 = 0
+    while j0 < q:
+        j1 = int(np.searchsorted(cum, cum[j0] + budget, side="right")) - 1
+        j1 = min(max(j1, j0 + 1), q)
+        P = (Yc[:, j0:j1].T.tocsr() @ Xr).tocoo()  # (labels, features): co-occurring pairs
+        l, f = P.row + j0, P.col
+        cov = P.data / n - mu[f] * mu_y[l]
+        den = sd[f] * sd_y[l]
+        pos = den > 0
+        r = np.where(pos, np.minimum(np.abs(cov) / np.where(pos, den, 1.0), 1.0), 0.0)
+        out += np.bincount(f, weights=r - a_x[f] * a_y[l], minlength=d)
+        j0 = j1
+    return out
 
 
 def _abs_corr(X, mu, sd, B, mu_b, sd_b) -> np.ndarray:
@@ -87,6 +143,13 @@ class MLCFS(BaseInfoSelector):
         ``r_f = mean_l |corr(f, l)|``.
     """
 
+    #: what row-block input would need (the message of the error it raises)
+    _row_blocks_need = (
+        "its Pearson correlations use X in memory (column means and squares, XᵀY and "
+        "Xᵀx_s are sums over rows that row-block sources could count, but MLCFS does not "
+        "count over them)"
+    )
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.selector_tags.scores_meaning = (
@@ -103,10 +166,11 @@ class MLCFS(BaseInfoSelector):
         self.categorical_features = categorical_features
 
     def _fit(self, X: Any, Y: Any) -> MLCFS:
+        refuse_row_blocks(self, X)
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
-        Y = check_labels(Y, X.shape[0], warn_empty=True)
+        Y = check_labels(Y, X.shape[0], warn_empty=True, accept_sparse=True)
         if degenerate_selection(self, X):
             self.label_correlation_ = np.zeros(X.shape[1])
             return self
@@ -119,10 +183,16 @@ class MLCFS(BaseInfoSelector):
         )
         d = Xd.shape[1]
         k = resolve_n_features(self.n_features_to_select, X.shape[0], d)
-        Yf = Y.astype(np.float64)
+        q = Y.shape[1]
         mu, sd = _col_stats(Xd)
-        mu_y, sd_y = _col_stats(Yf)
-        r = _abs_corr(Xd, mu, sd, Yf, mu_y, sd_y).mean(axis=1)
+        if d * q <= _cache.FULL_BLOCK_PAIRS:  # the library's one policy (InfoCache's)
+            Yf = (Y.toarray() if sp.issparse(Y) else Y).astype(np.float64)
+            mu_y, sd_y = _col_stats(Yf)
+            r = _abs_corr(Xd, mu, sd, Yf, mu_y, sd_y).mean(axis=1)
+        else:  # label sums over label blocks: no d × q table
+            Yf = sp.csc_matrix(Y, dtype=np.float64)
+            mu_y, sd_y = _col_stats(Yf)
+            r = _label_corr_sums(Xd, mu, sd, Yf, mu_y, sd_y) / q
         sum_r = 0.0
         pair_sum = 0.0
         corr_to_sel = np.zeros(d)  # Σ_{s∈S} |corr(f, s)|
@@ -132,7 +202,8 @@ class MLCFS(BaseInfoSelector):
             kk = step + 1
             merit = (sum_r + r) / np.sqrt(kk + 2.0 * (pair_sum + corr_to_sel))
             merit = np.where(available, merit, -np.inf)
-            f = int(np.argmax(merit))
+            # the library's tie rule: merits equal up to rounding go to the lowest index
+            f = int(argmax_tol(merit, rtol=TIE_RTOL))
             ranking.append(f)
             scores.append(float(merit[f]))
             report_step(kk, k, "feature", merit=scores[-1])

@@ -45,6 +45,7 @@ from ..info import DiscreteData, InfoCache, conditional_mutual_info, mutual_info
 from ..info._engine import iter_conditional_mutual_info
 from ._base import NON_NEGATIVE, TIE_TOL, BaseInfoSelector, Number, argmax_tol
 from ._relevance import SUMMED_MI_MEANING
+from ._scale import check_tables
 
 __all__ = [
     "MLFS",
@@ -317,6 +318,7 @@ def global_select(
     relevance: np.ndarray | None = None,
     redundancy: str = "cmi",
     redundancy_scale: str = "q",
+    relevance_sum: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Greedy selection of one subset for all labels, Eq. (42), and its special cases.
 
@@ -351,6 +353,10 @@ def global_select(
         Precomputed ``I(D_i; Y_j)``.
     redundancy : {"cmi", "mrmr"}, default="cmi"
     redundancy_scale : {"q", "1"}, default="q"
+    relevance_sum : ndarray of shape (D.n_vars,), optional
+        Precomputed ``Σ_j I(D_i; Y_j)``, the only use of ``relevance`` here (e.g.
+        :attr:`~skmlfs.info.InfoCache.relevance`, a label sum without the ``d × q`` table
+        at large shapes); takes precedence over ``relevance``.
 
     Returns
     -------
@@ -360,9 +366,12 @@ def global_select(
         the β term in the uncapped search; its relevance in a pure relevance ranking).
     """
     q = Y.n_vars
-    if relevance is None:
-        relevance = mutual_info(D, Y)
-    rel = relevance.sum(axis=1)
+    if relevance_sum is not None:
+        rel = np.asarray(relevance_sum, dtype=np.float64)
+    else:
+        if relevance is None:
+            relevance = mutual_info(D, Y)
+        rel = relevance.sum(axis=1)
     K = min(int(n_select), D.n_vars)
     order = _relevance_order(rel)
     cap = np.inf if max_candidates is None else max_candidates
@@ -376,23 +385,26 @@ def global_select(
     L = T.size
     rel_T = rel[T]
     cor = np.zeros(L)
-    R = np.zeros((L, L))  # R[a, b]: redundancy of candidate b given selected a
     use_cor = beta != 0 and parents is not None and any(np.asarray(p).size for p in parents)
+    if redundancy not in ("cmi", "mrmr"):
+        raise ValueError(f"redundancy must be 'cmi' or 'mrmr'; got {redundancy!r}.")
+    # R[a, b]: redundancy of candidate b given selected a; an uncapped search has a pool
+    # of every feature (L = d), so the table exists only when a redundancy term needs it
+    use_red = gamma != 0 and K > 1
+    R = np.zeros((L, L)) if use_red or redundancy == "mrmr" else None
     if redundancy == "mrmr":
         scale = float(q) if redundancy_scale == "q" else 1.0
         R = -scale * mutual_info(D.take(T), D.take(T))
         if use_cor:
             cor = _global_cor(D, Y, T, parents)
-    elif redundancy == "cmi":
-        if use_cor or (gamma != 0 and K > 1):
-            W = _parent_weights(parents, q) if use_cor else None
-            A = DiscreteData.concat([D.take(T), Y]) if use_cor else D.take(T)
-            for b, cmi in enumerate(iter_conditional_mutual_info(A, Y, D.take(T))):
+    elif use_cor or use_red:
+        W = _parent_weights(parents, q) if use_cor else None
+        A = DiscreteData.concat([D.take(T), Y]) if use_cor else D.take(T)
+        for b, cmi in enumerate(iter_conditional_mutual_info(A, Y, D.take(T))):
+            if use_red:
                 R[:, b] = cmi[:L].sum(axis=1)  # Σ_j I(Y_j; X_T[a] | X_T[b])
-                if use_cor:
-                    cor[b] = (cmi[L:] * W).sum()
-    else:
-        raise ValueError(f"redundancy must be 'cmi' or 'mrmr'; got {redundancy!r}.")
+            if use_cor:
+                cor[b] = (cmi[L:] * W).sum()
     chosen = np.zeros(L, dtype=bool)
     # Uncapped (paper) search: the first pick maximises Eq. (42) with an empty X_θ;
     # the reference convention takes the most relevant feature.
@@ -400,7 +412,7 @@ def global_select(
     chosen[first] = True
     picks = [first]
     scores = [float(rel_T[first] + (beta * cor[first] if max_candidates is None else 0.0))]
-    red = R[first].copy()
+    red = R[first].copy() if R is not None else np.zeros(L)
     for t in range(1, K):
         score = rel_T + beta * cor + gamma * (red / t)
         score[chosen] = -np.inf
@@ -408,7 +420,8 @@ def global_select(
         picks.append(b)
         scores.append(float(score[b]))
         chosen[b] = True
-        red += R[b]
+        if R is not None:
+            red += R[b]
         report_step(t + 1, K, "feature", criterion=scores[-1])
     return T[picks].astype(np.intp), np.asarray(scores)
 
@@ -536,6 +549,13 @@ class _MLFSBase(BaseInfoSelector):
         return getattr(self, "mode", "global") == "global" and self._regime(k) == self._regime(
             self._fit_k
         )
+
+    #: what row-block input would need (the message of the error it raises)
+    _row_blocks_need = (
+        "its criterion needs I(Y_j; X_n | X_m) for the pairs of its candidate pool (and, "
+        "with β ≠ 0, label-pair terms), which row-block sources do not count; MLMIM with "
+        "discretizer=None (a relevance ranking) accepts them"
+    )
 
     def _discretize(self, X, Y):
         disc = self.discretizer
@@ -665,6 +685,7 @@ class MLFS(_MLFSBase):
         # Same budget as OCC (paper: k = ⌈0.8 q⌉); a label never has more than q - 1 parents.
         k = resolve_count(self.k, q, "k", allow_zero=True)
         constant = cache.h_y <= 0
+        _check_mlfs_tables(self, cache, k)
         if self.beta != 0 and k > 0:
             parents = kcc_parents(Y, np.arange(q), k, exclude=constant,
                                   max_candidates=self.max_candidates)
@@ -674,7 +695,7 @@ class MLFS(_MLFSBase):
         if self.mode == "global":
             return global_select(X, Y, K, parents=parents, beta=float(self.beta),
                                  gamma=float(self.gamma), max_candidates=self.max_candidates,
-                                 relevance=cache.mi_xy)
+                                 relevance_sum=cache.relevance)
         targets = np.flatnonzero(~constant)
         sel = label_specific_select(
             X, Y, targets, None, K, parents=[parents[j] for j in targets],
@@ -687,6 +708,31 @@ class MLFS(_MLFSBase):
         self.label_features_ = feats
         ranking, self._votes = _aggregate_votes(feats, X.n_vars, K)
         return ranking, self._votes[ranking]
+
+
+def _check_mlfs_tables(sel: MLFS, cache: InfoCache, k: int) -> None:
+    """Refuse MLFS's label × label and per-label feature × label tables above the budget.
+
+    The label-correlation term (``β ≠ 0`` with ``k > 0`` parents) needs ``I(Y_a; Y_b)``
+    for every label pair (kCC, Eq. 33) and ``I(Y_j; Y_k | X_m)`` for every label and
+    parent pair given each candidate: ``q × q`` tables. Local mode needs ``I(X_i; Y_j)``
+    of every feature and label (each label's own candidate pool): a ``d × q`` table.
+    Global mode without the label term needs only label sums (as MLJMI).
+    """
+    m_x, m_y = cache.X.indicators.shape[1], cache.Y.indicators.shape[1]
+    q = cache.Y.n_vars
+    if sel.beta != 0 and k > 0:
+        check_tables(
+            "MLFS", f"its label-correlation term (β ≠ 0: I(Y_j; Y_k) and I(Y_j; Y_k | X_m) "
+            f"for the pairs of the {q:,} labels, kCC Eq. 33)", float(m_y) * m_y, tables=4.0,
+            instead="beta=0 drops it (global mode then needs label sums only, as MLJMI).",
+        )
+    if sel.mode == "local":
+        check_tables(
+            "MLFS", "its local mode (each label's candidate pool ranks every feature by "
+            "I(X_i; Y_j), Eq. 43)", float(m_x) * m_y, tables=3.0,
+            instead="mode='global' with beta=0 needs label sums only (as MLJMI).",
+        )
 
 
 def _aggregate_votes(feats: list[np.ndarray], d: int, K: int):
@@ -716,7 +762,17 @@ class MLMIM(_MLFSBase):
         tags.selector_tags.greedy = False
         # a ranking by a fixed score (no cap applies): every budget is a prefix
         tags.selector_tags.nested_budgets = True
+        # Σ_j I(X_m; Y_j) adds up over row blocks once the values are symbols; "auto"
+        # fits mean ± 0.5·std on the whole data first, which needs it in memory
+        tags.selector_tags.row_blocks = getattr(self, "discretizer", "auto") is None
         return tags
+
+    #: what row-block input would need (the message of the error it raises)
+    _row_blocks_need = (
+        "its discretizer ('auto', 'mydisc': mean ± 0.5·std; or a transformer) is fitted on "
+        "the data in memory; discretize the data first and pass discretizer=None, then "
+        "MLMIM counts over row blocks"
+    )
 
     def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> Any:
         return self._relevance
@@ -730,9 +786,10 @@ class MLMIM(_MLFSBase):
         self.categorical_features = categorical_features
 
     def _select(self, cache: InfoCache, K: int):
-        self._relevance = cache.mi_xy.sum(axis=1)
+        # Σ_j I(X_m; Y_j): the full block's row sums, or label sums above its threshold
+        self._relevance = cache.relevance
         return global_select(cache.X, cache.Y, K, beta=0.0, gamma=0.0,
-                             max_candidates=None, relevance=cache.mi_xy)
+                             max_candidates=None, relevance_sum=self._relevance)
 
 
 class MLJMI(_MLFSBase):
@@ -754,7 +811,8 @@ class MLJMI(_MLFSBase):
 
     def _select(self, cache: InfoCache, K: int):
         return global_select(cache.X, cache.Y, K, beta=0.0, gamma=1.0,
-                             max_candidates=self.max_candidates, relevance=cache.mi_xy)
+                             max_candidates=self.max_candidates,
+                             relevance_sum=cache.relevance)
 
 
 class MLMRMR(_MLFSBase):
@@ -783,5 +841,5 @@ class MLMRMR(_MLFSBase):
 
     def _select(self, cache: InfoCache, K: int):
         return global_select(cache.X, cache.Y, K, beta=0.0, gamma=1.0,
-                             max_candidates=self.max_candidates, relevance=cache.mi_xy,
+                             max_candidates=self.max_candidates, relevance_sum=cache.relevance,
                              redundancy="mrmr", redundancy_scale=self.redundancy_scale)

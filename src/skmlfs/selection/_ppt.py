@@ -7,13 +7,15 @@ one class of a single-label problem, and rare label sets are pruned.
 from __future__ import annotations
 
 from numbers import Integral
+from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
 from ._base import Number
 
-__all__ = ["PPT_CONSTRAINTS", "pruned_problem_transformation"]
+__all__ = ["PPT_CONSTRAINTS", "label_sets", "pruned_problem_transformation"]
 
 #: ``min_support`` and ``strategy`` of the PPT selectors (PPT+MI, PPT+CHI, PPT+ReliefF).
 PPT_CONSTRAINTS: dict = {
@@ -29,8 +31,8 @@ def pruned_problem_transformation(
 
     Parameters
     ----------
-    Y : ndarray of shape (n_samples, n_labels)
-        0/1 label matrix (validated by the caller).
+    Y : ndarray or sparse matrix of shape (n_samples, n_labels)
+        0/1 label matrix (validated by the caller); a sparse one stays sparse.
     min_support : int, default=6
         Label sets occurring fewer than ``min_support`` times are pruned (``>= τ`` kept,
         the PyIT-MLFS convention; Mulan keeps ``> p``, i.e. ``min_support = p + 1``).
@@ -53,18 +55,14 @@ def pruned_problem_transformation(
     If pruning would remove every pattern, no pruning is applied (τ = 1), an assumption
     documented in docs/methods/info.md#ppt-filters.
     """
-    Y = np.asarray(Y, dtype=np.uint8)
-    _, first, inverse, counts = np.unique(
-        Y, axis=0, return_index=True, return_inverse=True, return_counts=True
-    )
-    inverse = inverse.ravel()
+    first, inverse, counts, sets = label_sets(Y)
     keep_set = counts >= min_support
     if not keep_set[inverse].any():
         keep_set[:] = True
     rows = np.flatnonzero(keep_set[inverse])
     set_ids = inverse[rows]
     if strategy == "reintroduce":
-        extra_rows, extra_sets = _reintroduce(Y, inverse, keep_set, first)
+        extra_rows, extra_sets = _reintroduce(sets, inverse, keep_set)
         rows = np.concatenate([rows, extra_rows])
         set_ids = np.concatenate([set_ids, extra_sets])
     elif strategy != "discard":
@@ -79,14 +77,44 @@ def pruned_problem_transformation(
     return rows, remap[set_ids]
 
 
-def _reintroduce(Y, inverse, keep_set, first):
+def label_sets(Y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[int, ...]]]:
+    """The distinct label sets (rows) of a 0/1 matrix, dense or sparse, without densifying.
+
+    Returns what ``np.unique(Y, axis=0, return_index=True, return_inverse=True,
+    return_counts=True)`` returns for the dense matrix — the distinct rows in the same
+    (lexicographic) order — with each distinct row as the tuple of its label indices:
+    ``first`` (a row of each set), ``inverse`` (set of each row), ``counts`` and ``sets``.
+    Each row is hashed as the tuple of its labels (``O(nnz)``), so a sparse ``Y`` with
+    tens of thousands of labels is never expanded to ``n × q`` bytes.
+    """
+    Y = sp.csr_matrix(Y) if sp.issparse(Y) else sp.csr_matrix(np.asarray(Y, dtype=np.uint8))
+    Y.eliminate_zeros()
+    Y.sort_indices()
+    ptr, idx = Y.indptr, Y.indices
+    ids: dict[tuple[int, ...], int] = {}
+    inverse = np.empty(Y.shape[0], dtype=np.intp)
+    for r in range(Y.shape[0]):
+        inverse[r] = ids.setdefault(tuple(idx[ptr[r] : ptr[r + 1]].tolist()), len(ids))
+    keys = list(ids)
+    # np.unique's order of dense 0/1 rows: at the first column where two rows differ, the
+    # row holding a 1 is larger, i.e. the label tuples compared with negated labels
+    order = sorted(range(len(keys)), key=lambda i: tuple(-v for v in keys[i]))
+    rank = np.empty(len(keys), dtype=np.intp)
+    rank[order] = np.arange(len(keys))
+    inverse = rank[inverse]
+    counts = np.bincount(inverse, minlength=len(keys))
+    first = np.full(len(keys), Y.shape[0], dtype=np.intp)
+    np.minimum.at(first, inverse, np.arange(Y.shape[0]))
+    return first, inverse, counts, [keys[i] for i in order]
+
+
+def _reintroduce(sets, inverse, keep_set):
     """Copies of pruned patterns relabelled with frequent disjoint subsets (Mulan PPT)."""
-    uniq_sets = Y[first]
-    frequent = {tuple(np.flatnonzero(uniq_sets[i])): i for i in np.flatnonzero(keep_set)}
+    frequent = {sets[i]: i for i in np.flatnonzero(keep_set)}
     extra_rows, extra_sets = [], []
     # Loop over *distinct pruned label sets* (few), not over patterns.
     for s in np.flatnonzero(~keep_set):
-        labels = tuple(np.flatnonzero(uniq_sets[s]))
+        labels = sets[s]
         cands = sorted(
             (f for f in frequent if f and set(f) < set(labels)), key=len
         )

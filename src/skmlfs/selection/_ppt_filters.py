@@ -26,19 +26,50 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import validate_data
 
 from .._validation import check_labels, resolve_n_features
-from ..info import DiscreteData, InfoCache, mutual_info
-from ._base import BaseInfoSelector, degenerate_selection, mean_redundancy_select
+from ..info import DiscreteData, InfoCache, _cache
+from ._base import (
+    TIE_RTOL,
+    TIE_TOL,
+    BaseInfoSelector,
+    degenerate_selection,
+    mean_redundancy_select,
+    refuse_row_blocks,
+)
 from ._ppt import PPT_CONSTRAINTS, pruned_problem_transformation
 from ._tags import get_selector_tags
 
 __all__ = ["PPTCHI", "PPTMI", "chi2_scores"]
 
 
-def chi2_scores(D: DiscreteData, classes: np.ndarray) -> np.ndarray:
+def _order_with_ties(score: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` best positions by decreasing ``score``; values within ``TIE_TOL +
+    TIE_RTOL·|max|`` of their neighbour in that order are tied and go by index (the
+    library's tie rule, so that the full table and the label sums, equal up to rounding,
+    rank alike)."""
+    order = np.argsort(-score, kind="stable")
+    if order.size == 0:
+        return order[:k]
+    v = score[order]
+    tol = TIE_TOL + TIE_RTOL * float(np.abs(v).max())
+    group = np.concatenate([[0], np.cumsum(v[:-1] - v[1:] > tol)])
+    return order[np.lexsort((order, group))][:k]
+
+
+def chi2_scores(D: DiscreteData, classes: np.ndarray, *, sparse: bool | None = None
+                ) -> np.ndarray:
     """χ² statistic of every variable of ``D`` against the class vector, shape (p,).
 
     ``O_vc`` for the non-zero codes is ``indicatorsᵀ · onehot(classes)``; the code-0 row of
     each variable's table follows by subtraction from the class totals.
+
+    ``sparse`` (default: when the dense ``codes × classes`` table would exceed the
+    count engine's full-table threshold, ``FULL_BLOCK_PAIRS`` cells, as
+    :func:`~skmlfs.info._cache.use_full_block`) keeps ``O`` sparse: a cell with
+    ``O = 0`` contributes ``E``, and ``Σ_c E_vc = n_v``, so only the co-occurring
+    (code, class) cells are enumerated, plus the classes of the code-0 row that co-occur
+    with a non-zero code (the others contribute ``n_c (N − n_0)² / (N n_0)`` together).
+    Equal to the dense table's sums up to rounding; memory ``O(nnz)`` instead of
+    ``codes × classes`` (a PPT class has up to ``n`` values).
     """
     classes = np.asarray(classes)
     N = D.n_samples
@@ -47,6 +78,10 @@ def chi2_scores(D: DiscreteData, classes: np.ndarray) -> np.ndarray:
     _, cls = np.unique(classes, return_inverse=True)
     nc = int(cls.max()) + 1 if N else 0
     C = sp.csc_matrix((np.ones(N), (np.arange(N), cls.ravel())), shape=(N, nc))
+    if sparse is None:
+        sparse = D.indicators.shape[1] * nc > _cache.FULL_BLOCK_PAIRS
+    if sparse:
+        return _chi2_sparse(D, C, N)
     ind = D.indicators
     O = ind.T @ C if sp.issparse(ind) else (C.T @ ind).T
     O = np.asarray(O.toarray() if sp.issparse(O) else O, dtype=np.float64)  # (m, nc)
@@ -72,6 +107,36 @@ def chi2_scores(D: DiscreteData, classes: np.ndarray) -> np.ndarray:
     return chi + cells(O0, n0)
 
 
+def _chi2_sparse(D: DiscreteData, C: sp.csc_matrix, N: int) -> np.ndarray:
+    """:func:`chi2_scores` from the co-occurring (code, class) cells only."""
+    p = D.n_vars
+    n_c = np.asarray(C.sum(axis=0)).ravel()
+    nc = n_c.size
+    ind = sp.csc_matrix(D.indicators)
+    O = (ind.T @ C).tocoo()  # (m, nc), co-occurring cells only
+    v, c, o = O.row, O.col, O.data.astype(np.float64)
+    var_of_col = np.repeat(np.arange(p), D.arity - 1)
+    n_v = D.counts.astype(np.float64)
+    # non-zero codes: Σ_c (O−E)²/E = Σ_{O>0} [(O−E)²/E − E] + Σ_c E,  Σ_c E_vc = n_v
+    E = n_v[v] * n_c[c] / N
+    chi = np.bincount(var_of_col[v], weights=(o - E) ** 2 / E - E, minlength=p)
+    chi += np.bincount(var_of_col, weights=n_v, minlength=p)
+    # code-0 row: O0_c = n_c − Σ_v O_vc; classes no non-zero code meets have O0_c = n_c
+    n0 = N - np.bincount(var_of_col, weights=n_v, minlength=p)
+    keys, inv = np.unique(var_of_col[v].astype(np.int64) * nc + c, return_inverse=True)
+    tot = np.bincount(inv.ravel(), weights=o)
+    i_g, c_g = keys // nc, keys % nc
+    O0 = n_c[c_g] - tot
+    E0 = n0[i_g] * n_c[c_g] / N
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t0 = np.where(E0 > 0, (O0 - E0) ** 2 / np.where(E0 > 0, E0, 1.0), 0.0)
+        rest = np.where(n0 > 0, (N - n0) ** 2 / (N * np.where(n0 > 0, n0, 1.0)), 0.0)
+    chi += np.bincount(i_g, weights=t0, minlength=p)
+    met = np.bincount(i_g, weights=n_c[c_g], minlength=p)  # Σ n_c of the classes met
+    chi += rest * (N - met)
+    return chi
+
+
 class _PPTFilter(BaseInfoSelector):
     """Validation, discretization and PPT shared by PPT+MI and PPT+CHI.
 
@@ -81,6 +146,14 @@ class _PPTFilter(BaseInfoSelector):
     """
 
     _parameter_constraints: dict = {**BaseInfoSelector._parameter_constraints, **PPT_CONSTRAINTS}
+    #: what row-block input would need (the message of the error it raises)
+    _row_blocks_need = (
+        "the pruned problem transformation needs every row's label set (the classes and "
+        "their supports over all rows) and copies rows (strategy='reintroduce'); its "
+        "score's counts (features × classes) would add up over row blocks, but that "
+        "counting is not implemented"
+    )
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.selector_tags.greedy = False
@@ -104,10 +177,12 @@ class _PPTFilter(BaseInfoSelector):
 
     def _fit(self, X: Any, Y: Any) -> _PPTFilter:
         """Transform ``Y`` by PPT and score the (discretized) features of ``X``."""
+        refuse_row_blocks(self, X)
         X = validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype="numeric", ensure_all_finite=True
         )
-        Y = check_labels(Y, X.shape[0], warn_empty=True)
+        # sparse labels stay sparse: the label sets are hashed row by row (label_sets)
+        Y = check_labels(Y, X.shape[0], warn_empty=True, accept_sparse=True)
         if degenerate_selection(self, X):
             return self
         Xd = self._discretize(X, Y)
@@ -195,14 +270,15 @@ class PPTMI(_PPTFilter):
 
     def _score(self, D, classes, k):
         Dc = DiscreteData.from_array(classes[:, None])
-        if self.search == "rank":
-            rel = mutual_info(D, Dc)[:, 0]
-            self.feature_scores_ = rel
-            order = np.argsort(-rel, kind="stable")[:k]
-            return order, rel[order]
+        # I(f; C): the class is one variable with up to n values; the cache's policy takes
+        # the dense d × (C − 1) count table when small, else the label sums (co-occurring
+        # (code, class) cells only: O(nnz) memory)
         cache = InfoCache(D, Dc)
-        rel = cache.mi_xy[:, 0]
+        rel = cache.relevance
         self.feature_scores_ = rel
+        if self.search == "rank":
+            order = _order_with_ties(rel, k)
+            return order, rel[order]
         return mean_redundancy_select(cache, rel, np.ones(rel.size, bool), k)
 
 
@@ -241,5 +317,5 @@ class PPTCHI(_PPTFilter):
     def _score(self, D, classes, k):
         chi = chi2_scores(D, classes)
         self.feature_scores_ = chi
-        order = np.argsort(-chi, kind="stable")[:k]
+        order = _order_with_ties(chi, k)
         return order, chi[order]

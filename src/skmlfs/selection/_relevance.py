@@ -70,6 +70,7 @@ class MIRank(BaseInfoSelector):
         tags = super().__sklearn_tags__()
         tags.selector_tags.scores_meaning = SUMMED_MI_MEANING
         tags.selector_tags.greedy = False
+        tags.selector_tags.row_blocks = True  # Σ_l I(f; l) adds up over row blocks
         return tags
 
     def _per_feature_scores(self, ranking: np.ndarray, values: np.ndarray) -> np.ndarray:
