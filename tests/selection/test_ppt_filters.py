@@ -150,3 +150,26 @@ def test_ppt_filters_on_real_data(dataset_path):
         assert np.all(np.diff(sel.scores_[sel.selection_order_]) <= 0)
         np.testing.assert_array_equal(sel.scores_, sel.feature_scores_)
         assert np.all(sel.feature_scores_ >= -1e-12)
+
+
+def test_every_pattern_pruned_warns_and_says_why_the_scores_tie():
+    # eight patterns, eight distinct label sets: nothing reaches min_support, so nothing
+    # is pruned and every pattern is its own class
+    rng = np.random.default_rng(0)
+    Y = np.eye(8, dtype=int)
+    X = rng.integers(0, 2, size=(8, 5))
+    X[:, 4] = 0  # constant
+    with pytest.warns(UserWarning, match="every pattern its own class"):
+        chi = PPTCHI(n_features_to_select=1.0).fit(X, Y)
+    # χ² of a feature against a class per row is n for every non-constant feature
+    informative = X.std(axis=0) > 0
+    np.testing.assert_allclose(chi.scores_[informative], 8.0)
+    with pytest.warns(UserWarning, match="nothing is pruned"):
+        mi = PPTMI(n_features_to_select=1.0).fit(X, Y)
+    for j in np.flatnonzero(informative):
+        np.testing.assert_allclose(mi.scores_[j], _naive_H(X[:, j]), atol=1e-12)
+    # repeated label sets below the threshold: the fallback warns without the tie remark
+    Y2 = np.repeat(np.eye(4, dtype=int), 2, axis=0)
+    with pytest.warns(UserWarning, match="nothing is pruned") as rec:
+        PPTCHI(n_features_to_select=1.0).fit(X, Y2)
+    assert not any("its own class" in str(w.message) for w in rec)

@@ -183,7 +183,7 @@ class MDFS(_RowNormSelector):
     feature_importances_ : ndarray of shape (n_features,)
         ``‖W_{i·}‖₂`` in feature order (= ``scores_``).
     selection_order_, ranking_, scores_ : ndarray of shape (n_features,)
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (``n_iter_``,)
         Objective after each iteration (there is no value at the initialisation: ``F`` is
         first computed by the first iteration).
     n_iter_ : int

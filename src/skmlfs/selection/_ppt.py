@@ -6,6 +6,7 @@ one class of a single-label problem, and rare label sets are pruned.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral
 from typing import Any
 
@@ -59,6 +60,26 @@ def pruned_problem_transformation(
     keep_set = counts >= min_support
     if not keep_set[inverse].any():
         keep_set[:] = True
+        # the fallback keeps a ranking, but one with little meaning when the label sets are
+        # (nearly) all distinct: a class per row makes χ² equal for every non-constant
+        # feature and reduces I(f; class) to H(f) — say so rather than rank silently
+        n_rows = int(inverse.size)
+        warnings.warn(
+            f"No label set occurs min_support={min_support} times, so pruning would remove "
+            f"every pattern; nothing is pruned. The {counts.size:,} distinct label sets of "
+            f"the {n_rows:,} patterns become the classes"
+            + (
+                " (every pattern its own class: the score then hardly depends on the "
+                "labels — χ² ties at the number of patterns for every non-constant "
+                "feature, and the mutual information becomes the feature's entropy)"
+                if counts.size == n_rows
+                else ""
+            )
+            + ". The pruned problem transformation needs repeated label sets; with many "
+            "labels, a label-sum criterion (SCLS, AMI, MDMR) suits the data.",
+            UserWarning,
+            stacklevel=3,
+        )
     rows = np.flatnonzero(keep_set[inverse])
     set_ids = inverse[rows]
     if strategy == "reintroduce":
