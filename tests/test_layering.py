@@ -18,7 +18,9 @@ Inside ``experiments`` the engine has layers of its own (:data:`ENGINE_LAYERS`):
 registry, the spec, the store, execution, the planner, the run and the report, each module
 importing only its own or lower layers. No module imports a private module or name of
 another subpackage (:data:`PRIVATE_EXCEPTIONS` lists the ones left), and function-level
-imports are only for the heavy optional dependencies (:data:`LAZY_OK`).
+imports are only for the heavy optional dependencies (:data:`LAZY_OK`), in the command
+line as everywhere: its parser modules import the standard library only and its work
+(``skmlfs.cli._run``) is imported by name in one place, ``skmlfs.cli._dispatch``.
 
 In particular ``learners → selection → info / neighbors / discretize``, never back, and
 ``info``, ``neighbors``, ``discretize`` import none of selection, learners, experiments
