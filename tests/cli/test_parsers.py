@@ -13,9 +13,10 @@ from _subproc import child_env
 from skmlfs.cli import _COMMANDS, build_parser
 from skmlfs.cli._dispatch import deferred_type, load
 
-# The child builds the parser, prints the help of mlfs and of every command and makes one
-# argument error, then reports which modules it imported; last it runs the dispatch of
-# `mlfs methods` (a positive control: the same probe must see scikit-learn then).
+# The child builds the parser, prints the help of mlfs (and its version) and of every
+# command and makes one argument error, then reports which modules it imported; last it
+# runs the dispatch of `mlfs methods` (a positive control: the same probe must see
+# scikit-learn then).
 PROBE = """\
 import contextlib, io, json, sys
 from skmlfs.cli import _COMMANDS, main
@@ -29,7 +30,7 @@ def exits(argv):
             return exc.code
     return None
 
-codes = [exits(["--help"])] + [exits([c, "--help"]) for c in _COMMANDS]
+codes = [exits(["--help"]), exits(["--version"])] + [exits([c, "--help"]) for c in _COMMANDS]
 codes.append(exits(["select"]))  # the dataset argument is missing: an argument error
 before = sorted(sys.modules)
 load(_COMMANDS["methods"].RUN)
@@ -45,14 +46,14 @@ def _top(names: list[str]) -> set[str]:
 
 @pytest.mark.subprocess
 def test_help_and_argument_errors_import_no_library():
-    """``mlfs --help``, ``mlfs COMMAND --help`` and an argument error import neither
-    scikit-learn (seconds) nor any other module of the library: the parser modules hold
-    the arguments, :mod:`skmlfs.cli._run` the work."""
+    """``mlfs --help``, ``--version``, ``mlfs COMMAND --help`` and an argument error import
+    neither scikit-learn (seconds) nor any other module of the library: the parser modules
+    hold the arguments, :mod:`skmlfs.cli._run` the work."""
     res = subprocess.run([sys.executable, "-c", PROBE], env=child_env(), capture_output=True,
                          text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
-    assert out["codes"] == [0] * (1 + len(_COMMANDS)) + [2]
+    assert out["codes"] == [0] * (2 + len(_COMMANDS)) + [2]
     before = out["before"]
     assert not _top(before) & set(HEAVY), sorted(_top(before) & set(HEAVY))
     ours = [m for m in before if m.split(".")[0] == "skmlfs"]
