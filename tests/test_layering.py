@@ -18,7 +18,9 @@ Inside ``experiments`` the engine has layers of its own (:data:`ENGINE_LAYERS`):
 registry, the spec, the store, execution, the planner, the run and the report, each module
 importing only its own or lower layers. No module imports a private module or name of
 another subpackage (:data:`PRIVATE_EXCEPTIONS` lists the ones left), and function-level
-imports are only for the heavy optional dependencies (:data:`LAZY_OK`).
+imports are only for the heavy optional dependencies (:data:`LAZY_OK`), in the command
+line as everywhere: its parser modules import the standard library only and its work
+(``skmlfs.cli._run``) is imported by name in one place, ``skmlfs.cli._dispatch``.
 
 In particular ``learners → selection → info / neighbors / discretize``, never back, and
 ``info``, ``neighbors``, ``discretize`` import none of selection, learners, experiments
@@ -28,6 +30,7 @@ or cli.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "skmlfs"
@@ -146,14 +149,14 @@ PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
     # the command line is the engine's and the datasets' own front end: it reads their
     # internals (registry descriptions, the distributed backend's check, the method
     # tables of --add-selector); the report it writes through public names
-    **{("skmlfs.cli._benchmark", t): "engine front end" for t in (
+    **{("skmlfs.cli._run.benchmark", t): "engine front end" for t in (
         "skmlfs.experiments._backends", "skmlfs.experiments._spec")},
     **{(m, "skmlfs.experiments._registry"): "registry descriptions" for m in (
-        "skmlfs.cli._common", "skmlfs.cli._evaluate", "skmlfs.cli._methods",
-        "skmlfs.cli._select")},
-    ("skmlfs.cli._fetch", "skmlfs.datasets._fetch"): "datasets front end",
-    ("skmlfs.cli._fetch", "skmlfs.datasets._sources"): "datasets front end",
-    ("skmlfs.cli._transform", "skmlfs.datasets._tabular"): "datasets front end",
+        "skmlfs.cli._run.common", "skmlfs.cli._run.evaluate", "skmlfs.cli._run.methods",
+        "skmlfs.cli._run.select")},
+    ("skmlfs.cli._run.fetch", "skmlfs.datasets._fetch"): "datasets front end",
+    ("skmlfs.cli._run.fetch", "skmlfs.datasets._sources"): "datasets front end",
+    ("skmlfs.cli._run.transform", "skmlfs.datasets._tabular"): "datasets front end",
     # library internals shared between layers (count engine, discretization rule)
     ("skmlfs.selection._base", "skmlfs.discretize._auto"): "the 'auto' discretization rule",
     ("skmlfs.learners._mlnb", "skmlfs.discretize._auto"): "the 'auto' discretization rule",
@@ -312,12 +315,6 @@ LAZY_OK = ("pandas", "matplotlib", "dask", "distributed", "pyarrow", "numba", "c
            "joblib.externals.loky", "ctypes", "skmlfs.plots",
            "skmlfs.info._numba_kernels")
 
-#: Modules exempt as a whole: the command line defers the library (scikit-learn alone
-#: takes seconds to import) until a command needs it, so that ``mlfs --help`` and an
-#: argument error answer at once.
-LAZY_MODULES = ("skmlfs.cli",)
-
-
 def _function_level_imports(path: Path):
     mod = _module_name(path)
     pkg = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
@@ -348,9 +345,6 @@ def _function_level_imports(path: Path):
 def test_function_level_imports_are_for_heavy_optional_dependencies_only():
     bad = []
     for path in sorted(SRC.rglob("*.py")):
-        mod = _module_name(path)
-        if mod.startswith(LAZY_MODULES):
-            continue
         for line, target in _function_level_imports(path):
             if any(target == ok or target.startswith(ok + ".") for ok in LAZY_OK):
                 continue
@@ -379,3 +373,69 @@ def test_the_parser_sees_relative_and_function_level_imports(tmp_path):
         assert _module_name(pkg / "info" / "_engine.py") == "skmlfs.info._engine"
     finally:
         SRC = old
+
+
+# --------------------------------------------------------------------------- command line
+#: The modules of ``skmlfs.cli`` that build the parser (everything but the ``_run``
+#: package, which does the work): they import the standard library, the package root
+#: (``__version__``) and each other only, so that ``mlfs --help`` imports no library.
+CLI_PARSER_SIDE = "skmlfs.cli"
+CLI_RUN_SIDE = "skmlfs.cli._run"
+
+
+def _top_level_imports(path: Path) -> list[tuple[int, str]]:
+    """``(line, absolute target)`` of every import in ``path``, relative ones resolved."""
+    mod = _module_name(path)
+    pkg = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join(pkg[: len(pkg) - (node.level - 1)])
+                if node.module:
+                    out.append((node.lineno, f"{base}.{node.module}"))
+                else:
+                    out += [(node.lineno, f"{base}.{a.name}") for a in node.names]
+            else:
+                out.append((node.lineno, node.module or ""))
+    return out
+
+
+def _cli_parser_files() -> list[Path]:
+    return [p for p in sorted((SRC / "cli").rglob("*.py"))
+            if not _module_name(p).startswith(CLI_RUN_SIDE)]
+
+
+def test_the_command_line_parsers_import_the_standard_library_only():
+    files = _cli_parser_files()
+    assert {p.name for p in files} >= {"__init__.py", "_dispatch.py", "_options.py",
+                                       "_select.py", "_messages.py"}
+    bad = []
+    for path in files:
+        for line, target in _top_level_imports(path):
+            top = target.split(".")[0]
+            ok = (
+                top in sys.stdlib_module_names or top == "__future__"
+                or target == "skmlfs.__version__"
+                or (target.startswith(CLI_PARSER_SIDE + ".")
+                    and not target.startswith(CLI_RUN_SIDE))
+            )
+            if not ok:
+                bad.append(f"{path.relative_to(SRC.parent)}:{line} imports {target}")
+    assert not bad, ("the parser side of the command line imports the library (put the "
+                     "work under skmlfs/cli/_run/):\n" + "\n".join(bad))
+
+
+def test_the_command_line_imports_by_name_in_one_place():
+    """``importlib.import_module`` (the ``"module:function"`` of each command's work, and
+    the deferred check of ``-k``) is called in :mod:`skmlfs.cli._dispatch` only."""
+    callers = []
+    for path in sorted((SRC / "cli").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Call) and (
+                    getattr(node.func, "attr", None) == "import_module"
+                    or getattr(node.func, "id", None) in ("import_module", "__import__")):
+                callers.append(_module_name(path))
+    assert callers == ["skmlfs.cli._dispatch"], callers

@@ -205,7 +205,7 @@ def test_nominal_columns_and_budget_reach_the_selector(dataset_path):
     categorical_features; its own fit discretizes ("auto") and gives the ranking of the
     former route (the CLI discretized with the nominal columns passed through, then the
     selector used the codes as they were)."""
-    from skmlfs.cli._common import make_selector
+    from skmlfs.cli._run.common import make_selector
 
     ds = load(dataset_path("mulan/birds/birds-train.arff"))
     nominal = np.array([t == "nominal" for t in ds.feature_types])
@@ -692,7 +692,7 @@ def test_one_budget_parser_for_selectors_experiments_and_cli(capsys, tmp_path, v
     """resolve_n_features (selectors), parse_n_features (experiment files) and -k (the
     command line) give the same count; 0.07 of 100 features is 7 everywhere."""
     from skmlfs._validation import resolve_n_features
-    from skmlfs.cli._common import parse_k
+    from skmlfs.cli._run.common import parse_k
     from skmlfs.experiments import parse_n_features, resolve_n_features_grid
 
     n, d = 593, 100

@@ -35,9 +35,9 @@ def _table(tmp_path: Path, n: int = 60, d: int = 6, seed: int = 0) -> Path:
 
 def _no_work(monkeypatch) -> list:
     """Record (and skip) every fit and evaluation the commands would start."""
-    import skmlfs.cli._select as select_cmd
-    import skmlfs.cli._transform as transform_cmd
-    import skmlfs.experiments as experiments
+    import skmlfs.cli._run.evaluate as evaluate_cmd
+    import skmlfs.cli._run.select as select_cmd
+    import skmlfs.cli._run.transform as transform_cmd
 
     calls: list = []
 
@@ -46,7 +46,7 @@ def _no_work(monkeypatch) -> list:
         raise AssertionError("the work started before the output was checked")
 
     for mod, name in ((select_cmd, "fit_selector"), (transform_cmd, "fit_selector"),
-                      (experiments, "evaluate")):
+                      (evaluate_cmd, "evaluate")):
         monkeypatch.setattr(mod, name, work)
     return calls
 

@@ -1,28 +1,46 @@
 """The ``mlfs`` command.
 
-Each subcommand lives in its own private module exposing ``register(subparsers)``; the
-module is imported only when its command runs, so ``mlfs --help`` stays fast.
+Each subcommand has a parser module here (``_select.py``, ...: its help line ``HELP``, its
+arguments ``register(parser)`` and ``RUN``, the ``"module:function"`` that does the work)
+that imports the standard library alone, and a module under :mod:`skmlfs.cli._run` that
+does the work with ordinary module-level imports. :func:`main` imports the latter only
+when its command runs (:func:`skmlfs.cli._dispatch.load`, the one deferred import of the
+command line), so that ``mlfs --help`` and an argument error answer at once.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
+
+from .. import __version__
+from . import (
+    _benchmark,
+    _demo,
+    _evaluate,
+    _fetch,
+    _info,
+    _methods,
+    _report,
+    _select,
+    _transform,
+)
+from ._dispatch import load
+from ._messages import print_error, warnings_for_the_command_line
 
 __all__ = ["main"]
 
-# name -> (module, one-line help). Order = order in --help.
+# name -> parser module. Order = order in --help.
 _COMMANDS = {
-    "demo": ("_demo", "run the main job on a generated dataset: select features, compare scores"),
-    "info": ("_info", "print the statistics table (Table 1 of the SCLS paper) of dataset files"),
-    "select": ("_select", "rank and select features of a dataset with one method"),
-    "evaluate": ("_evaluate", "compare selection methods with a learner over repeated splits"),
-    "benchmark": ("_benchmark", "run an experiment file (resumable) and write its report"),
-    "report": ("_report", "tables and figures from a results database"),
-    "transform": ("_transform", "write a dataset reduced to the selected features (ARFF+XML/CSV)"),
-    "fetch": ("_fetch", "download standard datasets by name (emotions, scene, ...) into a cache"),
-    "methods": ("_methods", "list the selectors, learners and discretizers, with their papers"),
+    "demo": _demo,
+    "info": _info,
+    "select": _select,
+    "evaluate": _evaluate,
+    "benchmark": _benchmark,
+    "report": _report,
+    "transform": _transform,
+    "fetch": _fetch,
+    "methods": _methods,
 }
 
 _DESCRIPTION = """\
@@ -53,19 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mlfs", description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    from .. import __version__
-
     parser.add_argument("--version", action="version", version=f"scikit-mlfs {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module, help_) in _COMMANDS.items():
-        p = sub.add_parser(name, help=help_, description=help_)
-        p.set_defaults(_module=module)
-        _import(module).register(p)
+    for name, module in _COMMANDS.items():
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.register(p)
+        p.set_defaults(_run=module.RUN)
     return parser
-
-
-def _import(module: str):
-    return importlib.import_module(f"{__name__}.{module}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,12 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 0
-    from ._messages import print_error, warnings_for_the_command_line
-
     try:
         # Warnings as one "warning: ..." line each; advice in flags, not Python arguments.
         with warnings_for_the_command_line():
-            return int(_import(args._module).run(args) or 0)
+            return int(load(args._run)(args) or 0)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130

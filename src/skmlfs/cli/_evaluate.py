@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-from ._common import (
-    add_data_options,
-    add_dataset_argument,
-    add_progress_option,
-    budget_arg,
-    check_output_path,
-    data_options,
-    load_dataset,
-    require_complete,
-    write_table,
-)
+import argparse
+
+from ._options import BUDGET, add_data_options, add_dataset_argument, add_progress_option
+
+HELP = "compare selection methods with a learner over repeated splits"
+RUN = "skmlfs.cli._run.evaluate:run"
 
 
-def register(parser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     add_dataset_argument(parser)
     parser.add_argument(
         "--methods", default="scls,ami,mdmr",
@@ -37,7 +32,7 @@ def register(parser) -> None:
     parser.add_argument(
         # --n-features: the flag's former name, kept working
         "-k", "--n-features-to-select", "--n-features", dest="k", default=None,
-        type=budget_arg,
+        type=BUDGET,
         help="features to select: a count (20), a fraction (0.1), a percentage (10%%), 'all', "
         "'sqrt' = ceil(sqrt(#patterns)) (the default), or budgets such as '5..20:5' or "
         "'1%%..5%%'",
@@ -68,45 +63,3 @@ def register(parser) -> None:
     )
     add_progress_option(parser)
     add_data_options(parser)
-
-
-def run(args) -> int:
-    from .._progress import progress_mode
-    from ..experiments import ProtocolSpec, evaluate, summarize
-
-    check_output_path(args.out)  # before the work, not after it
-    discretizer = check_discretizer(args.discretizer)
-    ds = load_dataset(args.dataset, args.labels, **data_options(args))
-    require_complete(ds, "evaluate")
-    n = ds.X.shape[0]
-    protocol = args.protocol or ProtocolSpec.default_kind(ds)
-    spec = ProtocolSpec(kind=protocol, repeats=args.repeats, test_size=args.test_size,
-                        k=args.folds, n_splits=args.repeats)
-    splits = spec.splits(ds, n, args.seed)
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
-    results = evaluate(
-        ds, methods, args.learner, splits,
-        n_features_to_select="ceil_sqrt" if args.k is None else args.k,
-        metrics=metrics, discretizer=discretizer, random_state=args.seed, n_jobs=args.jobs,
-        progress=progress_mode(args.quiet),  # bar on a terminal, lines on a pipe
-    )
-    if args.out:
-        write_table(results, args.out)
-    print(f"{ds.name}: {n} patterns, {ds.X.shape[1]} features, {ds.Y.shape[1]} labels; "
-          f"{len(splits)} {protocol} splits; learner {args.learner}"
-          + ("" if discretizer == "none" else f"; discretizer {discretizer}"))
-    print(summarize(results).to_string())
-    return 0
-
-
-def check_discretizer(name: str) -> str:
-    """The ``--discretizer`` value, checked before any work: ``none``, ``auto`` or a
-    registered discretizer (an unknown name gets the registry's "did you mean")."""
-    from ..experiments._registry import canonical_name, resolve
-
-    key = name.strip().lower()
-    if key in ("none", "auto"):
-        return key
-    resolve("discretizer", name)  # raises with the registered names
-    return canonical_name("discretizer", name) or name

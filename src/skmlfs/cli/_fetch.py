@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import sys
+import argparse
+
+HELP = "download standard datasets by name (emotions, scene, ...) into a cache"
+RUN = "skmlfs.cli._run.fetch:run"
 
 
-def register(parser) -> None:
+def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "names", nargs="*", metavar="NAME",
         help="dataset names (see --list), e.g. emotions or plcfs/enron; afterwards every "
@@ -17,68 +19,3 @@ def register(parser) -> None:
         help="cache directory (default: $MLFS_DATA_HOME, else ~/scikit_mlfs_data)",
     )
     parser.add_argument("--list", action="store_true", help="list the datasets known by name")
-
-
-def _found_in_mlfs_datasets(entry) -> str | None:
-    """Where ``$MLFS_DATASETS`` already holds the data set, or None: such a set is used by
-    name before the cache, so downloading it again would only fill the cache."""
-    from pathlib import Path
-
-    root = os.environ.get("MLFS_DATASETS")
-    if not root:
-        return None
-    if entry.collection == "mulan":
-        folder = Path(root) / "mulan"
-        if folder.is_dir():
-            hits = [d for d in folder.iterdir() if d.is_dir() and d.name.lower() == entry.name]
-            if hits and any(hits[0].iterdir()):
-                return str(hits[0])
-        return None
-    p = Path(root) / entry.collection / f"{entry.name}.mat"
-    return str(p) if p.is_file() else None
-
-
-def run(args) -> int:
-    from ..datasets import REGISTRY, data_home, fetch, registry_key
-    from ..datasets._fetch import _base_url
-    from ..datasets._sources import PROVENANCE
-
-    home = data_home(args.data_home)
-    if args.list or not args.names:
-        print(f"{'name':<15} {'files':>5} {'MB':>6}  cached")
-        for name, entry in sorted(REGISTRY.items()):
-            size = sum(f.size for f in entry.files) / 1e6
-            cached = entry.cached(home)
-            print(f"{name:<15} {len(entry.files):>5} {size:>6.2f}  {'yes' if cached else '-'}")
-        collections = sorted({e.collection for e in REGISTRY.values()})
-        print("\nsources:")
-        for c in collections:
-            print(f"  {c}: {PROVENANCE[c]}")
-        print(f"cache: {home}")
-        if not args.names and not args.list:
-            print("\nusage: mlfs fetch NAME [NAME ...]", file=sys.stderr)
-        return 0
-    keys = [registry_key(n) for n in args.names]
-    unknown = [n for n, k in zip(args.names, keys, strict=True) if k is None]
-    if unknown:
-        raise ValueError(
-            f"unknown dataset name(s) {', '.join(map(repr, unknown))}; known: "
-            + ", ".join(sorted(REGISTRY))
-        )
-    announced: set[str] = set()
-    for key in keys:
-        entry = REGISTRY[key]
-        where = _found_in_mlfs_datasets(entry)
-        if where is not None and args.data_home is None:
-            print(f"{key}: already in $MLFS_DATASETS ({where}); not downloaded")
-            continue
-        base = _base_url(None, entry.files[0], entry.collection)
-        if base not in announced:
-            announced.add(base)
-            print(f"from {base}", file=sys.stderr)
-        ds = fetch(key, data_home=home)
-        print(
-            f"{key}: {ds.n_samples} patterns, {ds.n_features} features, {ds.n_labels} "
-            f"labels -> {entry.folder(home)}"
-        )
-    return 0

@@ -1,13 +1,21 @@
-"""Helpers shared by the CLI commands."""
+"""The work shared by several commands: reading a dataset, building and fitting a
+selector, checking and writing output files."""
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
+import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 
-class LabelPrefix(str):
-    """The value of ``--label-prefix`` (stored in ``args.labels``, so every command gets it)."""
+from ..._progress import progress_mode, progress_style
+from ..._validation import budget_grid, is_one_budget
+from ...datasets import load, load_mat, load_name
+from ...experiments._registry import default_params, param_names, resolve, takes_seed
+from .._options import LabelPrefix
 
 
 def load_dataset(
@@ -18,10 +26,8 @@ def load_dataset(
     A name is looked up in ``$MLFS_DATASETS``, then in the download cache of ``mlfs fetch``;
     the error lists every place tried. ``missing`` and ``label_copies`` are the loaders'
     options of the same names (the ``--missing`` and ``--label-copies`` flags of
-    :func:`add_data_options`).
+    :func:`skmlfs.cli._options.add_data_options`).
     """
-    from ..datasets import load, load_mat, load_name
-
     label_spec: Any = labels
     prefix = None
     if isinstance(labels, str) and not isinstance(labels, LabelPrefix) and not labels.strip():
@@ -52,56 +58,9 @@ def load_dataset(
         raise ValueError(str(exc)) from None
 
 
-def add_labels_option(parser) -> None:
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument(
-        "--labels",
-        metavar="SPEC",
-        help="label XML file, comma-separated label names, or a MEKA-style count "
-        "(n > 0: first n attributes, n < 0: last n). Default: the XML file beside the "
-        "ARFF, or -C n in a MEKA @relation.",
-    )
-    group.add_argument(
-        "--label-prefix",
-        dest="labels",
-        type=LabelPrefix,
-        metavar="PREFIX",
-        help="instead of --labels: every column (or attribute) whose name starts with PREFIX "
-        "is a label, e.g. y_ (CSV/TSV/Parquet tables need --labels a,b,c or --label-prefix)",
-    )
-
-
-def add_dataset_argument(parser, *, many: bool = False) -> None:
-    """The positional dataset argument(s) of every command that reads one with
-    :func:`load_dataset` (``many``: one or more)."""
-    what = "dataset files (ARFF, .mat, CSV/TSV, Parquet) or names" if many else (
-        "dataset file (ARFF, .mat, CSV/TSV, Parquet) or name")
-    parser.add_argument(
-        "datasets" if many else "dataset", nargs="+" if many else None, metavar="FILE",
-        help=f"{what}; a name is looked up in $MLFS_DATASETS, then in the `mlfs fetch` cache",
-    )
-
-
-def add_data_options(parser) -> None:
-    """The options of every command that reads a dataset: ``--labels`` (which attributes
-    are labels), ``--missing`` and ``--label-copies`` (the loaders' ``missing=`` and
-    ``label_copies=``, which the library's advice names; see ``_messages.PYTHON_TO_CLI``).
-    """
-    add_labels_option(parser)
-    parser.add_argument(
-        "--missing", choices=["warn", "ignore", "raise"], default="warn",
-        help="missing feature values ('?') in an ARFF file: keep them as NaN with a warning "
-        "(default), without one, or stop at the first",
-    )
-    parser.add_argument(
-        "--label-copies", choices=["warn", "drop", "keep"], default="warn",
-        help="a .mat file whose last feature columns copy its labels: warn (default), drop "
-        "the copies, or keep them silently",
-    )
-
-
 def data_options(args: Any) -> dict:
-    """``load_dataset`` keyword arguments from the options of :func:`add_data_options`."""
+    """``load_dataset`` keyword arguments from the options of
+    :func:`skmlfs.cli._options.add_data_options`."""
     return {"missing": args.missing, "label_copies": args.label_copies}
 
 
@@ -110,16 +69,12 @@ def parse_k(value: str | None) -> list:
     ``n_features_to_select`` takes it: :func:`skmlfs._validation.budget_grid`, which a
     grid such as ``5..20:5`` expands. Nothing is counted here: a selector resolves its
     budget in ``fit``, and ``mlfs evaluate`` by the same function."""
-    from .._validation import budget_grid
-
     return budget_grid("sqrt" if value is None else value, "-k")
 
 
 def budget_arg(value: str) -> str:
     """argparse ``type`` of ``-k``: the value itself, checked by :func:`parse_k` so that a
     bad budget is reported by the parser, with the forms ``-k`` accepts."""
-    import argparse
-
     try:
         parse_k(value)
     except ValueError as exc:
@@ -161,8 +116,6 @@ def check_folder(path: Any) -> None:
 def require_parquet(path: Any, instead: str) -> None:
     """Refuse, before any work, a Parquet output file when pyarrow is not installed: one
     line naming the extra to install (``instead``: the other extensions the option takes)."""
-    import importlib.util
-
     if importlib.util.find_spec("pyarrow") is None:
         raise ValueError(
             f"cannot write {path}: Parquet needs pyarrow (pip install "
@@ -201,45 +154,15 @@ def write_table(table: Any, path: str) -> None:
 def seeded(cls: Any, params: dict, seed: int | None) -> Any:
     """``cls(**params)``, with ``random_state=seed`` when ``cls`` is stochastic (has a
     ``random_state`` parameter) and ``params`` does not set it."""
-    from ..experiments._registry import takes_seed
-
     stochastic = takes_seed(cls)
     if seed is not None and stochastic and "random_state" not in params:
         params = {**params, "random_state": seed}
     return cls(**params)
 
 
-def add_progress_option(parser) -> None:
-    """``--quiet``/``-q`` of every command that runs long work: progress is a bar on a
-    terminal, a line every few seconds otherwise (:mod:`skmlfs._progress`), none with -q."""
-    parser.add_argument(
-        "--quiet", "-q", action="store_true",
-        help="no progress (otherwise a bar on a terminal, a line every few seconds on a pipe)",
-    )
-
-
-def add_budget_options(parser) -> None:
-    """``-k`` and ``--seed`` of the commands that select once (select, transform), and
-    ``--quiet`` (their progress)."""
-    add_progress_option(parser)
-    parser.add_argument(
-        # --n-features: the flag's former name, kept working
-        "-k", "--n-features-to-select", "--n-features", dest="k", default=None,
-        type=budget_arg,
-        help="how many features: a count (20), a fraction (0.1), a percentage (10%%), "
-        "'all', or 'sqrt' for ceil(sqrt(#patterns)), the SCLS paper's budget (default)",
-    )
-    parser.add_argument(
-        "--seed", type=int, default=0,
-        help="random seed of stochastic methods (those marked * by `mlfs methods`; 0)",
-    )
-
-
 def one_budget(value: str | None, command: str) -> str:
     """The one budget of ``-k`` for commands that select once (select, transform), as the
     selector's ``n_features_to_select`` (default ``"sqrt"``, for every method alike)."""
-    from .._validation import is_one_budget
-
     budget = "sqrt" if value is None else value
     if not is_one_budget(budget):
         raise ValueError(
@@ -253,10 +176,6 @@ def make_selector(method: str, budget: str, ds: Any, seed: int | None) -> Any:
     (``"10%"`` reaches the selector as ``"10%"`` and is resolved in its ``fit``), seeded if
     stochastic, and told the data set's nominal columns when it discretizes
     (``categorical_features``)."""
-    import numpy as np
-
-    from ..experiments._registry import default_params, param_names, resolve
-
     params = {**default_params("selector", method), "n_features_to_select": budget}
     cls = resolve("selector", method)
     nominal = np.flatnonzero([t == "nominal" for t in ds.feature_types])
@@ -271,10 +190,6 @@ def fit_selector(args: Any, method: str, command: str) -> tuple[Any, Any, float]
 
     Returns ``(dataset, fitted selector, seconds of the fit)``.
     """
-    import time
-
-    from .._progress import progress_mode, progress_style
-
     budget = one_budget(args.k, command)
     ds = load_dataset(args.dataset, args.labels, **data_options(args))
     require_complete(ds, command)
