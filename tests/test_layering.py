@@ -17,7 +17,7 @@ ones inside functions alike, absolute (``skmlfs.x``) and relative (``..x``,
 Inside ``experiments`` the engine has layers of its own (:data:`ENGINE_LAYERS`): the
 registry, the spec, the store, execution, the planner, the run and the report, each module
 importing only its own or lower layers. No module imports a private module or name of
-another subpackage (:data:`PRIVATE_EXCEPTIONS` lists the ones left), and function-level
+another subpackage (:data:`PRIVATE_EXCEPTIONS`, empty, would list exceptions), and function-level
 imports are only for the heavy optional dependencies (:data:`LAZY_OK`), in the command
 line as everywhere: its parser modules import the standard library only and its work
 (``skmlfs.cli._run``) is imported by name in one place, ``skmlfs.cli._dispatch``.
@@ -142,28 +142,10 @@ def _private_target(target: str) -> bool:
     return _layer(target) is not None and any(p.startswith("_") for p in parts[2:])
 
 
-#: Imports of another subpackage's private module still allowed, each with its reason;
-#: every other import across subpackages goes through public names
+#: Imports of another subpackage's private module still allowed, each with its reason
+#: (none today); every import across subpackages goes through public names
 #: (``from ..selection import label_specific_select``, never ``..selection._mlfs``).
-PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
-    # the command line is the engine's and the datasets' own front end: it reads their
-    # internals (registry descriptions, the distributed backend's check, the method
-    # tables of --add-selector); the report it writes through public names
-    **{("skmlfs.cli._run.benchmark", t): "engine front end" for t in (
-        "skmlfs.experiments._backends", "skmlfs.experiments._spec")},
-    **{(m, "skmlfs.experiments._registry"): "registry descriptions" for m in (
-        "skmlfs.cli._run.common", "skmlfs.cli._run.evaluate", "skmlfs.cli._run.methods",
-        "skmlfs.cli._run.select")},
-    ("skmlfs.cli._run.fetch", "skmlfs.datasets._fetch"): "datasets front end",
-    ("skmlfs.cli._run.fetch", "skmlfs.datasets._sources"): "datasets front end",
-    ("skmlfs.cli._run.transform", "skmlfs.datasets._tabular"): "datasets front end",
-    # library internals shared between layers (count engine, discretization rule)
-    ("skmlfs.selection._base", "skmlfs.discretize._auto"): "the 'auto' discretization rule",
-    ("skmlfs.learners._mlnb", "skmlfs.discretize._auto"): "the 'auto' discretization rule",
-    ("skmlfs.selection._base", "skmlfs.info._rowblocks"): "row-block count engine",
-    ("skmlfs.selection._mlfs", "skmlfs.info._engine"): "count engine",
-    ("skmlfs.plots._cd", "skmlfs.stats._posthoc"): "critical-difference internals",
-}
+PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 def _resolve_module(target: str) -> str:

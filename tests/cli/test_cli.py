@@ -502,7 +502,8 @@ def test_every_registry_entry_resolves_and_is_described():
     from sklearn.base import BaseEstimator
 
     from skmlfs.experiments import resolve
-    from skmlfs.experiments._registry import _KINDS, ABOUT, ALIASES, normalize_name
+    from skmlfs.experiments._registry import ABOUT, ALIASES, normalize_name
+    from skmlfs.experiments._registry import REGISTRIES as _KINDS
 
     for kind, registry in _KINDS.items():
         assert set(ABOUT[kind]) == set(registry), kind  # one description per entry
@@ -523,7 +524,8 @@ def test_unknown_name_suggests_the_closest(capsys, tmp_path):
 
 
 def test_methods_lists_every_method_with_its_paper(capsys):
-    from skmlfs.experiments._registry import _KINDS, ABOUT
+    from skmlfs.experiments._registry import ABOUT
+    from skmlfs.experiments._registry import REGISTRIES as _KINDS
 
     code, out, _ = run(capsys, "methods")
     assert code == 0

@@ -318,21 +318,21 @@ def test_names_look_in_mlfs_datasets_first_then_the_cache(tmp_path, datasets_dir
 
 
 def test_default_urls_are_pinned_to_the_commit(monkeypatch):
-    from skmlfs.datasets._fetch import _base_url
+    from skmlfs.datasets._fetch import base_url_for
     from skmlfs.datasets._sources import SOURCE_COMMIT
 
     monkeypatch.delenv("MLFS_DATA_URL", raising=False)
     arff, xml = REGISTRY["emotions"].files
     assert len(SOURCE_COMMIT) == 40
-    assert _base_url(None, arff) + arff.path == (
+    assert base_url_for(None, arff) + arff.path == (
         f"https://media.githubusercontent.com/media/mrapp-ke/Boomer-Datasets/{SOURCE_COMMIT}/"
         "emotions.arff")  # Git LFS content
-    assert _base_url(None, xml) + xml.path == (
+    assert base_url_for(None, xml) + xml.path == (
         f"https://raw.githubusercontent.com/mrapp-ke/Boomer-Datasets/{SOURCE_COMMIT}/"
         "emotions.xml")  # an ordinary blob
     monkeypatch.setenv("MLFS_DATA_URL", "http://mirror.example/x")
-    assert _base_url(None, arff) == _base_url(None, xml) == "http://mirror.example/x/"
-    assert _base_url("http://other/", arff) == "http://other/"
+    assert base_url_for(None, arff) == base_url_for(None, xml) == "http://mirror.example/x/"
+    assert base_url_for("http://other/", arff) == "http://other/"
 
 
 # --------------------------------------------------------------------------- PLCFS (.mat) sets
@@ -342,7 +342,7 @@ _PLCFS = ("emotions", "enron", "genbase", "medical", "yeast")
 def test_registry_has_the_plcfs_files_pinned_to_their_commit(monkeypatch):
     """The five .mat sets of the SCLS/memetic papers, as Git blobs of minercode625/PLCFS."""
     from skmlfs.datasets import registry_key
-    from skmlfs.datasets._fetch import _base_url
+    from skmlfs.datasets._fetch import base_url_for
     from skmlfs.datasets._sources import PLCFS_COMMIT
 
     monkeypatch.delenv("MLFS_DATA_URL", raising=False)
@@ -353,7 +353,7 @@ def test_registry_has_the_plcfs_files_pinned_to_their_commit(monkeypatch):
         (rf,) = entry.files
         assert rf.path == f"Dataset/{name}.mat" and rf.local == f"{name}.mat"
         assert rf.git_sha1 and len(rf.git_sha1) == 40 and rf.size > 0
-        assert _base_url(None, rf, "plcfs") + rf.path == (
+        assert base_url_for(None, rf, "plcfs") + rf.path == (
             f"https://raw.githubusercontent.com/minercode625/PLCFS/{PLCFS_COMMIT}/"
             f"Dataset/{name}.mat")
         assert registry_key(f"PLCFS/{name}") == f"plcfs/{name}"

@@ -21,17 +21,20 @@ ARFFError            its subclass for ARFF and label files
 
 from ._arff import ARFFError
 from ._dataset import DatasetError, MissingValuesWarning, MultiLabelDataset, format_stats
-from ._fetch import fetch
+from ._fetch import base_url_for, fetch
 from ._load import load, load_name, load_train_test
 from ._mat import LabelCopiesWarning, load_mat
-from ._sources import REGISTRY, FetchError, data_home, registry_key
+from ._sources import PROVENANCE, REGISTRY, FetchError, data_home, registry_key
 from ._synthetic import make_multilabel_discrete
-from ._tabular import load_tabular
+from ._tabular import TABULAR_SUFFIXES, load_tabular
 from ._write import save, select_features, write_arff, write_table
 from ._xml import read_label_xml
 
 __all__ = [
     "ARFFError",
+    "PROVENANCE",
+    "TABULAR_SUFFIXES",
+    "base_url_for",
     "DatasetError",
     "FetchError",
     "REGISTRY",

@@ -73,7 +73,7 @@ _CHUNK = 1 << 20
 _home = data_home  # fetch() takes a parameter of the same name
 
 
-def _base_url(
+def base_url_for(
     base_url: str | None, rf: RemoteFile | None = None, collection: str = "mulan"
 ) -> str:
     """``base_url``, else ``$MLFS_DATA_URL`` (one mirror for every file: each file at its
@@ -234,7 +234,7 @@ def fetch(
                 raise FileNotFoundError(
                     f"{target} is missing or does not match its checksum (download=False)"
                 )
-            url = _base_url(base_url, rf, entry.collection) + rf.path
+            url = base_url_for(base_url, rf, entry.collection) + rf.path
             _download(url, target, rf, timeout)
     except BaseException:
         # An empty folder would make the name resolve to a data set with no files.

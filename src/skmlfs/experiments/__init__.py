@@ -25,11 +25,24 @@ planner; the run (``_runner``, ``_parts_run``); the report
 library package :mod:`skmlfs.model_selection`.
 """
 
+from ._backends import import_distributed
 from ._execute import prepare_split, run_task
 from ._histories import plot_search_histories, search_histories
 from ._parts import ExperimentParts, is_multipart, keep_selectors, load_parts, with_selectors
 from ._parts_run import run_parts
-from ._registry import DISCRETIZERS, LEARNERS, SELECTORS, AllFeatures, resolve
+from ._registry import (
+    ABOUT,
+    DISCRETIZERS,
+    LEARNERS,
+    REGISTRIES,
+    SELECTORS,
+    AllFeatures,
+    canonical_name,
+    default_params,
+    param_names,
+    resolve,
+    takes_seed,
+)
 from ._runner import RunSummary, evaluate, run_experiment, summarize
 from ._spec import (
     DatasetSpec,
@@ -39,6 +52,7 @@ from ._spec import (
     ProtocolSpec,
     SpecError,
     load_experiment,
+    parse_methods,
     parse_n_features,
     resolve_n_features_grid,
 )
@@ -59,8 +73,10 @@ from .report import (
 __all__ = [
     "FractionalOnly",
     "MinMaxScale",
+    "ABOUT",
     "DISCRETIZERS",
     "LEARNERS",
+    "REGISTRIES",
     "SELECTORS",
     "AllFeatures",
     "DatasetSpec",
@@ -74,11 +90,16 @@ __all__ = [
     "SpecError",
     "StoreBusyError",
     "StoreError",
+    "canonical_name",
+    "default_params",
     "evaluate",
+    "import_distributed",
     "load_experiment",
     "is_multipart",
     "keep_selectors",
     "load_parts",
+    "param_names",
+    "parse_methods",
     "parse_n_features",
     "plot_search_histories",
     "run_parts",
@@ -89,6 +110,7 @@ __all__ = [
     "run_task",
     "search_histories",
     "summarize",
+    "takes_seed",
     "metric_tables",
     "wilcoxon_table",
     "win_tie_loss_table",

@@ -109,7 +109,8 @@ DISCRETIZERS: dict[str, str] = {
     "mean_std": "skmlfs.discretize:MeanStdDiscretizer",
 }
 
-_KINDS = {"selector": SELECTORS, "learner": LEARNERS, "discretizer": DISCRETIZERS}
+# the registries by kind, as `mlfs methods` and the experiment files name them
+REGISTRIES = {"selector": SELECTORS, "learner": LEARNERS, "discretizer": DISCRETIZERS}
 
 # What `mlfs methods` and the docs say about each registered name: a one-line description
 # and the paper (short form). One entry per registry entry above (a test checks it), in a
@@ -259,7 +260,7 @@ def default_params(kind: str, name: str) -> dict[str, Any]:
     """Fresh defaults of the parameters that the registered method ``name`` requires
     (:data:`REQUIRED_DEFAULTS`), e.g. ``{"learner": MLNB()}`` for ``"memetic"``; ``{}``
     for every other method and for ``"module:Class"`` paths."""
-    if kind not in _KINDS or not isinstance(name, str) or ":" in name:
+    if kind not in REGISTRIES or not isinstance(name, str) or ":" in name:
         return {}
     table = REQUIRED_DEFAULTS.get((kind, canonical_name(kind, name) or ""), {})
     return {p: resolve(k, m)() for p, (k, m) in table.items()}
@@ -291,10 +292,10 @@ def normalize_name(name: str) -> str:
 def canonical_name(kind: str, name: str) -> str | None:
     """The registered name of ``kind`` that ``name`` spells (any case, with or without
     hyphens, underscores or ``+``; or an :data:`ALIASES` spelling), or ``None``."""
-    if kind not in _KINDS:
-        raise ValueError(f"kind must be one of {', '.join(_KINDS)}; got {kind!r}.")
+    if kind not in REGISTRIES:
+        raise ValueError(f"kind must be one of {', '.join(REGISTRIES)}; got {kind!r}.")
     key = normalize_name(name)
-    registry = _KINDS[kind]
+    registry = REGISTRIES[kind]
     for registered in registry:
         if normalize_name(registered) == key:
             return registered
@@ -319,7 +320,7 @@ def resolve(kind: str, name: str) -> Any:
         If the name is neither registered nor an importable ``module:Class`` path; the
         message lists the registered names.
     """
-    registry = _KINDS[kind]
+    registry = REGISTRIES[kind]
     if not isinstance(name, str) or not name:
         raise ValueError(f"a {kind} must be named by a string; got {name!r}.")
     canonical = None if ":" in name else canonical_name(kind, name)

@@ -563,7 +563,7 @@ def _own_budgets(source: str, key: str, body: Any) -> Any:
     return body
 
 
-def _parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[MethodSpec, ...]:
+def parse_methods(source: str, key: str, value: Any, kind: str) -> tuple[MethodSpec, ...]:
     """Accept ``["a", "b"]``, ``{name: params-table | estimator | str}`` or ``[{name=..}]``."""
     items: list[tuple[str, str, Any]] = []  # (key path, name, body)
     if isinstance(value, str):
@@ -831,8 +831,8 @@ class ExperimentSpec:
             raise _fail(src, "use_discretized", f"must be true or false; got {default_use!r}.")
         if "selectors" not in d:
             raise _fail(src, "selectors", "missing; list the selection methods to compare.")
-        selectors = _parse_methods(src, "selectors", d["selectors"], "selector")
-        learners = _parse_methods(src, "learners", d.get("learners", ["mlnb"]), "learner")
+        selectors = parse_methods(src, "selectors", d["selectors"], "selector")
+        learners = parse_methods(src, "learners", d.get("learners", ["mlnb"]), "learner")
         default_fractions = d.get("train_fractions")
         est_seed = d.get("estimator_seed", "seed")
         if est_seed not in ("seed", "seed+split"):

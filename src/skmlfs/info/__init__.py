@@ -13,6 +13,17 @@ from ._cache import InfoCache  # noqa: E402
 
 __all__ += ["InfoCache"]
 
-from ._rowblocks import ArrayBlocks, DaskBlocks, IterableBlocks, RowBlocks  # noqa: E402
+from ._rowblocks import (  # noqa: E402
+    ArrayBlocks,
+    DaskBlocks,
+    IterableBlocks,
+    RowBlocks,
+    StreamInfoCache,
+    as_row_blocks,
+    is_dask_array,
+)
 
-__all__ += ["ArrayBlocks", "DaskBlocks", "IterableBlocks", "RowBlocks"]
+# the row-block side of the engine: sources of row blocks, the counts over them (what a
+# selector fitted on row blocks reads) and the conversion of an input to blocks
+__all__ += ["ArrayBlocks", "DaskBlocks", "IterableBlocks", "RowBlocks", "StreamInfoCache",
+            "as_row_blocks", "is_dask_array"]

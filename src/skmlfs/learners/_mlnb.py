@@ -39,7 +39,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_labels
-from ..discretize._auto import fit_discretizer, is_discrete
+from ..discretize import fit_discretizer, is_discrete
 from ..info import DiscreteData
 from ._base import MultiLabelLearnerMixin
 

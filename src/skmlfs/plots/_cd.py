@@ -10,7 +10,7 @@ from typing import Any, Literal
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..stats._posthoc import _control_index, _ranks_and_names, cd_groups
+from ..stats import cd_groups, control_index, ranks_and_names
 from ._common import new_figure, save
 
 __all__ = ["cd_diagram"]
@@ -29,10 +29,10 @@ def _parse_ranks(
     avg_ranks: Mapping[str, float] | tuple[Sequence[str], Sequence[float]],
 ) -> tuple[np.ndarray, tuple[str, ...]]:
     if isinstance(avg_ranks, Mapping):
-        return _ranks_and_names(avg_ranks, None)
+        return ranks_and_names(avg_ranks, None)
     if isinstance(avg_ranks, tuple) and len(avg_ranks) == 2:
         names, ranks = avg_ranks
-        return _ranks_and_names(ranks, names)
+        return ranks_and_names(ranks, names)
     raise TypeError(
         "avg_ranks must be a mapping name -> average rank or a tuple (names, ranks); "
         f"got {type(avg_ranks).__name__}."
@@ -113,7 +113,7 @@ def cd_diagram(
     cd = float(cd)
     if not np.isfinite(cd) or cd <= 0:
         raise ValueError(f"cd must be a positive number; got {cd!r}.")
-    c_idx = _control_index(control, names) if control is not None else None
+    c_idx = control_index(control, names) if control is not None else None
     if isinstance(cliques, str):
         if cliques != "auto":
             raise ValueError(f"cliques must be 'auto', a list of groups or None; got {cliques!r}.")

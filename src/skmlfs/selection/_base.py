@@ -26,10 +26,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._progress import fit_progress
 from .._progress import report_step as report_step
 from .._validation import categorical_mask, check_target, is_one_budget, resolve_n_features
-from ..discretize._auto import discretize_features as discretize_features
-from ..discretize._auto import is_discrete as is_discrete
-from ..info import DiscreteData, InfoCache
-from ..info._rowblocks import RowBlocks, StreamInfoCache, as_row_blocks, is_dask_array
+from ..discretize import discretize_features as discretize_features
+from ..discretize import is_discrete as is_discrete
+from ..info import DiscreteData, InfoCache, RowBlocks, StreamInfoCache, as_row_blocks, is_dask_array
 from ._tags import SelectorTags, Tags, get_selector_tags
 
 __all__ = [

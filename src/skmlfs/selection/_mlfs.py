@@ -41,8 +41,13 @@ from sklearn.utils._param_validation import HasMethods, RealNotInt, StrOptions
 from .._progress import report_step
 from .._validation import resolve_count
 from ..discretize import fit_discretizer, occ_discretizer
-from ..info import DiscreteData, InfoCache, conditional_mutual_info, mutual_info
-from ..info._engine import iter_conditional_mutual_info
+from ..info import (
+    DiscreteData,
+    InfoCache,
+    conditional_mutual_info,
+    iter_conditional_mutual_info,
+    mutual_info,
+)
 from ._base import NON_NEGATIVE, TIE_TOL, BaseInfoSelector, Number, argmax_tol
 from ._relevance import SUMMED_MI_MEANING
 from ._scale import check_tables

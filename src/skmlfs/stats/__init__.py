@@ -17,9 +17,11 @@ from ._posthoc import (
     NemenyiResult,
     bonferroni_dunn,
     cd_groups,
+    control_index,
     critical_difference,
     nemenyi_pairs,
     q_alpha,
+    ranks_and_names,
 )
 from ._ranks import average_ranks, rank_matrix
 from ._ttest import PairedTTestResult, WinTieLossResult, paired_ttest, win_tie_loss
@@ -35,6 +37,7 @@ __all__ = [
     "average_ranks",
     "bonferroni_dunn",
     "cd_groups",
+    "control_index",
     "critical_difference",
     "friedman_from_ranks",
     "friedman_test",
@@ -42,6 +45,7 @@ __all__ = [
     "paired_ttest",
     "q_alpha",
     "rank_matrix",
+    "ranks_and_names",
     "wilcoxon_critical_value",
     "wilcoxon_signed_rank",
     "win_tie_loss",

@@ -131,7 +131,7 @@ def _ranks_and_cd(average_ranks, names, n_datasets, alpha, test: Test, exact: bo
     """Validated ranks and names, ``CD`` of ``test``, and the fields both results share
     (those of :class:`_CriticalDifferenceResult`): the common start of
     :func:`nemenyi_pairs` and :func:`bonferroni_dunn`."""
-    r, nm = _ranks_and_names(average_ranks, names)
+    r, nm = ranks_and_names(average_ranks, names)
     k = r.shape[0]
     n = check_n_datasets(n_datasets)
     alpha = check_alpha(alpha)
@@ -142,9 +142,15 @@ def _ranks_and_cd(average_ranks, names, n_datasets, alpha, test: Test, exact: bo
     return r, nm, cd, common
 
 
-def _ranks_and_names(
+def ranks_and_names(
     average_ranks: Any, names: Sequence[str] | None
 ) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Validated average ranks and method names, as every post-hoc test and CD plot reads them.
+
+    ``average_ranks`` is a mapping name → rank (then ``names`` must be None) or a 1-D
+    sequence (names default to ``"0"``, ``"1"``, ...); at least two methods, finite ranks,
+    unique names.
+    """
     if isinstance(average_ranks, Mapping):
         if names is not None:
             raise ValueError(
@@ -210,14 +216,14 @@ def cd_groups(
     >>> cd_groups({"A": 1.0, "B": 1.5, "C": 2.3, "D": 3.9}, cd=1.25)
     [('A', 'B'), ('B', 'C')]
     """
-    r, nm = _ranks_and_names(average_ranks, names)
+    r, nm = ranks_and_names(average_ranks, names)
     cd = float(cd)
     if not np.isfinite(cd) or cd <= 0:
         raise ValueError(f"cd must be a positive number; got {cd!r}.")
     order = np.argsort(r, kind="stable")
     rs = r[order]
     if control is not None:
-        c = _control_index(control, nm)
+        c = control_index(control, nm)
         within = np.abs(r - r[c]) < cd
         members = [nm[i] for i in order if within[i]]
         return [tuple(members)] if len(members) > 1 else []
@@ -228,7 +234,8 @@ def cd_groups(
     return [tuple(nm[j] for j in order[i : last[i] + 1]) for i in np.flatnonzero(keep)]
 
 
-def _control_index(control: str | int, names: tuple[str, ...]) -> int:
+def control_index(control: str | int, names: tuple[str, ...]) -> int:
+    """Position of the control method, given by name or by index, among ``names``."""
     if isinstance(control, int | np.integer) and not isinstance(control, bool):
         if not 0 <= control < len(names):
             raise ValueError(f"control index {control} out of range for {len(names)} methods.")
@@ -394,7 +401,7 @@ def bonferroni_dunn(
     """
     r, nm, cd, common = _ranks_and_cd(average_ranks, names, n_datasets, alpha,
                                       "bonferroni-dunn", exact)
-    c = _control_index(control, nm)
+    c = control_index(control, nm)
     diff = r - r[c]
     sig = np.abs(diff) >= cd
     sig[c] = False

@@ -13,17 +13,17 @@ from ...experiments import (
     ResultStore,
     SpecError,
     StoreError,
+    import_distributed,
     is_multipart,
     keep_selectors,
     load_experiment,
     load_parts,
+    parse_methods,
     run_experiment,
     run_parts,
     with_selectors,
     write_parts_report,
 )
-from ...experiments._backends import import_distributed
-from ...experiments._spec import _parse_methods
 from ...experiments.report import write_report
 from .common import check_export_paths
 
@@ -80,7 +80,7 @@ def _add_selectors(spec, entries: list[str]):
     """``spec`` with the selectors of ``--add-selector NAME=MODULE:CLASS`` appended; they
     are parsed as an experiment file's ``[selectors.NAME] method = "MODULE:CLASS"``."""
     table = _selector_table(entries, [m.name for m in spec.selectors])
-    added = _parse_methods("--add-selector", "selectors", table, "selector")
+    added = parse_methods("--add-selector", "selectors", table, "selector")
     return dataclasses.replace(spec, selectors=tuple(spec.selectors) + tuple(added))
 
 
@@ -97,7 +97,7 @@ def _selector_table(entries: list[str], taken: list[str]) -> dict[str, dict[str,
             raise SpecError(f"--add-selector: the name {name!r} is already taken; "
                             f"the experiment has: {', '.join(taken)}.")
         table[name] = {"method": target}
-    added = _parse_methods("--add-selector", "selectors", table, "selector")
+    added = parse_methods("--add-selector", "selectors", table, "selector")
     for m in added:  # fail now, before any cell runs, if the class cannot be imported
         try:
             m.estimator_class()

@@ -14,7 +14,7 @@ import numpy as np
 from ..._progress import progress_mode, progress_style
 from ..._validation import budget_grid, is_one_budget
 from ...datasets import load, load_mat, load_name
-from ...experiments._registry import default_params, param_names, resolve, takes_seed
+from ...experiments import default_params, param_names, resolve, takes_seed
 from .._options import LabelPrefix
 
 

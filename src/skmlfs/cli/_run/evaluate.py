@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..._progress import progress_mode
-from ...experiments import ProtocolSpec, evaluate, summarize
-from ...experiments._registry import canonical_name, resolve
+from ...experiments import ProtocolSpec, canonical_name, evaluate, resolve, summarize
 from .common import check_output_path, data_options, load_dataset, require_complete, write_table
 
 

@@ -7,9 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from ...datasets import REGISTRY, data_home, fetch, registry_key
-from ...datasets._fetch import _base_url
-from ...datasets._sources import PROVENANCE
+from ...datasets import PROVENANCE, REGISTRY, base_url_for, data_home, fetch, registry_key
 
 
 def _found_in_mlfs_datasets(entry) -> str | None:
@@ -59,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         if where is not None and args.data_home is None:
             print(f"{key}: already in $MLFS_DATASETS ({where}); not downloaded")
             continue
-        base = _base_url(None, entry.files[0], entry.collection)
+        base = base_url_for(None, entry.files[0], entry.collection)
         if base not in announced:
             announced.add(base)
             print(f"from {base}", file=sys.stderr)

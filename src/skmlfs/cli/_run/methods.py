@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ...experiments._registry import _KINDS as REGISTRIES
-from ...experiments._registry import ABOUT, resolve, takes_seed
+from ...experiments import ABOUT, REGISTRIES, resolve, takes_seed
 from ...selection import scores_meaning
 
 _KINDS = {

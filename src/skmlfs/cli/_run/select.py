@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from ...experiments._registry import canonical_name
+from ...experiments import canonical_name
 from ...selection import ranking_from_order, scores_meaning, selection_order
 from .common import check_output_path, fit_selector, write_table
 from .transform import check_output_options, write_outputs

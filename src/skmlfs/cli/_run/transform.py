@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ... import __version__
-from ...datasets import load, save, select_features
-from ...datasets._tabular import TABULAR_SUFFIXES
+from ...datasets import TABULAR_SUFFIXES, load, save, select_features
 from .._options import LabelPrefix
 from .common import (
     check_folder,
