@@ -243,6 +243,13 @@ def test_pieces_and_errors():
     assert sp.issparse(Sp)
     hi = Xp.toarray().max(0)  # non-negative: lo = 0; a multiplication by 1 / range
     np.testing.assert_array_equal(Sp.toarray(), Xp.toarray() * (1.0 / np.where(hi > 0, hi, 1)))
+    # test values above the training maximum are clipped as on the dense path, sparsity kept
+    Xt = Xp.copy()
+    Xt.data = Xt.data * 3.0
+    St = MinMaxScale().fit(Xp).transform(Xt)
+    assert sp.issparse(St) and St.max() <= 1.0
+    dense = MinMaxScale().fit(Xp.toarray()).transform(Xt.toarray())
+    np.testing.assert_allclose(St.toarray(), dense, rtol=1e-15, atol=0)
     # integer-valued data is left as it is; fractional data is discretized
     from skmlfs.discretize import EqualFrequencyDiscretizer
 

@@ -74,7 +74,12 @@ class MinMaxScale(TransformerMixin, BaseEstimator):
             if np.any(self.lo_ != 0):
                 raise ValueError("MinMaxScale keeps sparse data sparse only when it is "
                                  "non-negative; densify it first.")
-            return sp.csr_matrix(X.multiply(1.0 / self.range_[None, :]))
+            Z = sp.csr_matrix(X.multiply(1.0 / self.range_[None, :]))
+            # clipped to [0, 1] as the dense path: only stored values can leave it (a zero
+            # stays 0), so the matrix keeps its sparsity
+            np.clip(Z.data, 0.0, 1.0, out=Z.data)
+            Z.eliminate_zeros()
+            return Z
         return np.clip((np.asarray(X, dtype=float) - self.lo_) / self.range_, 0.0, 1.0)
 
 
