@@ -334,38 +334,43 @@ class SLOFS(_RowNormSelector):
                 groups[-1].append(j)
             else:
                 groups.append([j])
+        if prep["gram"] is None and np.all(dg > 0):
+            # d > n: the n × n kernel Xc Dg⁻¹ Xcᵀ is shared by every group
+            inv = 1.0 / dg
+            K0 = self._kernel(prep, inv)
         for g in groups:
             m = float(mu[g[0]])
-            if prep["gram"] is not None:
-                M = m * prep["gram"]
+            if prep["gram"] is not None or not np.all(dg > 0):
+                M = m * self._gram(prep)
                 M[np.diag_indices_from(M)] += dg
                 Wt[:, g] = _spd_solve(M, self._xct(prep, TU[:, g]))
             else:
-                Wt[:, g] = self._push_through(prep, dg, m, TU[:, g])
+                # (Dg + m XcᵀXc)⁻¹ XcᵀT = Dg⁻¹ Xcᵀ (I + m Xc Dg⁻¹ Xcᵀ)⁻¹ T
+                K = m * K0
+                K[np.diag_indices_from(K)] += 1.0
+                Wt[:, g] = inv[:, None] * self._xct(prep, _spd_solve(K, TU[:, g]))
         return Wt @ U.T
 
-    def _push_through(self, prep: dict, dg: np.ndarray, m: float,
-                      T: np.ndarray) -> np.ndarray:
-        """``(Dg + m XcᵀXc)⁻¹ XcᵀT = Dg⁻¹ Xcᵀ (I + m Xc Dg⁻¹ Xcᵀ)⁻¹ T`` (``d > n``)."""
+    @staticmethod
+    def _gram(prep: dict) -> np.ndarray:
+        """``XcᵀXc`` (kept from :meth:`_prepare` when ``d ≤ n``; formed here otherwise, only
+        when ``β = 0`` leaves the push-through system undefined)."""
+        if prep["gram"] is not None:
+            return prep["gram"]
         X, XT, mean = prep["X"], prep["XT"], prep["mean"]
-        with np.errstate(divide="ignore"):
-            # β = 0 leaves Dg singular: the least-squares fallback of a zero-ridge system
-            inv = np.where(dg > 0, 1.0 / np.where(dg > 0, dg, 1.0), 0.0)
-        if not np.all(dg > 0):
-            G = XT @ X
-            G = G.toarray() if sp.issparse(G) else np.asarray(G)
-            M = m * (G - X.shape[0] * np.outer(mean, mean))
-            M[np.diag_indices_from(M)] += dg
-            return _spd_solve(M, self._xct(prep, T))
+        G = XT @ X
+        G = G.toarray() if sp.issparse(G) else np.asarray(G)
+        return G - X.shape[0] * np.outer(mean, mean)
+
+    @staticmethod
+    def _kernel(prep: dict, inv: np.ndarray) -> np.ndarray:
+        """``Xc diag(inv) Xcᵀ`` (``n × n``) without forming ``Xc``."""
+        X, XT, mean = prep["X"], prep["XT"], prep["mean"]
         XD = X.multiply(inv[None, :]).tocsr() if sp.issparse(X) else X * inv
         K = XD @ XT
         K = K.toarray() if sp.issparse(K) else np.asarray(K)
         u = np.asarray(X @ (inv * mean)).ravel()
-        K = K - u[:, None] - u[None, :] + float(mean @ (inv * mean))
-        K *= m
-        K[np.diag_indices_from(K)] += 1.0
-        S = _spd_solve(K, T)
-        return inv[:, None] * self._xct(prep, S)
+        return K - u[:, None] - u[None, :] + float(mean @ (inv * mean))
 
     def _fit_prepared(self, prep: dict) -> SLOFS:
         """Alternate the ``Z, E, B, V, W`` steps (L2)–(L6)."""
