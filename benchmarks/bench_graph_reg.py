@@ -76,8 +76,16 @@ def bench(name: str, X, Y, naive_max_n: int) -> None:
     t_prep, prep = _time(lambda: est._prepare(X, Y))
     t1, _ = _time(lambda: SLOFS(random_state=0, max_iter=1)._fit_prepared(prep))
     t11, _ = _time(lambda: SLOFS(random_state=0, max_iter=11)._fit_prepared(prep))
-    lib_iter = (t11 - t1) / 10
     t_full, full = _time(lambda: SLOFS(random_state=0).fit(X, Y))
+    if t11 < 5.0:
+        # short runs: the best of three, so that the load of the machine does not swamp
+        # the difference of two timings
+        for _ in range(2):
+            t1 = min(t1, _time(lambda: SLOFS(random_state=0, max_iter=1)._fit_prepared(prep))[0])
+            t11 = min(t11, _time(lambda: SLOFS(random_state=0, max_iter=11)
+                                 ._fit_prepared(prep))[0])
+            t_full = min(t_full, _time(lambda: SLOFS(random_state=0).fit(X, Y))[0])
+    lib_iter = max(t11 - t1, 0.0) / 10
     line = (f"{name:9s} {n:6d} {d:5d} {q:4d} {t_prep:9.2f} {lib_iter:9.3f} "
             f"{full.n_iter_:5d} {t_full:8.2f}")
 
