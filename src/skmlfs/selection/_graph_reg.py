@@ -32,6 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 
 from skmlfs._validation import resolve_n_features
 
@@ -143,7 +144,7 @@ class SLOFS(_RowNormSelector):
     (``D`` from the ``W`` at the start of the step). Features are ranked by ``‖W_{i·}‖₂``.
     The ``Z``, ``B`` and ``V`` steps are exact, the ``E`` step is one generalised power
     iteration and the ``W`` step an exact reweighted solve, so the objective does not
-    increase from the second iteration on. Labels (L1)–(L6) are those of
+    increase from the second iteration on (with ``update="exact"``). Labels (L1)–(L6) are those of
     ``docs/methods/sparse.md#slofs``; the model is that of the authors' public code (the
     paper's text was not available). The ``V`` and ``W`` steps differ from the code's
     multiplicative updates (**Open**, see the docs).
@@ -172,6 +173,11 @@ class SLOFS(_RowNormSelector):
     center : bool, default=True
         Centre the features (the demo centres them, through a PCA); sparse input is
         centred implicitly.
+    update : {"exact", "code"}, default="exact"
+        ``"exact"``: the steps (L5), (L6) above. ``"code"``: the authors' multiplicative
+        updates ``V ← V ⊙ 2EᵀY / (V + ε)`` and ``W ← W ⊙ XᵀEBᵀ / (XᵀXW + βDW +
+        λ2 XᵀXW LE + ε)``, to reproduce the published setting; with centred ``X`` their
+        terms change sign, and the objective then need not decrease.
     max_iter : int, default=10
         Number of iterations (the authors' code runs exactly 10).
     tol : float, default=0.0
@@ -225,6 +231,7 @@ class SLOFS(_RowNormSelector):
         n_neighbors: int = 5,
         sigma: float = 1e4,
         center: bool = True,
+        update: str = "exact",
         max_iter: int = 10,
         tol: float = 0.0,
         eps: float = float(np.finfo(np.float64).eps),
@@ -241,6 +248,7 @@ class SLOFS(_RowNormSelector):
         self.n_neighbors = n_neighbors
         self.sigma = sigma
         self.center = center
+        self.update = update
         self.max_iter = max_iter
         self.tol = tol
         self.eps = eps
@@ -256,6 +264,7 @@ class SLOFS(_RowNormSelector):
         "n_components": [Number(Integral, 1, None, closed="left")],
         "n_neighbors": [Number(Integral, 1, None, closed="left")],
         "center": ["boolean"],
+        "update": [StrOptions({"exact", "code"})],
         "max_iter": [Number(Integral, 1, None, closed="left")],
     }
     # Parameters of the parameter-independent preparation (see fit_settings).
@@ -392,8 +401,16 @@ class SLOFS(_RowNormSelector):
             P = u * E - lambda1 * (Lx @ E) + XW @ B + alpha * (Y @ V.T) + delta * Z
             E = _polar(P)
             B = _procrustes(E.T @ XW, B)
-            V = E.T @ Y
-            W = self._w_step(prep, E @ B.T, W, beta, lambda2, eps)
+            if self.update == "exact":
+                V = E.T @ Y
+                W = self._w_step(prep, E @ B.T, W, beta, lambda2, eps)
+            else:
+                # the authors' multiplicative updates, as written (see the docs)
+                V = V * (2.0 * (E.T @ Y) / (V + eps))
+                dg = 0.5 / np.sqrt(_row_sq_norms(W) + eps)
+                GW = prep["gram"] @ W if prep["gram"] is not None else self._xct(prep, XW)
+                den = GW + beta * (dg[:, None] * W) + lambda2 * (GW @ LE) + eps
+                W = W * (self._xct(prep, E @ B.T) / den)
             XW = self._xc(prep, W)
             R = XW - E @ B.T
             val = (
