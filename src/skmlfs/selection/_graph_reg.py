@@ -52,7 +52,7 @@ from ._sparse_learning import (
 __all__ = ["SLOFS"]
 
 #: Up to this many patterns the largest Laplacian eigenvalue comes from a dense solver.
-_DENSE_EIG_MAX_N = 1000
+_DENSE_EIG_MAX_N = 100
 
 #: Singular values of ``EᵀXW`` below this fraction of the largest count as zero.
 _RANK_RTOL = 1e-9
