@@ -202,7 +202,7 @@ class SLOFS(_RowNormSelector):
     feature_importances_ : ndarray of shape (n_features,)
         ``‖W_{i·}‖₂`` in feature order (= ``scores_``).
     selection_order_, ranking_, scores_ : ndarray of shape (n_features,)
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (``n_iter_``,)
         Objective (L1) after each iteration (the random initial ``E`` and ``B`` do not
         satisfy the constraints, so there is no value at the initialisation).
     n_iter_ : int
