@@ -235,6 +235,18 @@ def test_slofs_api_determinism_and_stopping(emotions):
         SLOFS(sigma=0).fit(X, Y)
 
 
+def test_slofs_refuses_a_dense_side_above_4_gib():
+    """The W step needs a dense min(n, d)² matrix: refused clearly, before any work."""
+    m = 23_171
+    i = np.arange(1000)
+    X = sp.csr_matrix((np.ones(1000), (i, i)), shape=(m, m))
+    Y = np.zeros((m, 2), dtype=np.uint8)
+    Y[::2, 0] = 1
+    Y[1::3, 1] = 1
+    with pytest.raises(ValueError, match="4 GiB"):
+        SLOFS().fit(X, Y)
+
+
 def test_fit_settings_bit_for_bit(emotions):
     """Sharing the graphs, the Gram matrix and the initial iterates changes no bit."""
     X, Y = emotions

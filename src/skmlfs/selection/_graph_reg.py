@@ -57,6 +57,9 @@ _DENSE_EIG_MAX_N = 100
 #: Singular values of ``EᵀXW`` below this fraction of the largest count as zero.
 _RANK_RTOL = 1e-9
 
+#: Largest ``min(n, d)``: the W step holds a dense ``min(n, d)²`` matrix (4 GiB here).
+_MAX_DENSE_SIDE = 23_170
+
 #: Relative gap under which two eigenvalues of ``I + λ2 LE`` share one factorisation.
 _EIG_GROUP_RTOL = 1e-12
 
@@ -215,7 +218,8 @@ class SLOFS(_RowNormSelector):
     Cholesky factorisation ``O(d³/3)`` per distinct eigenvalue of ``I + λ2 LE`` (two for
     the defaults; ``O(n²·d + n³/3)`` each when ``d > n``). Memory: ``O(n·p + (n + d)·k)``
     plus the ``d × d`` Gram matrix (``n × n`` when ``d > n``); sparse ``X`` is never
-    densified.
+    densified. Above ``min(n, d) = 23170`` that matrix would pass 4 GiB: the fit raises a
+    ``ValueError`` before any work.
     """
 
     def __init__(
@@ -281,6 +285,14 @@ class SLOFS(_RowNormSelector):
         X, Yv = self._check_X_Y(X, Y)
         check_magnitude(X, "SLOFS", "forms squared distances (its pattern graph) and XᵀX")
         n, d = X.shape
+        if min(n, d) > _MAX_DENSE_SIDE:
+            raise ValueError(
+                f"SLOFS: X has shape {n} x {d}; its W step solves with a dense "
+                f"min(n, d) x min(n, d) matrix ({8 * min(n, d) ** 2 / 2**30:.1f} GiB), more "
+                f"than the 4 GiB allowed (min(n, d) <= {_MAX_DENSE_SIDE}). Reduce the "
+                "features or the patterns first, or use a selector that scales (see "
+                "docs/methods/sparse.md#slofs)."
+            )
         q = Yv.shape[1]
         k = min(int(self.n_components), n, d)
         X, XT = _float_and_transpose(X)
