@@ -247,6 +247,29 @@ def test_slofs_refuses_a_dense_side_above_4_gib():
         SLOFS().fit(X, Y)
 
 
+def test_largest_eigenvalue_lanczos_and_its_fallback(emotions, monkeypatch):
+    """Lanczos gives λ_max of the pattern Laplacian; if it fails, twice the largest degree
+    (an upper bound) keeps the E step a descent step."""
+    import scipy.sparse.linalg as spla
+
+    from skmlfs.selection import _graph_reg
+
+    X, Y = emotions
+    prep = SLOFS(random_state=0)._prepare(X, Y)
+    L = prep["Lx"]
+    assert L.shape[0] > _graph_reg._DENSE_EIG_MAX_N  # the Lanczos path
+    np.testing.assert_allclose(prep["lmax"], np.linalg.eigvalsh(L.toarray())[-1], rtol=1e-10)
+
+    def fail(*args, **kwargs):
+        raise spla.ArpackNoConvergence("no convergence", np.zeros(0), np.zeros((0, 0)))
+
+    monkeypatch.setattr(_graph_reg.spla, "eigsh", fail)
+    bound = _graph_reg._largest_eigenvalue(L)
+    assert bound == 2 * L.diagonal().max() >= prep["lmax"]
+    m = SLOFS(random_state=0, max_iter=15).fit(X, Y)
+    assert np.all(np.diff(m.objective_) <= 1e-9 * m.objective_[:-1])
+
+
 def test_fit_settings_bit_for_bit(emotions):
     """Sharing the graphs, the Gram matrix and the initial iterates changes no bit."""
     X, Y = emotions

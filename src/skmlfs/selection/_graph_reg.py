@@ -92,8 +92,13 @@ def _largest_eigenvalue(L: sp.csr_matrix) -> float:
         return float(np.linalg.eigvalsh(L.toarray())[-1])
     # a fixed start vector (not the constant one, which spans the null space)
     v0 = np.random.RandomState(0).random_sample(n) - 0.5
-    return float(spla.eigsh(L, k=1, which="LA", v0=v0, tol=1e-12,
-                            return_eigenvectors=False)[0])
+    try:
+        return float(spla.eigsh(L, k=1, which="LA", v0=v0, tol=1e-12,
+                                return_eigenvectors=False)[0])
+    except spla.ArpackNoConvergence:
+        # twice the largest degree bounds λ_max from above (Gershgorin); any u ≥ λ_max
+        # keeps the E step a descent step, only slower
+        return float(2.0 * L.diagonal().max())
 
 
 def _polar(P: np.ndarray) -> np.ndarray:
