@@ -55,6 +55,7 @@ CHEAP: dict[str, dict] = {
     "RLEFS": {"max_iter": 50},
     "MDFS": {"max_iter": 20, "n_neighbors": 5},
     "SCMFS": {"max_iter": 50},
+    "SLOFS": {"max_iter": 5, "n_neighbors": 3},
 }
 
 

@@ -80,6 +80,8 @@ SELECTORS: dict[str, str] = {
     # manifold-regularised and coupled-factorisation sparse selectors (issue #26)
     "mdfs": "skmlfs.selection:MDFS",
     "scmfs": "skmlfs.selection:SCMFS",
+    # graph-regularised sparse selectors of 2021-2024 (issue #26)
+    "slofs": "skmlfs.selection:SLOFS",
 }
 
 LEARNERS: dict[str, str] = {
@@ -185,6 +187,8 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                  "Zhang, Luo, Li, Zhou & Li 2019"),
         "scmfs": ("sparse map onto the common factor of coupled non-negative X and Y "
                   "factorisations", "Hu, Li, Gao, Zhang & Hu 2020"),
+        "slofs": ("sparse map onto orthogonal latent sub-labels smoothed over a pattern graph",
+                  "Shang, Zhong, Zhang, Xu & Li 2024"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",
