@@ -63,6 +63,7 @@ SELECTORS = {
     "ELACHI": S.ELACHI(3),
     "MDFS": S.MDFS(3, max_iter=20, random_state=0),
     "SCMFS": S.SCMFS(3, max_iter=20, random_state=0),
+    "MSSL": S.MSSL(3, max_iter=10),
 }
 TRANSFORMERS = {"MDDM": S.MDDM(n_components=3)}
 LEARNERS = {

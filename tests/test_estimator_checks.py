@@ -55,6 +55,7 @@ CHEAP: dict[str, dict] = {
     "RLEFS": {"max_iter": 50},
     "MDFS": {"max_iter": 20, "n_neighbors": 5},
     "SCMFS": {"max_iter": 50},
+    "MSSL": {"max_iter": 10, "n_neighbors": 3},
 }
 
 

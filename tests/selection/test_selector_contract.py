@@ -40,6 +40,7 @@ CHEAP = {
     "rlefs": {"max_iter": 50},
     "mdfs": {"max_iter": 20},
     "scmfs": {"max_iter": 50},
+    "mssl": {"max_iter": 10},
     "ppt_mi": {"min_support": 2},
     "ppt_chi": {"min_support": 2},
     "ppt_relieff": {"min_support": 2, "k": 3},
@@ -58,6 +59,7 @@ FULL = {"relieff_ml", "ppt_relieff", "rlefs", "mifs", "llsf", "bmfs", "mgfs", "m
         "mcls", "random"}
 FULL |= {"mlaco", "ant_td"}  # the final pheromone orders every feature
 FULL |= {"mdfs", "scmfs"}  # row norms of W order every feature
+FULL |= {"mssl"}  # row norms of W order every feature
 NAMES = [
     n for n in sorted(SELECTORS)
     if n not in ("all", "ami_relevance")  # the no-selection baseline; an alias of mi_rank

@@ -80,6 +80,8 @@ SELECTORS: dict[str, str] = {
     # manifold-regularised and coupled-factorisation sparse selectors (issue #26)
     "mdfs": "skmlfs.selection:MDFS",
     "scmfs": "skmlfs.selection:SCMFS",
+    # graph-regularised sparse selectors (issue #26)
+    "mssl": "skmlfs.selection:MSSL",
 }
 
 LEARNERS: dict[str, str] = {
@@ -184,6 +186,8 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                  "Zhang, Luo, Li, Zhou & Li 2019"),
         "scmfs": ("sparse map onto the common factor of coupled non-negative X and Y "
                   "factorisations", "Hu, Li, Gao, Zhang & Hu 2020"),
+        "mssl": ("centred sparse regression smoothed over a feature-feature graph",
+                 "Cai, Zhu et al. 2018"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",

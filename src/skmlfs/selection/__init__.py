@@ -77,6 +77,10 @@ from ._manifold import MDFS, SCMFS  # noqa: E402
 
 __all__ += ["MDFS", "SCMFS"]
 
+from ._sparse_graph import MSSL  # noqa: E402
+
+__all__ += ["MSSL"]
+
 # What the classifier chains of skmlfs.learners build on (Sun & Kudo 2018): the greedy
 # MLFS routines — label-specific selection (Eq. 43), global selection (Eq. 42), kCC
 # parents (Eq. 33) — and the tie rule of every greedy search.
