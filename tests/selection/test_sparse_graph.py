@@ -14,8 +14,8 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from skmlfs.datasets import load
-from skmlfs.selection import MSSL
-from skmlfs.selection._sparse_learning import fit_settings
+from skmlfs.selection import MSSL, SSFS
+from skmlfs.selection._sparse_learning import _minmax_scale, fit_settings
 
 
 def _load_mulan(dataset_path, name):
@@ -57,13 +57,14 @@ def _naive_binary_affinity(Z, p):
     return (A + A.T) / 2
 
 
-def _naive_heat_affinity(Z, p, t):
-    """exp(−‖z_i − z_j‖²/t) when j is among the p nearest of i or i among those of j."""
+def _naive_heat_affinity(Z, p, t, squared=True):
+    """exp(−‖z_i − z_j‖²/t) (or exp(−‖z_i − z_j‖/t)) when j is among the p nearest of i
+    or i among those of j."""
     m = np.asarray(Z).shape[0]
     S = np.zeros((m, m))
     for i, nbrs in enumerate(_naive_knn(Z, p)):
         for dist, j in nbrs:
-            S[i, j] = S[j, i] = np.exp(-dist / t)
+            S[i, j] = S[j, i] = np.exp(-(dist if squared else np.sqrt(dist)) / t)
     return S
 
 
@@ -72,15 +73,22 @@ def _lap(S):
 
 
 # ----------------------------------------------------------------------------- MSSL
+def _mssl_graph(X, p=10, graph="binary", t=1.0):
+    """The feature-graph Laplacian, by loops over the columns of X."""
+    X = np.asarray(X, dtype=float)
+    S = _naive_binary_affinity(X.T, p) if graph == "binary" else _naive_heat_affinity(X.T, p, t)
+    return _lap(S)
+
+
 def _mssl_reference(X, Y, n_iter, alpha=1.0, beta=1.0, p=10, graph="binary", t=1.0,
-                    eps=1e-8):
+                    eps=1e-8, L=None):
     """(L2)–(L3) with dense matrices, the explicit centring matrix and a loop-built
-    feature graph; (L1) evaluated with the explicit bias."""
+    feature graph (or the given Laplacian ``L``); (L1) evaluated with the explicit bias."""
     X = np.asarray(X, dtype=float)
     Y = np.asarray(Y, dtype=float)
     n, d = X.shape
-    S = _naive_binary_affinity(X.T, p) if graph == "binary" else _naive_heat_affinity(X.T, p, t)
-    L = _lap(S)
+    if L is None:
+        L = _mssl_graph(X, p, graph, t)
     H = np.eye(n) - np.ones((n, n)) / n
     one = np.ones((n, 1))
     D = np.eye(d)
@@ -157,3 +165,120 @@ def test_mssl_fit_settings_bit_for_bit(emotions):
         for name in ("W_", "intercept_", "objective_", "selection_order_"):
             np.testing.assert_array_equal(getattr(m, name), getattr(fresh, name), err_msg=name)
     assert not np.array_equal(fits[0].W_, fits[1].W_)
+
+
+# ----------------------------------------------------------------------------- SSFS
+def _scaled(X):
+    X = np.asarray(X, dtype=float)
+    rng_ = np.ptp(X, axis=0)
+    return (X - X.min(axis=0)) / np.where(rng_ > 0, rng_, np.inf)
+
+
+def _ssfs_graph(X, p=5, sigma=30.0, kernel="sigma"):
+    """The pattern affinity of SSFS on the min-max scaled X, by loops."""
+    Xs = _scaled(X)
+    if kernel == "sigma":
+        return _naive_heat_affinity(Xs, p, sigma, squared=False)
+    return _naive_heat_affinity(Xs, p, sigma**2 if kernel == "sigma2" else 2 * sigma**2)
+
+
+def _ssfs_reference(X, Y, n_iter, seed, alpha=0.01, beta=0.7, gamma=0.9, k=None, p=5,
+                    sigma=30.0, kernel="sigma", eps=1e-8, delta=1e-10, S=None):
+    """The three multiplicative updates as printed, dense, on min-max scaled X, with a
+    loop-built graph (or the given affinity ``S``); (F1) with the explicit Laplacian."""
+    X = _scaled(X)
+    Y = np.asarray(Y, dtype=float)
+    n, d = X.shape
+    q = Y.shape[1]
+    k = q if k is None else k
+    if S is None:
+        S = _ssfs_graph(X, p, sigma, kernel)  # X is already in [0, 1]: scaling is a no-op
+    A = np.diag(S.sum(axis=1))
+    L = A - S
+    rs = np.random.RandomState(seed)
+    V, Q, M = rs.random_sample((n, k)), rs.random_sample((d, k)), rs.random_sample((k, q))
+
+    def objective():
+        return (np.linalg.norm(X - V @ Q.T) ** 2 + alpha * np.linalg.norm(Y - V @ M) ** 2
+                + beta * np.trace(V.T @ L @ V)
+                + gamma * np.sum(np.sqrt(np.sum(Q * Q, axis=1) + eps)))
+
+    objs = [objective()]
+    for _ in range(n_iter):
+        D = np.diag(1 / (2 * np.sqrt(np.sum(Q * Q, axis=1) + eps)))
+        V = V * (X @ Q + alpha * Y @ M.T + beta * S @ V) / (
+            V @ Q.T @ Q + alpha * V @ M @ M.T + beta * A @ V + delta)
+        M = M * (V.T @ Y) / (V.T @ V @ M + delta)
+        Q = Q * (X.T @ V) / (Q @ V.T @ V + gamma * D @ Q + delta)
+        objs.append(objective())
+    return Q, V, M, np.array(objs)
+
+
+@pytest.mark.parametrize("kw, ref_kw", [
+    ({}, {}),
+    ({"alpha": 1.0, "beta": 5.0, "gamma": 2.0, "n_components": 3, "n_neighbors": 8,
+      "kernel_scale": "sigma2", "sigma": 2.0},
+     {"alpha": 1.0, "beta": 5.0, "gamma": 2.0, "k": 3, "p": 8, "kernel": "sigma2",
+      "sigma": 2.0}),
+])
+def test_ssfs_matches_reference_on_real_data(emotions, scene, kw, ref_kw):
+    for X, Y in (emotions, scene):
+        m = SSFS(random_state=2, max_iter=12, tol=0, **kw).fit(X, Y)
+        Q, V, M, objs = _ssfs_reference(X, Y, 12, 2, **ref_kw)
+        assert m.n_iter_ == 12
+        for got, ref in ((m.Q_, Q), (m.V_, V), (m.M_, M)):
+            np.testing.assert_allclose(got, ref, rtol=1e-7, atol=1e-12 * np.abs(ref).max())
+        np.testing.assert_allclose(m.objective_, objs, rtol=1e-8)
+        np.testing.assert_array_equal(
+            m.selection_order_, np.argsort(-np.linalg.norm(Q, axis=1), kind="stable"))
+
+
+@pytest.mark.parametrize("kw", [{}, {"alpha": 1.0, "beta": 10.0, "gamma": 5.0},
+                                {"n_components": 2, "kernel_scale": "2sigma2", "sigma": 1.0}])
+def test_ssfs_objective_non_increasing_real_data(emotions, scene, kw):
+    for X, Y in (emotions, scene):
+        m = SSFS(random_state=0, max_iter=100, **kw).fit(X, Y)
+        obj = m.objective_
+        assert obj.size == m.n_iter_ + 1 and m.n_iter_ >= 5
+        # Multiplicative updates are majorise-minimise steps (the graph term as in graph-
+        # regularised NMF, S symmetric and non-negative): non-increasing up to rounding.
+        assert np.all(np.diff(obj) <= 1e-9 * obj[:-1]), np.diff(obj).max()
+        assert obj[-1] < obj[0]
+        for M in (m.V_, m.Q_, m.M_):
+            assert np.all(M >= 0) and np.all(np.isfinite(M))
+
+
+def test_ssfs_sparse_equals_dense_scaling_and_api(emotions):
+    X, Y = emotions
+    X0 = np.array(X, copy=True)
+    Xs = sp.csr_matrix(np.where(X > np.median(X), X, 0.0))
+    dense = SSFS(n_features_to_select=4, random_state=0, max_iter=20).fit(Xs.toarray(), Y)
+    sparse = SSFS(n_features_to_select=4, random_state=0, max_iter=20).fit(Xs, Y)
+    np.testing.assert_allclose(sparse.Q_, dense.Q_, rtol=1e-8, atol=1e-14)
+    np.testing.assert_allclose(sparse.objective_, dense.objective_, rtol=1e-9)
+    assert sp.issparse(sparse.transform(Xs)) and sparse.get_support().sum() == 4
+    # scale=False on data already in [0, 1] is the scaled fit
+    unscaled = SSFS(random_state=0, max_iter=20, scale=False).fit(_minmax_scale(X), Y)
+    scaled = SSFS(random_state=0, max_iter=20).fit(X, Y)
+    np.testing.assert_allclose(unscaled.Q_, scaled.Q_, rtol=1e-12)
+    np.testing.assert_array_equal(np.asarray(X), X0)  # input not modified
+    np.testing.assert_allclose(scaled.scores_, np.linalg.norm(scaled.Q_, axis=1))
+    with pytest.raises(ValueError, match="X >= 0"):
+        SSFS(scale=False).fit(-np.abs(np.asarray(X)) - 1, Y)
+    with pytest.raises(ValueError, match="SSFS needs non-negative"):
+        SSFS().fit(sp.csr_matrix(-np.abs(np.asarray(X)) - 1), Y)
+    with pytest.raises(ValueError, match="kernel_scale"):
+        SSFS(kernel_scale="sigma3").fit(X, Y)
+
+
+def test_ssfs_fit_settings_bit_for_bit(emotions):
+    """Sharing the graph, the scaled X and the initial iterates changes no bit of any fit."""
+    X, Y = emotions
+    est = SSFS(random_state=0, max_iter=10)
+    settings = [{"alpha": 1.0}, {"gamma": 3.0}, {"n_components": 2}, {"n_neighbors": 3}]
+    fits = list(fit_settings(est, X, Y, settings))
+    for setting, m in zip(settings, fits, strict=True):
+        fresh = clone(est).set_params(**setting).fit(X, Y)
+        for name in ("Q_", "V_", "M_", "objective_", "selection_order_"):
+            np.testing.assert_array_equal(getattr(m, name), getattr(fresh, name), err_msg=name)
+    assert not np.array_equal(fits[0].Q_, fits[1].Q_)

@@ -82,6 +82,7 @@ SELECTORS: dict[str, str] = {
     "scmfs": "skmlfs.selection:SCMFS",
     # graph-regularised sparse selectors (issue #26)
     "mssl": "skmlfs.selection:MSSL",
+    "ssfs": "skmlfs.selection:SSFS",
 }
 
 LEARNERS: dict[str, str] = {
@@ -188,6 +189,8 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                   "factorisations", "Hu, Li, Gao, Zhang & Hu 2020"),
         "mssl": ("centred sparse regression smoothed over a feature-feature graph",
                  "Cai, Zhu et al. 2018"),
+        "ssfs": ("sparse feature loadings of a latent space shared by non-negative X and Y "
+                 "factorisations, smoothed over a pattern graph", "Gao, Li & Hu 2021"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",
