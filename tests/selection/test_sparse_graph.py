@@ -154,6 +154,19 @@ def test_mssl_sparse_equals_dense_stopping_and_api(emotions):
         MSSL(beta=0).fit(X, Y)
 
 
+def test_mssl_refuses_a_dense_system_above_the_budget(emotions, monkeypatch):
+    """The d × d system is checked against the table budget before any work."""
+    from skmlfs.info import TableTooLargeError
+
+    X, Y = emotions
+    # 72 features: 4 dense 72 × 72 float64 matrices are 166 kB
+    monkeypatch.setenv("SKMLFS_MAX_TABLE_GIB", str(100e3 / 2**30))
+    with pytest.raises(TableTooLargeError, match=r"MSSL: its d × d system .*d = 72"):
+        MSSL().fit(X, Y)
+    monkeypatch.setenv("SKMLFS_MAX_TABLE_GIB", str(200e3 / 2**30))
+    assert MSSL(max_iter=2).fit(X, Y).n_iter_ == 2
+
+
 def test_mssl_fit_settings_bit_for_bit(emotions):
     """Sharing the feature graph, XᵀHX and XᵀHY changes no bit of any fit."""
     X, Y = emotions

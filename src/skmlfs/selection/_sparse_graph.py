@@ -33,6 +33,7 @@ from sklearn.utils._param_validation import StrOptions
 from skmlfs._validation import resolve_n_features
 
 from .._progress import report_step
+from ..info import TableTooLargeError, max_table_bytes
 from ._base import NON_NEGATIVE, POSITIVE, Number, check_magnitude, scale_huge_columns
 from ._manifold import _binary_knn_graph, _spd_solve
 from ._sparse_learning import (
@@ -123,7 +124,9 @@ class MSSL(_RowNormSelector):
     sparse ``X``), ``XᵀX`` ``O(nnz(X)·d)`` (``O(n·d²)`` dense) once, then per step one
     ``d × d`` Cholesky factorisation ``O(d³/3)`` and ``O(d²·q)`` for the solve and the
     objective. Memory ``O(d² + d·q + d·p)``: the ``d × d`` system is dense, so MSSL suits
-    data sets with up to a few thousand features (``d = 10⁴`` needs 0.8 GB per copy).
+    data sets with up to a few thousand features (``d = 10⁴`` needs 0.8 GB per copy); above
+    the table budget (:func:`skmlfs.info.max_table_bytes`) for its four ``d × d`` matrices it
+    raises :class:`skmlfs.info.TableTooLargeError` before any work.
     """
 
     def __init__(
@@ -174,6 +177,18 @@ class MSSL(_RowNormSelector):
         check_magnitude(X, "MSSL", "forms squared distances (its feature graph) and XᵀX")
         n, d = X.shape
         q = Yv.shape[1]
+        # XᵀHX, XᵀHX + αL and its Cholesky factor are dense d × d (and the Laplacian is
+        # densified once): refuse before any work rather than fail part-way
+        need = 4 * 8.0 * d * d
+        if need > max_table_bytes():
+            raise TableTooLargeError(
+                f"MSSL: its d × d system XᵀHX + αL + βD (d = {d:,}) is dense and needs "
+                f"{need / 2**30:,.1f} GiB held at once, above the budget of "
+                f"{max_table_bytes() / 2**30:.1f} GiB (environment variable "
+                "SKMLFS_MAX_TABLE_GIB). MSSL is meant for up to a few thousand features "
+                "(docs/methods/sparse.md#mssl); select fewer features first or use a "
+                "selector whose cost is linear in d."
+            )
         X, XT = _float_and_transpose(X)
         # the points of the graph are the features: the rows of Xᵀ
         if self.graph == "binary":
