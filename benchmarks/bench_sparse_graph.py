@@ -175,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{'lib s/it':>9s} {'iters':>5s} {'fit s':>8s} {'ref setup':>10s} {'ref s/it':>10s} "
           f"{'ratio/it':>9s} {'ratio fit':>9s}  same")
     extrapolate: dict = {}
+    # load every BLAS first (scipy.linalg's own OpenBLAS comes with the selectors and the
+    # references): threadpoolctl limits only the libraries loaded when the block starts
+    _methods()
     limits = (threadpool_limits(limits=args.blas_threads)
               if args.blas_threads > 0 else contextlib.nullcontext())
     with limits:
