@@ -360,7 +360,8 @@ XMLC_SHAPES = {"eurlex": (15_539, 5_000, 3_993, 236, 5.3),
                "eurlex-q1000": (15_539, 5_000, 1_000, 236, 5.3)}
 
 
-def xmlc_data(which: str, f: float) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+def xmlc_data(which: str, f: float, planted_out: dict | None = None
+              ) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """Synthetic power-law binary data of an XMLC shape (rows scaled by ``f``).
 
     Features and labels are drawn independently, so every relevance is sampling noise.
@@ -404,6 +405,8 @@ def xmlc_data(which: str, f: float) -> tuple[sp.csr_matrix, sp.csr_matrix]:
             Xl[keep, int(c)] = 1
         X = Xl.tocsr()
         X.data[:] = 1
+        if planted_out is not None:  # what a selection can be checked against
+            planted_out.update(parents=parents, copies=copies)
     return X, Y
 
 
@@ -607,6 +610,24 @@ def run_scls_comparison(shape, f, time_limit, mem_gib, append, out_name) -> None
               "in_top_k": int((rank[sel[lab]["order"]] <= sel[lab]["order"].size).sum()),
               "k": int(sel[lab]["order"].size)}
         for lab in names}
+    if shape.endswith("-planted"):
+        # the planted structure: a parent is relevant to its labels, its near-copy as
+        # relevant and redundant given the parent; the rest is noise
+        planted: dict = {}
+        xmlc_data(shape, f, planted_out=planted)
+        parents, copies = set(planted["parents"].tolist()), planted["copies"]
+        copy_of = dict(zip(planted["copies"].tolist(), planted["parents"].tolist(),
+                           strict=True))
+        summary["planted"] = {}
+        for lab in names:
+            S = set(sel[lab]["order"].tolist())
+            summary["planted"][lab] = {
+                "parents": len(S & parents),
+                "copies": len(S & set(copies.tolist())),
+                "parent_and_its_copy": sum(1 for c, p in copy_of.items()
+                                           if c in S and p in S),
+                "noise": len(S - parents - set(copies.tolist())),
+            }
     _emit(f"# SCLS paper comparison ({shape}): " + json.dumps(summary, default=float),
           append, out_name)
 

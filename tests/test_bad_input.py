@@ -64,6 +64,8 @@ SELECTORS = {
     "MDFS": S.MDFS(3, max_iter=20, random_state=0),
     "SCMFS": S.SCMFS(3, max_iter=20, random_state=0),
     "SLOFS": S.SLOFS(3, max_iter=5, random_state=0),
+    "MSSL": S.MSSL(3, max_iter=10),
+    "SSFS": S.SSFS(3, max_iter=20, random_state=0),
 }
 TRANSFORMERS = {"MDDM": S.MDDM(n_components=3)}
 LEARNERS = {
@@ -82,6 +84,7 @@ ALL = {**SELECTORS, **TRANSFORMERS, **LEARNERS}
 SCALE_INVARIANT = ["SCLS", "AMI", "MDMR", "GICS", "LRFS", "MLCFS", "PPTMI", "PPTCHI", "MLFS",
                    "MLJMI", "MLMIM", "MLMRMR", "ReliefFML", "PPTReliefF", "BMFS", "MGFS",
                    "PMU", "D2F", "ELACHI", "SCMFS"]
+SCALE_INVARIANT += ["SSFS"]  # min-max scaled before its graph and factorisation
 
 
 def _spoil(kind: str):

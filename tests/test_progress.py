@@ -31,6 +31,8 @@ VERBOSE = {
     "RALMFS": S.RALMFS(4, max_iter=5, random_state=0),
     "MDFS": S.MDFS(4, max_iter=5, tol=0, random_state=0),
     "SCMFS": S.SCMFS(4, max_iter=5, random_state=0),
+    "MSSL": S.MSSL(4, max_iter=5, tol=0),
+    "SSFS": S.SSFS(4, max_iter=5, tol=0, random_state=0),
     "ReliefFML": S.ReliefFML(4, k=3, random_state=0),
     "Memetic": S.MemeticSelector(MLNB(), n_features_to_select=4, population_size=4,
                                  max_evaluations=12, random_state=0),

@@ -25,12 +25,14 @@ from skmlfs.selection import (
     MIFS,
     MLCFS,
     MLFS,
+    MSSL,
     PPTCHI,
     PPTMI,
     RALMFS,
     RLEFS,
     SCLS,
     SCMFS,
+    SSFS,
     MemeticSelector,
     PPTReliefF,
     ReliefFML,
@@ -63,6 +65,7 @@ ESTIMATORS = [
         random_state=0,
     ),
 ]
+ESTIMATORS += [MSSL(3), SSFS(3, random_state=0)]
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)

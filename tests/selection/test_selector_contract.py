@@ -41,6 +41,8 @@ CHEAP = {
     "mdfs": {"max_iter": 20},
     "scmfs": {"max_iter": 50},
     "slofs": {"max_iter": 5},
+    "mssl": {"max_iter": 10},
+    "ssfs": {"max_iter": 20},
     "ppt_mi": {"min_support": 2},
     "ppt_chi": {"min_support": 2},
     "ppt_relieff": {"min_support": 2, "k": 3},
@@ -60,6 +62,7 @@ FULL = {"relieff_ml", "ppt_relieff", "rlefs", "mifs", "llsf", "bmfs", "mgfs", "m
 FULL |= {"mlaco", "ant_td"}  # the final pheromone orders every feature
 FULL |= {"mdfs", "scmfs"}  # row norms of W order every feature
 FULL |= {"slofs"}  # row norms of W order every feature
+FULL |= {"mssl", "ssfs"}  # row norms of W (MSSL) or Q (SSFS) order every feature
 NAMES = [
     n for n in sorted(SELECTORS)
     if n not in ("all", "ami_relevance")  # the no-selection baseline; an alias of mi_rank

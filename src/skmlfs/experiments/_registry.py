@@ -82,6 +82,9 @@ SELECTORS: dict[str, str] = {
     "scmfs": "skmlfs.selection:SCMFS",
     # graph-regularised sparse selectors of 2021-2024 (issue #26)
     "slofs": "skmlfs.selection:SLOFS",
+    # graph-regularised sparse selectors (issue #26)
+    "mssl": "skmlfs.selection:MSSL",
+    "ssfs": "skmlfs.selection:SSFS",
 }
 
 LEARNERS: dict[str, str] = {
@@ -189,6 +192,10 @@ ABOUT: dict[str, dict[str, tuple[str, str]]] = {
                   "factorisations", "Hu, Li, Gao, Zhang & Hu 2020"),
         "slofs": ("sparse map onto orthogonal latent sub-labels smoothed over a pattern graph",
                   "Shang, Zhong, Zhang, Xu & Li 2024"),
+        "mssl": ("centred sparse regression smoothed over a feature-feature graph",
+                 "Cai, Zhu et al. 2018"),
+        "ssfs": ("sparse feature loadings of a latent space shared by non-negative X and Y "
+                 "factorisations, smoothed over a pattern graph", "Gao, Li & Hu 2021"),
     },
     "learner": {
         "mlnb": ("multi-label naive Bayes, one categorical NB per label",

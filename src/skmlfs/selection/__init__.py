@@ -80,6 +80,9 @@ __all__ += ["MDFS", "SCMFS"]
 from ._graph_reg import SLOFS  # noqa: E402
 
 __all__ += ["SLOFS"]
+from ._sparse_graph import MSSL, SSFS  # noqa: E402
+
+__all__ += ["MSSL", "SSFS"]
 
 # What the classifier chains of skmlfs.learners build on (Sun & Kudo 2018): the greedy
 # MLFS routines — label-specific selection (Eq. 43), global selection (Eq. 42), kCC
