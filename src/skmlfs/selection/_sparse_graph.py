@@ -114,7 +114,7 @@ class MSSL(_RowNormSelector):
     feature_importances_ : ndarray of shape (n_features,)
         ``‖W_{i·}‖₂`` in feature order (= ``scores_``).
     selection_order_, ranking_, scores_ : ndarray of shape (n_features,)
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (``n_iter_``,)
         (L1) after each step.
     n_iter_ : int
 
