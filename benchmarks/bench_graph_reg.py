@@ -37,6 +37,8 @@ import scipy.sparse as sp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "selection"))  # the tests' reference implementation
 
+from _mulan import DATASETS, load_part  # noqa: E402  (benchmarks/ is the script folder)
+
 COMPLEXITY = {
     "slofs": "pattern graph O(n²·d) once (row blocks) + Gram matrix O(nnz(X)·d) once; per "
     "iteration O(nnz(X)·k + n·k² + nnz(Lx)·k) + one Cholesky O(d³/3) per distinct "
@@ -44,21 +46,6 @@ COMPLEXITY = {
     "O(n·p + (n + d)·k + min(n, d)²). The reference: O(n²·k + (d·k)³/3) per iteration, "
     "memory O(n² + (d·k)²)",
 }
-
-DATASETS = [  # (name, arff relative to mulan/, xml)
-    ("emotions", "emotions/emotions.arff", "emotions/emotions.xml"),
-    ("scene", "scene/scene-train.arff", "scene/scene.xml"),
-    ("medical", "medical/medical.arff", "medical/medical.xml"),
-    ("bibtex", "bibtex/bibtex.arff", "bibtex/bibtex.xml"),
-]
-
-
-def load_part(root: Path, arff_rel: str, xml_rel: str):
-    from skmlfs.datasets import load
-
-    ds = load(root / arff_rel, labels=root / xml_rel)
-    return ds.X, np.asarray(ds.Y, dtype=np.uint8)
-
 
 def _time(fn) -> tuple[float, object]:
     t0 = time.perf_counter()

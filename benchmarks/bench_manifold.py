@@ -36,6 +36,8 @@ import scipy.sparse as sp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "selection"))  # the tests' reference implementations
 
+from _mulan import DATASETS, load_part  # noqa: E402  (benchmarks/ is the script folder)
+
 COMPLEXITY = {
     "mdfs": "pattern graph O(n²·d) once (row blocks); per iteration O(t·nnz(L)·q) for t "
     "conjugate-gradient steps + O(nnz(X)·q + d²·q + d³/3) (W step; O(n²·d + n³/3) when "
@@ -43,21 +45,6 @@ COMPLEXITY = {
     "scmfs": "per iteration O(nnz(X)·k + nnz(Y)·k + (n + d + q)·k²), k = q by default; "
     "memory O(nnz(X) + (n + d + q)·k)",
 }
-
-DATASETS = [  # (name, arff relative to mulan/, xml)
-    ("emotions", "emotions/emotions.arff", "emotions/emotions.xml"),
-    ("scene", "scene/scene-train.arff", "scene/scene.xml"),
-    ("medical", "medical/medical.arff", "medical/medical.xml"),
-    ("bibtex", "bibtex/bibtex.arff", "bibtex/bibtex.xml"),
-]
-
-
-def load_part(root: Path, arff_rel: str, xml_rel: str):
-    from skmlfs.datasets import load
-
-    ds = load(root / arff_rel, labels=root / xml_rel)
-    return ds.X, np.asarray(ds.Y, dtype=np.uint8)
-
 
 def _time(fn) -> tuple[float, object]:
     t0 = time.perf_counter()

@@ -43,6 +43,8 @@ from threadpoolctl import threadpool_limits
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "selection"))  # the tests' reference implementations
 
+from _mulan import DATASETS, load_part  # noqa: E402  (benchmarks/ is the script folder)
+
 COMPLEXITY = {
     "mssl": "feature graph O(d²·n) once (row blocks of Xᵀ) + XᵀX O(nnz(X)·d) once; per "
     "iteration one d × d Cholesky O(d³/3) + O(d²·q); memory O(d² + d·q)",
@@ -55,21 +57,6 @@ COMPLEXITY = {
 #: are over the d features (bibtex: d = 1,836 runs); SSFS's graph loops are over the n
 #: patterns (n² pairs: bibtex's 27 million pairs are extrapolated).
 NAIVE_MAX_N = {"mssl": 8000, "ssfs": 2500}
-
-DATASETS = [  # (name, arff relative to mulan/, xml)
-    ("emotions", "emotions/emotions.arff", "emotions/emotions.xml"),
-    ("scene", "scene/scene-train.arff", "scene/scene.xml"),
-    ("medical", "medical/medical.arff", "medical/medical.xml"),
-    ("bibtex", "bibtex/bibtex.arff", "bibtex/bibtex.xml"),
-]
-
-
-def load_part(root: Path, arff_rel: str, xml_rel: str):
-    from skmlfs.datasets import load
-
-    ds = load(root / arff_rel, labels=root / xml_rel)
-    return ds.X, np.asarray(ds.Y, dtype=np.uint8)
-
 
 def _time(fn) -> tuple[float, object]:
     """CPU seconds of this process for one call, and its result; best of three when a

@@ -14,29 +14,11 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from skmlfs.datasets import load
 from skmlfs.selection import MDFS, SCMFS
 from skmlfs.selection._manifold import _binary_knn_graph, _shifted_pcg
 from skmlfs.selection._sparse_learning import _laplacian, _minmax_scale, fit_settings
 
 MATLAB_EPS = np.finfo(np.float64).eps
-
-
-def _load_mulan(dataset_path, name):
-    ds = load(dataset_path(f"mulan/{name}/{name}.arff") if name != "scene"
-              else dataset_path("mulan/scene/scene-train.arff"),
-              labels=dataset_path(f"mulan/{name}/{name}.xml"))
-    return ds.X, np.asarray(ds.Y, dtype=np.uint8)
-
-
-@pytest.fixture(scope="module")
-def emotions(dataset_path):
-    return _load_mulan(dataset_path, "emotions")
-
-
-@pytest.fixture(scope="module")
-def scene(dataset_path):
-    return _load_mulan(dataset_path, "scene")
 
 
 # ----------------------------------------------------------------------------- graph

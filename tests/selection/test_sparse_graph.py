@@ -13,26 +13,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from skmlfs.datasets import load
 from skmlfs.selection import MSSL, SSFS
 from skmlfs.selection._sparse_learning import _minmax_scale, fit_settings
-
-
-def _load_mulan(dataset_path, name):
-    ds = load(dataset_path(f"mulan/{name}/{name}.arff") if name != "scene"
-              else dataset_path("mulan/scene/scene-train.arff"),
-              labels=dataset_path(f"mulan/{name}/{name}.xml"))
-    return ds.X, np.asarray(ds.Y, dtype=np.uint8)
-
-
-@pytest.fixture(scope="module")
-def emotions(dataset_path):
-    return _load_mulan(dataset_path, "emotions")
-
-
-@pytest.fixture(scope="module")
-def scene(dataset_path):
-    return _load_mulan(dataset_path, "scene")
 
 
 # ----------------------------------------------------------------------------- graphs

@@ -11,7 +11,6 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from skmlfs.datasets import load
 from skmlfs.selection._sparse_learning import (
     MIFS,
     RALMFS,
@@ -22,25 +21,6 @@ from skmlfs.selection._sparse_learning import (
     _minmax_scale,
     fit_settings,
 )
-
-
-def _load_mulan(arff_path, xml_path):
-    ds = load(arff_path, labels=xml_path)
-    return ds.X, np.asarray(ds.Y, dtype=np.uint8)
-
-
-@pytest.fixture(scope="module")
-def flags(dataset_path):
-    return _load_mulan(
-        dataset_path("mulan/flags/flags.arff"), dataset_path("mulan/flags/flags.xml")
-    )
-
-
-@pytest.fixture(scope="module")
-def emotions(dataset_path):
-    return _load_mulan(
-        dataset_path("mulan/emotions/emotions.arff"), dataset_path("mulan/emotions/emotions.xml")
-    )
 
 
 # ----------------------------------------------------------------------------- graph
