@@ -209,6 +209,7 @@ def _ssfs_reference(X, Y, n_iter, seed, alpha=0.01, beta=0.7, gamma=0.9, k=None,
     return Q, V, M, np.array(objs)
 
 
+@pytest.mark.slow  # 10 s per setting (loop-built graphs on emotions and scene)
 @pytest.mark.parametrize("kw, ref_kw", [
     ({}, {}),
     ({"alpha": 1.0, "beta": 5.0, "gamma": 2.0, "n_components": 3, "n_neighbors": 8,
