@@ -158,12 +158,18 @@ def _bqp_active_set(
             Mf = M[:, free]
             # M is symmetric positive semi-definite: a symmetric fill-reducing order and
             # diagonal pivots keep the factor ~40x sparser than the default column order
-            lu = splu(
-                Mf[free].tocsc(),
-                permc_spec="MMD_AT_PLUS_A",
-                diag_pivot_thresh=0.0,
-                options={"SymmetricMode": True},
-            )
+            try:
+                lu = splu(
+                    Mf[free].tocsc(),
+                    permc_spec="MMD_AT_PLUS_A",
+                    diag_pivot_thresh=0.0,
+                    options={"SymmetricMode": True},
+                )
+            except RuntimeError:
+                # M is only semi-definite: a free block can be exactly singular (patterns
+                # with identical neighbourhoods, e.g. duplicated rows). Its minimiser is then
+                # not unique; report no convergence and let the caller's L-BFGS-B finish
+                return u, it, False
             u[free] = lu.solve(-(Mf[~free].T @ bound[~free]))
         g = M @ u
         # a margin against degenerate coordinates (at the bound with a zero multiplier),
