@@ -382,6 +382,7 @@ SECTIONS: dict[str, str] = {
     "tuning": f"{_R}:Tuning",
     "run_time": f"{_R}:RunTime",
     "memory": f"{_R}:Memory",
+    "workers": f"{_R}:Workers",
     "runs": f"{_R}:Runs",
     "failures": f"{_R}:Failures",
     "versions": f"{_R}:Versions",

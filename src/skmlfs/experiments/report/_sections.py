@@ -12,6 +12,7 @@ import numpy as np
 from .._histories import plot_search_histories, search_histories
 from .._objectives import plot_objectives
 from .._sensitivity import plot_sensitivity
+from ._compute import DEFAULT_WORKERS, workers_section
 from ._format import MISSING, format_seconds
 from ._grid import (
     _curves_block,
@@ -35,7 +36,7 @@ from ._views import _stability_sections, included, stability_frame
 __all__ = [
     "Curves", "Failures", "Include", "Memory", "MetricTables", "Objectives", "Overview",
     "PairedTests", "RunTime", "RunTimeFigure", "Runs", "SearchConvergence", "Sensitivity",
-    "Stability", "Summary", "Tuning", "Versions",
+    "Stability", "Summary", "Tuning", "Versions", "Workers",
 ]
 
 
@@ -300,6 +301,27 @@ class RunTimeFigure(ReportSection):
         if p is None:
             return Rendered()
         return Rendered([f"![selection time per method](figures/{p.name})\n"], [p])
+
+
+class Workers(ReportSection):
+    """The wall time of the experiment on more workers (a Dask cluster), projected from
+    the task times the store measured: per data set and in all, with the longest task."""
+
+    OPTIONS = {"workers": "the worker counts of the table (default [1, 2, 8, 32, 128])"}
+
+    def check(self, metrics: set[str] | None) -> None:
+        w = self.options.get("workers", list(DEFAULT_WORKERS))
+        if (not isinstance(w, list) or not w or any(
+                isinstance(x, bool) or not isinstance(x, numbers.Integral) or x < 1
+                for x in w)):
+            raise self.fail("workers", f"a list of positive integers; got {w!r}.")
+
+    def render(self, ctx: ReportContext) -> Rendered:
+        # every cell, the reference methods included: they are part of the run's cost
+        full = ctx.state.get("full", ctx.frame)
+        md = workers_section(full, ctx.datasets,
+                             self.options.get("workers", list(DEFAULT_WORKERS)))
+        return Rendered([md] if md else [])
 
 
 class Memory(ReportSection):
