@@ -94,10 +94,11 @@ def workers_section(df: pd.DataFrame, ds_pref: Sequence[str] = (),
         "Projected from the task times measured in this store (one task: one method on "
         "one split of one data set, its selection plus its learners' fits and "
         "predictions): the wall time of handing the longest tasks out first to the least "
-        "busy worker. Loading the data, scheduling and the report are not counted; the "
-        "tasks were timed on the machine and load of the runs below, so the columns "
-        "scale with its speed. Workers beyond the number of tasks, or past the longest "
-        "task, do not help.\n",
+        "busy worker. A lower bound in practice: loading and splitting the data, the "
+        "metrics, scheduling and the report are not counted, and the engine does not "
+        "hand out the longest tasks first. The tasks were timed on the machine and load "
+        "of the runs below, so the columns scale with its speed; workers beyond the "
+        "number of tasks, or past the longest task, do not help.\n",
         head, "|---|" + "---|" * (len(ws) + 3),
     ]
 
