@@ -90,12 +90,12 @@ def _fit_both(make, X, Y, monkeypatch):
     return full, blocks
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")
 # genbase (1,186 features, duplicated columns) takes 7-10 s: in the full run only
 def _params(names):
     return [pytest.param(n, marks=pytest.mark.slow) if n == "genbase" else n for n in names]
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("name", _params(_PATHS))
 def test_real_data_same_selection_full_table_and_label_blocks(dataset_path, name,
                                                               monkeypatch):
