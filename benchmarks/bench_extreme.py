@@ -147,8 +147,8 @@ def _pair_loop_seconds(X, Y, n_pairs=300, seed=0):
 
 # ---------------------------------------------------------------------- problems
 def run_delicious200k(f: float) -> dict:
+    import skmlfs._compiled as kern
     from skmlfs.info import DiscreteData, InfoCache, _labelsum
-    from skmlfs.info import _kernels as kern
     from skmlfs.selection import SCLS
 
     rng = np.random.default_rng(0)

@@ -295,7 +295,7 @@ def test_model_selection_sits_between_the_estimators_and_the_engine():
 LAZY_OK = ("pandas", "matplotlib", "dask", "distributed", "pyarrow", "numba", "clarabel",
            "scipy.io", "tqdm", "fcntl", "msvcrt", "pytest", "cloudpickle", "threadpoolctl",
            "joblib.externals.loky", "ctypes", "skmlfs.plots",
-           "skmlfs.info._numba_kernels")
+           "skmlfs.info._numba_kernels", "skmlfs.neighbors._numba_kernels")
 
 def _function_level_imports(path: Path):
     mod = _module_name(path)

@@ -22,6 +22,7 @@ import scipy.sparse as sp
 
 pytest.importorskip("numba", reason="numba (the `fast` extra) is not installed")
 
+import skmlfs._compiled as compiled  # noqa: E402
 import skmlfs.info._engine as eng  # noqa: E402
 import skmlfs.info._kernels as kern  # noqa: E402
 import skmlfs.info._labelsum as ls  # noqa: E402
@@ -35,18 +36,18 @@ def kernels_always(monkeypatch):
     """Engage the kernels at every size (they are size-gated in the library)."""
     monkeypatch.setattr(ls, "KERNEL_MIN_FLOPS", 0)
     monkeypatch.setattr(eng, "KERNEL_MIN_COLUMNS", 0)
-    monkeypatch.setattr(kern, "FORCE_NUMPY", False)
+    monkeypatch.setattr(compiled, "FORCE_NUMPY", False)
     monkeypatch.delenv("SKMLFS_NO_NUMBA", raising=False)
     assert kern.use_numba()
 
 
 def _both(fn, monkeypatch):
     """``fn()`` with the kernels, then with the numpy path."""
-    monkeypatch.setattr(kern, "FORCE_NUMPY", False)
+    monkeypatch.setattr(compiled, "FORCE_NUMPY", False)
     fast = fn()
-    monkeypatch.setattr(kern, "FORCE_NUMPY", True)
+    monkeypatch.setattr(compiled, "FORCE_NUMPY", True)
     slow = fn()
-    monkeypatch.setattr(kern, "FORCE_NUMPY", False)
+    monkeypatch.setattr(compiled, "FORCE_NUMPY", False)
     return fast, slow
 
 
@@ -69,14 +70,14 @@ def _with_ties(X, rng, dup=None):
 
 
 def test_switch(monkeypatch):
-    monkeypatch.setattr(kern, "FORCE_NUMPY", False)
+    monkeypatch.setattr(compiled, "FORCE_NUMPY", False)
     monkeypatch.setenv("SKMLFS_NO_NUMBA", "1")
     assert not kern.use_numba()
     monkeypatch.setenv("SKMLFS_NO_NUMBA", "0")
     assert kern.use_numba()
     monkeypatch.delenv("SKMLFS_NO_NUMBA")
     assert kern.use_numba()
-    monkeypatch.setattr(kern, "FORCE_NUMPY", True)
+    monkeypatch.setattr(compiled, "FORCE_NUMPY", True)
     assert not kern.use_numba()
 
 
@@ -134,7 +135,7 @@ def test_binary_corrections_timings_count_pairs(kernels_always, monkeypatch):
     A, B = DiscreteData.from_array(X), DiscreteData.from_array(Y)
     pairs = (sp.csr_matrix(X).T @ sp.csr_matrix(Y)).nnz
     for force in (False, True):
-        monkeypatch.setattr(kern, "FORCE_NUMPY", force)
+        monkeypatch.setattr(compiled, "FORCE_NUMPY", force)
         t = {"product_s": 0.0, "corrections_s": 0.0, "chunks": 0, "co_occurring_pairs": 0}
         monkeypatch.setattr(ls, "TIMINGS", t)
         ls.binary_corrections(A, B, ls._ext_table(400), 2**20)

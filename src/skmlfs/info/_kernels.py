@@ -1,10 +1,7 @@
 """Optional compiled kernels (numba) of the count engine's hottest loops.
 
-The one switch between the compiled kernels and the numpy/scipy path is
-:func:`use_numba`: the kernels run when ``numba`` imports (the ``fast`` extra,
-``pip install scikit-mlfs[fast]``) unless the environment variable
-``SKMLFS_NO_NUMBA`` is set to a non-empty value other than ``0`` (tests and benchmarks
-force the fallback that way, or by setting :data:`FORCE_NUMPY`).
+Whether they run is decided by the package's one switch, :func:`skmlfs._compiled.use_numba`
+(numba installed, not switched off by ``SKMLFS_NO_NUMBA`` or ``FORCE_NUMPY``).
 
 The kernels reproduce the numpy path's arithmetic operation by operation, so their
 results are bit-identical to it (``tests/info/test_kernel.py``):
@@ -34,36 +31,19 @@ results are bit-identical to it (``tests/info/test_kernel.py``):
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import threading
 
 import numpy as np
 
-__all__ = ["FORCE_NUMPY", "NUMBA_AVAILABLE", "use_numba"]
+from .._compiled import use_numba
 
-
-# numba is imported (and the kernels compiled or loaded from numba's cache) on first use
-# only: ``import skmlfs`` and the small problems, which never reach a kernel, do not pay
-# the ~0.3 s of importing it.
-NUMBA_AVAILABLE = importlib.util.find_spec("numba") is not None
-
-# Set to True to force the numpy/scipy path in this process (tests, benchmarks).
-FORCE_NUMPY = False
+__all__ = ["use_numba"]
 
 _K: dict = {}
 
 # binary_one_entropy splits the selected feature's rows over threads from this many
 # entries up (below, starting a thread costs more than it saves).
 MIN_SPLIT_ENTRIES = 2**18
-
-
-def use_numba() -> bool:
-    """Whether the compiled kernels run: numba installed, and not switched off by
-    :data:`FORCE_NUMPY` or the environment variable ``SKMLFS_NO_NUMBA``."""
-    if FORCE_NUMPY or not NUMBA_AVAILABLE:
-        return False
-    return os.environ.get("SKMLFS_NO_NUMBA", "") in ("", "0")
 
 
 def _kernels() -> dict:

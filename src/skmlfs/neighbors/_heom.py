@@ -44,6 +44,7 @@ from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.sparsefuncs import min_max_axis
 from sklearn.utils.validation import check_array, validate_data
 
+from .._compiled import use_numba
 from .._validation import categorical_mask
 
 __all__ = ["HEOM", "check_heom_X", "heom_distances", "heom_kneighbors_graph", "stable_smallest"]
@@ -53,6 +54,11 @@ __all__ = ["HEOM", "check_heom_X", "heom_distances", "heom_kneighbors_graph", "s
 _BLOCK_ENTRIES = 4_000_000
 # Size of a dense column panel of the right operand in sparse × sparse products (_gram).
 _PANEL_BYTES = 2**21
+# stable_smallest runs the compiled one-pass selection (skmlfs.neighbors._numba_kernels) from
+# this many entries up (below, the numpy path is as fast and numba is never imported) and
+# up to this k (its insertions cost O(k) each; the neighbour counts in use are ~1–20).
+KERNEL_MIN_ENTRIES = 2**15
+KERNEL_MAX_K = 64
 
 
 def check_heom_X(estimator: Any, X: Any, *, reset: bool = True) -> Any:
@@ -116,12 +122,20 @@ def stable_smallest(D: np.ndarray, k: int) -> np.ndarray:
 
     Returns an ``(n_rows, min(k, n_cols))`` int array sorted by (value, column). Exact
     ties — including at the k-th position — are resolved in favour of the lower column
-    index, as a stable sort of the whole row would, at the cost of a partition.
+    index, as a stable sort of the whole row would, at the cost of a partition. With
+    numba (:func:`skmlfs._compiled.use_numba`) large matrices go through a compiled single
+    pass with the same result (:func:`skmlfs.neighbors._numba_kernels.stable_smallest_rows`).
     """
     n_rows, n_cols = D.shape
     k = min(k, n_cols)
     if k == 0:
         return np.empty((n_rows, 0), dtype=np.intp)
+    if k <= KERNEL_MAX_K and D.size >= KERNEL_MIN_ENTRIES and use_numba():
+        from ._numba_kernels import stable_smallest_rows
+
+        out = np.empty((n_rows, k), dtype=np.intp)
+        stable_smallest_rows(D, k, out)
+        return out
     if 4 * k >= n_cols:
         return np.argsort(D, axis=1, kind="stable")[:, :k]
     cols = np.argpartition(D, k - 1, axis=1)[:, :k]
