@@ -21,6 +21,12 @@ prints every step. The command line sets ``verbose=1`` when progress is on, and 
 :func:`progress_style` ``"bar"`` (a terminal) the steps drive a tqdm bar instead.
 A new selector opts in with ``verbose`` in its ``__init__`` and ``_parameter_constraints``
 (``"verbose": ["verbose"]``) and ``report_step`` calls in its loops.
+
+*A time limit* (:func:`time_limit`, the experiment engine's ``time_limit`` key) is checked
+at the same calls, whatever ``verbose``: past the limit, or as soon as the steps reported so
+far project the loop to more than :data:`PROJECTION_FACTOR` times the limit (once a tenth of
+the limit has passed), :func:`report_step` raises :class:`TimeLimitExceeded`. The check is
+cooperative: work between two reported steps is not interrupted.
 """
 
 from __future__ import annotations
@@ -34,12 +40,16 @@ from contextvars import ContextVar
 from typing import Any, Literal, TextIO
 
 __all__ = [
+    "PROJECTION_FACTOR",
     "ProgressMode",
+    "TimeLimitExceeded",
+    "check_time",
     "fit_progress",
     "progress_bar",
     "progress_mode",
     "progress_style",
     "report_step",
+    "time_limit",
 ]
 
 ProgressMode = Literal["bar", "lines", "off"]
@@ -237,8 +247,87 @@ def fit_progress(estimator: Any) -> Iterator[None]:
         _CURRENT.reset(token)
 
 
-def report_step(done: int, total: int | None = None, what: str = "step", **values: Any) -> None:
-    """Report a step of the fit in progress (nothing unless its estimator is verbose)."""
+def report_step(done: int, total: int | None = None, what: str = "step", *,
+                upper_bound: bool = False, **values: Any) -> None:
+    """Report a step of the fit in progress (printed only when its estimator is verbose)
+    and check the time limit (:func:`time_limit`) if one is set.
+
+    ``upper_bound=True``: ``total`` is a cap the loop may stop well before (``max_iter``
+    of an iterative solver), so the time limit does not project the loop to it.
+    """
     rep = _CURRENT.get()
     if rep is not None:
         rep.step(int(done), None if total is None else int(total), what, values)
+    if _LIMIT.get() is not None:
+        check_time(done, None if upper_bound else total, what)
+
+
+# --------------------------------------------------------------------------- time limit
+class TimeLimitExceeded(TimeoutError):
+    """Work stopped by :func:`time_limit`: past the limit, or projected far beyond it."""
+
+
+#: A loop whose reported steps project it to more than this many times the limit stops
+#: early (not waiting for the limit: its own rate says it cannot finish).
+PROJECTION_FACTOR = 3.0
+# ... once this fraction of the limit has passed (early steps may include setup).
+_PROJECT_AFTER = 0.1
+
+class _Limit:
+    """The limit in force: its start, its length, and where each reported loop began."""
+
+    def __init__(self, seconds: float) -> None:
+        self.t0, self.seconds = time.monotonic(), seconds
+        # (what, total) -> (time of its first step seen, that step, the last step seen)
+        self.loops: dict[tuple[str, int], tuple[float, int, int]] = {}
+
+
+_LIMIT: ContextVar[_Limit | None] = ContextVar("skmlfs_time_limit", default=None)
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Within the block, :func:`report_step` (and :func:`check_time`) raise
+    :class:`TimeLimitExceeded` once ``seconds`` have passed, or when a loop's reported
+    steps project the work beyond :data:`PROJECTION_FACTOR` × ``seconds``. ``None``: no
+    limit (an enclosing one still holds)."""
+    if seconds is None:
+        yield
+        return
+    token = _LIMIT.set(_Limit(float(seconds)))
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def check_time(done: int | None = None, total: int | None = None, what: str = "step") -> None:
+    """Raise :class:`TimeLimitExceeded` if the current :func:`time_limit` is exceeded, or
+    if the loop reporting step ``done`` of ``total`` projects the work beyond it: the time
+    so far plus the loop's rate since its first reported step times the steps left (a loop
+    that starts again, as an inner loop does, is timed from its new start)."""
+    lim = _LIMIT.get()
+    if lim is None:
+        return
+    now = time.monotonic()
+    elapsed, limit = now - lim.t0, lim.seconds
+    where = f" ({what} {done} of {total})" if done is not None and total else ""
+    if elapsed > limit:
+        raise TimeLimitExceeded(
+            f"stopped at the time limit of {_fmt_seconds(limit)}{where}.")
+    if done is None or not total:
+        return
+    key = (what, int(total))
+    first = lim.loops.get(key)
+    if first is None or done <= first[2]:  # a new loop, or the same loop started again
+        lim.loops[key] = (now, int(done), int(done))
+        return
+    t1, d1, _ = first
+    lim.loops[key] = (t1, d1, int(done))
+    if elapsed >= _PROJECT_AFTER * limit:
+        projected = elapsed + (now - t1) / (done - d1) * (total - done)
+        if projected > PROJECTION_FACTOR * limit:
+            raise TimeLimitExceeded(
+                f"stopped after {_fmt_seconds(elapsed)}: {done} of {total} {what}s done, "
+                f"projected {_fmt_seconds(projected)} in all, over {PROJECTION_FACTOR:g} × "
+                f"the time limit of {_fmt_seconds(limit)}.")

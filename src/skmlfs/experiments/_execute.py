@@ -40,6 +40,7 @@ import sklearn
 import skmlfs
 
 from .._ids import canonical_json
+from .._progress import TimeLimitExceeded, check_time, time_limit
 from ..discretize import fit_discretizer, is_discrete
 from ..selection import selection_order
 from ._build import fitted_info
@@ -144,6 +145,8 @@ class Task:
     cached_ranking: RankingResult | None = None
     #: nominal columns of the dataset: passed through the discretizer unchanged
     categorical_features: tuple[int, ...] | None = None
+    #: seconds the task may take (the experiment's ``time_limit``), or None
+    time_limit: float | None = None
 
 
 @dataclass
@@ -187,6 +190,8 @@ class TaskResult:
     versions: dict[str, str] = field(default_factory=dict)
     #: peak resident memory of the process during the task, MB (Linux; else None)
     peak_rss_mb: float | None = None
+    #: the time limit (seconds) that stopped the task, if one did
+    stopped_at_limit: float | None = None
 
 
 def _peak_rss_reset() -> bool:
@@ -375,11 +380,14 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
 
     With ``catch=True`` an exception does not propagate: the cells finished before it are
     returned with ``error`` holding the traceback (the runner stores those cells and
-    reports the failure; the failed cells are retried by the next run).
+    reports the failure; the failed cells are retried by the next run). A task with a
+    ``time_limit`` runs under :func:`skmlfs._progress.time_limit`: the selector's reported
+    steps and each cell check it, and a task it stops has ``stopped_at_limit`` set (the
+    planner does not retry it under the same or a shorter limit).
     """
     res = TaskResult(task.task_id, None, versions=versions())
     measure = _peak_rss_reset()
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, time_limit(task.time_limit):
         warnings.simplefilter("always")
         try:
             Xtr, Ytr, Xte, Yte, tdisc = prepare_split(
@@ -402,6 +410,7 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
 
             graphs = NeighbourGraphs.for_cells(task.cells, task.seed)
             for cell in task.cells:
+                check_time()  # learners report no steps: the limit is checked per cell
                 ranking = res.ranking.ranking
                 if opts.get("budgets") == "refit" and cell.k != task.k_max:
                     ranking = refit_ranking(task, cell.k, Xsel, Ytr)
@@ -426,7 +435,11 @@ def run_task(task: Task, X: Any, Y: np.ndarray, *, catch: bool = True) -> TaskRe
         except Exception as exc:  # noqa: BLE001 — reported to the caller, see docstring
             if not catch:
                 raise
-            res.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+            if isinstance(exc, TimeLimitExceeded):  # a decision, not a fault: no traceback
+                res.stopped_at_limit = task.time_limit
+                res.error = f"TimeLimitExceeded: {task.selector.name} {exc}"
+            else:
+                res.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"
     counts = Counter(f"{w.category.__name__}: {w.message}" for w in caught)
     res.warnings, res.warning_counts = sorted(counts), dict(counts)
     res.peak_rss_mb = _peak_rss_mb() if measure else None

@@ -50,6 +50,7 @@ __all__ = ["PART_KEYS", "ExperimentParts", "is_multipart", "keep_selectors", "lo
 #: keys of a ``[[part]]`` table (every other key is the top level's)
 PART_KEYS = {
     "name",
+    "time_limit",
     "description",
     "datasets",
     "learners",

@@ -65,11 +65,16 @@ def _build_tasks(
     cached: Mapping[str, dict] | None = None,
     categorical_features: tuple[int, ...] | None = None,
     split_seeds: Sequence[int] | None = None,
+    time_limit: float | None = None,
+    stopped: Mapping[str, float] | None = None,
+    skipped: list[Task] | None = None,
 ) -> tuple[list[Task], list[str]]:
     """Expand one dataset into tasks; returns ``(pending tasks, ids of all its cells)``.
 
     ``split_seeds`` (``estimator_seed = "seed+split"``): the random_state of the estimators
-    of split ``i`` is ``split_seeds[i]`` instead of ``seed``.
+    of split ``i`` is ``split_seeds[i]`` instead of ``seed``. ``stopped``: task id -> the
+    time limit that stopped it in an earlier run; such a task is not run again unless
+    ``time_limit`` is now longer (or unset), but appended to ``skipped``.
     """
     tasks: list[Task] = []
     all_ids: list[str] = []
@@ -103,7 +108,9 @@ def _build_tasks(
             if c is not None and (c["k_requested"] >= k_max or c["ranking"].size >= k_max):
                 cr = RankingResult(c["ranking"], c["scores"], c["selection_time"],
                                    c["k_requested"], reused=True, info=c.get("info") or {})
-            tasks.append(
+            prev = (stopped or {}).get(rid)
+            skip = prev is not None and time_limit is not None and time_limit <= prev
+            (skipped if skip and skipped is not None else tasks).append(
                 Task(
                     task_id=rid,
                     data_token=data_token,
@@ -119,6 +126,7 @@ def _build_tasks(
                     seed=seed if split_seeds is None else int(split_seeds[i]),
                     cached_ranking=cr,
                     categorical_features=categorical_features,
+                    time_limit=time_limit,
                 )
             )
     return tasks, all_ids
@@ -144,10 +152,16 @@ class RunPlan:
     #: one line per dataset whose budgets were resolved with a note (a count above its
     #: features is capped once here, so no cell warns about it)
     notes: list[str] = field(default_factory=list)
+    #: tasks not run: an earlier run's time limit, as long as this one's, stopped them
+    skipped: list[Task] = field(default_factory=list)
 
     @property
     def n_pending(self) -> int:
         return sum(len(t.cells) for t in self.tasks)
+
+    @property
+    def n_skipped(self) -> int:
+        return sum(len(t.cells) for t in self.skipped)
 
 
 def refit_budgets(sel: MethodSpec, ks: Sequence[int]) -> MethodSpec:
@@ -177,6 +191,8 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
     metric_keys = {m.name: m.key() for m in spec.metrics}
     done = store.done_cells(metric_keys.values())
     cached = store.rankings()
+    stopped = store.stopped_tasks() if spec.time_limit is not None else {}
+    skipped: list[Task] = []
     tasks: list[Task] = []
     sources: dict[str, DataSource] = {}
     costs: dict[str, float] = {}
@@ -219,6 +235,9 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
             cached=cached,
             categorical_features=nominal_columns(obj),
             split_seeds=spec.split_seeds(len(splits)),
+            time_limit=spec.time_limit,
+            stopped=stopped,
+            skipped=skipped,
         )
         meta[f"dataset:{ds.name}"] = canonical_json(
             {
@@ -261,4 +280,13 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
                 "greater_is_better": m.spec().greater_is_better,
             }
         )
-    return RunPlan(spec, tasks, sources, costs, all_ids, meta, metric_keys, protocols, notes)
+    if skipped:
+        by: dict[tuple[str, str], int] = {}
+        for t in skipped:
+            by[(t.dataset, t.selector.name)] = by.get((t.dataset, t.selector.name), 0) + 1
+        notes.extend(
+            f"{ds}: {n} task(s) of {m} not run: an earlier run stopped them at a time limit "
+            f"at least as long as this one's ({spec.time_limit:g} s); raise time_limit to "
+            "try again." for (ds, m), n in by.items())
+    return RunPlan(spec, tasks, sources, costs, all_ids, meta, metric_keys, protocols, notes,
+                   skipped)

@@ -422,6 +422,9 @@ def _record(store: ResultStore, plan: RunPlan, task: Task, res: TaskResult,
     if res.error:
         summary.n_failed_tasks += 1
         store.add_failure(task.task_id, task.dataset, task.split, task.selector.name, res.error)
+        if res.stopped_at_limit is not None:
+            prev = store.stopped_tasks().get(task.task_id, 0.0)
+            store.add_stopped_task(task.task_id, max(prev, res.stopped_at_limit))
         first = res.error.splitlines()[0]
         summary.failures.append(f"{task.dataset} split {task.split} {task.selector.name}: {first}")
         return len(task.cells)
@@ -486,7 +489,7 @@ def run_experiment(
             before = store.get_meta("skmlfs_version")
             store.set_meta("skmlfs_version", skmlfs.__version__)
             plan = plan_experiment(spec, store)
-            n_reused = len(plan.cell_ids) - plan.n_pending
+            n_reused = len(plan.cell_ids) - plan.n_pending - plan.n_skipped
             if before and before != skmlfs.__version__ and n_reused:
                 # cell ids hash the parameters an experiment names, not the defaults of
                 # the code: a default changed between versions would be reused silently
@@ -507,7 +510,7 @@ def run_experiment(
                 experiment=spec.name,
                 db=str(store.path),
                 n_cells=len(plan.cell_ids),
-                n_cached=len(plan.cell_ids) - plan.n_pending,
+                n_cached=len(plan.cell_ids) - plan.n_pending - plan.n_skipped,
                 cell_ids=plan.cell_ids,
             )
             backend = (

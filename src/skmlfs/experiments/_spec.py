@@ -11,6 +11,7 @@ import dataclasses
 import difflib
 import importlib
 import json
+import math
 import numbers
 import os
 import re
@@ -433,6 +434,7 @@ _TOP_KEYS = {
     "report",
     "train_fractions",
     "estimator_seed",
+    "time_limit",
 }
 #: keys of ``[report]``; what one paper needs is an option of its section
 #: (``[[report.section]]``, resolved through ``_registry.SECTIONS`` or "module:Class")
@@ -486,6 +488,27 @@ def _int(source, key, v, minimum=None, allow_none=False):
     if minimum is not None and v < minimum:
         raise _fail(source, key, f"must be >= {minimum}; got {v}.")
     return int(v)
+
+
+_UNITS = {"s": 1.0, "sec": 1.0, "min": 60.0, "h": 3600.0}
+
+
+def parse_time_limit(source: str, key: str, v: Any) -> float | None:
+    """Seconds of a time limit: a positive number of seconds, or a string with a unit
+    (``"90 s"``, ``"30 min"``, ``"2 h"``); ``None`` or ``"none"``: no limit."""
+    if v is None or (isinstance(v, str) and v.strip().lower() == "none"):
+        return None
+    if isinstance(v, numbers.Real) and not isinstance(v, bool):
+        sec = float(v)
+    elif isinstance(v, str) and (m := re.fullmatch(
+            r"\s*(\d+(?:\.\d*)?)\s*(s|sec|min|h)\s*", v.strip().lower())):
+        sec = float(m.group(1)) * _UNITS[m.group(2)]
+    else:
+        raise _fail(source, key, "must be a number of seconds or a duration such as "
+                    f"\"90 s\", \"30 min\", \"2 h\"; got {v!r}.")
+    if not math.isfinite(sec) or sec <= 0:
+        raise _fail(source, key, f"must be positive; got {v!r}.")
+    return sec
 
 
 def _parse_protocol(source: str, key: str, value: Any) -> ProtocolSpec:
@@ -746,6 +769,9 @@ class ExperimentSpec:
     report: Mapping[str, Any] = field(default_factory=dict)
     #: "seed": estimators get ``seed``; "seed+split": split ``i`` gets ``seed + i``
     estimator_seed: str = "seed"
+    #: seconds a task (one selector on one split with its learners) may take, or None;
+    #: not part of any id: it decides whether a cell is computed, never its value
+    time_limit: float | None = None
 
     def split_seeds(self, n_splits: int) -> list[int] | None:
         """Per-split random_state of the estimators (``None``: the experiment's seed)."""
@@ -772,6 +798,8 @@ class ExperimentSpec:
             learners = ["mlnb"]            # default ["mlnb"]; same forms as selectors
             estimator_seed = "seed"        # or "seed+split": split i seeds estimators seed + i
             train_fractions = [0.5, 1.0]   # training-size axis: one dataset entry per fraction
+            time_limit = "30 min"          # per task (selector x split); stopped tasks are
+                                           # failures, not retried under the same limit
 
             [learners.wf]                  # method tables may nest estimators ...
             method = "weighted"            # ... (skmlfs.experiments._build): "weighted",
@@ -870,6 +898,7 @@ class ExperimentSpec:
                             f"no selector named {', '.join(sorted(bad))}.")
         report = _parse_report(src, d.get("report", {}), metrics, selectors, learners,
                                base_dir)
+        limit = parse_time_limit(src, "time_limit", d.get("time_limit"))
         return cls(
             name=name,
             datasets=tuple(datasets),
@@ -883,6 +912,7 @@ class ExperimentSpec:
             source=src,
             report=report,
             estimator_seed=est_seed,
+            time_limit=limit,
         )
 
     def protocol_of(self, ds: DatasetSpec) -> ProtocolSpec:

@@ -572,6 +572,23 @@ class ResultStore:
             (task_id, dataset, int(split), method, error, time.time()),
         )
 
+    _STOPPED = "stopped_at_limit:"
+
+    def add_stopped_task(self, task_id: str, time_limit: float) -> None:
+        """Record that ``task_id`` was stopped by a time limit of ``time_limit`` seconds
+        (kept in ``meta``: the schema is unchanged, older readers ignore it)."""
+        self.set_meta(self._STOPPED + task_id, repr(float(time_limit)))
+
+    def stopped_tasks(self) -> dict[str, float]:
+        """Task id -> the largest time limit (seconds) that has stopped it."""
+        try:
+            rows = self._conn.execute(
+                "SELECT key, value FROM meta WHERE key LIKE ?", (self._STOPPED + "%",)
+            ).fetchall()
+        except sqlite3.OperationalError:
+            return {}
+        return {k[len(self._STOPPED):]: float(v) for k, v in rows}
+
     def failures(self):
         import pandas as pd
 

@@ -440,7 +440,7 @@ class SLOFS(_RowNormSelector):
             )
             obj.append(float(val))
             n_iter += 1
-            report_step(n_iter, max_iter, "iteration", objective=obj[-1])
+            report_step(n_iter, max_iter, "iteration", upper_bound=True, objective=obj[-1])
             if n_iter >= 2 and abs(obj[-2] - obj[-1]) <= tol * abs(obj[-2]):
                 break
 

@@ -348,7 +348,7 @@ class MDFS(_RowNormSelector):
             )
             obj.append(float(val))
             n_iter += 1
-            report_step(n_iter, max_iter, "iteration", objective=obj[-1])
+            report_step(n_iter, max_iter, "iteration", upper_bound=True, objective=obj[-1])
             if n_iter >= 2 and abs(obj[-1] - obj[-2]) < tol * abs(obj[-2]):
                 break
 
@@ -571,7 +571,7 @@ class SCMFS(_RowNormSelector):
             B = B * (VtY / (VtV @ B + delta))
             n_iter += 1
             obj.append(objective(XW, W, VtV, VtX, VtY, Q, B))
-            report_step(n_iter, max_iter, "iteration", objective=float(obj[-1]))
+            report_step(n_iter, max_iter, "iteration", upper_bound=True, objective=float(obj[-1]))
             if abs(obj[-2] - obj[-1]) <= tol * abs(obj[-2]):
                 break
 

@@ -230,6 +230,7 @@ def label_manifold(
     pos = np.asarray(Y, dtype=bool)
     U = np.empty((n, q))
     n_iter = np.empty(q, dtype=np.intp)
+    report_step(0, q, "label")  # the loop starts: its rate is timed from here
     for j in range(q):  # q independent programmes; each is sparse linear algebra
         u, it, ok = _bqp_active_set(M, pos[:, j], lam, max_iter)
         if not ok:

@@ -238,7 +238,7 @@ class MSSL(_RowNormSelector):
                    + prep["sq_hy"] + beta * np.sqrt(sq + eps).sum())
             obj.append(float(val))
             n_iter += 1
-            report_step(n_iter, max_iter, "iteration", objective=obj[-1])
+            report_step(n_iter, max_iter, "iteration", upper_bound=True, objective=obj[-1])
             if n_iter >= 2 and abs(obj[-1] - obj[-2]) <= tol * abs(obj[-2]):
                 break
             dw = 0.5 / np.sqrt(sq + eps)
@@ -494,7 +494,7 @@ class SSFS(_RowNormSelector):
             SV = np.asarray(S @ V)
             n_iter += 1
             obj.append(objective(V, Q, M, VtV, XtV, VtY, SV))
-            report_step(n_iter, max_iter, "iteration", objective=obj[-1])
+            report_step(n_iter, max_iter, "iteration", upper_bound=True, objective=obj[-1])
             if abs(obj[-2] - obj[-1]) <= tol * abs(obj[-2]):
                 break
 

@@ -579,7 +579,7 @@ class RLEFS(_RowNormSelector):
             YB = Yf @ B
             n_iter += 1
             obj.append(objective(XW, W, F, YB, FtF))
-            report_step(n_iter, max_iter, "iteration", objective=float(obj[-1]))
+            report_step(n_iter, max_iter, "iteration", upper_bound=True, objective=float(obj[-1]))
             if abs(obj[-2] - obj[-1]) <= tol * abs(obj[-2]):
                 break
 
@@ -785,7 +785,7 @@ class MIFS(_RowNormSelector):
             B = B - eta * G
             n_iter += 1
             obj.append(full(XW, W, V, B, LV))
-            report_step(n_iter, max_iter, "iteration", objective=float(obj[-1]))
+            report_step(n_iter, max_iter, "iteration", upper_bound=True, objective=float(obj[-1]))
             if abs(obj[-2] - obj[-1]) <= tol * abs(obj[-2]):
                 break
 
@@ -935,7 +935,7 @@ class RALMFS(_RowNormSelector):
             Sig = Sig + mu * (R - E)
             mu = min(1e10, rho * mu)
             obj.append(_row_norms(xc(V) + b[None, :] - Yf).sum())
-            report_step(len(obj), max_iter, "iteration", objective=float(obj[-1]))
+            report_step(len(obj), max_iter, "iteration", upper_bound=True, objective=float(obj[-1]))
 
         self.W_, self.b_ = W, b
         self.selected_ = keep

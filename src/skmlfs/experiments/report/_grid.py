@@ -245,7 +245,23 @@ def table_markdown(t: MetricTable) -> str:
             )
             + " |"
         )
+        gaps = _rank_gaps(t)
+        if gaps:
+            lines.append(
+                f"\nRanks over the {len(t.ranks)} data sets where every method has a value; "
+                "left out: " + "; ".join(f"{ds} (no {', '.join(ms)})" for ds, ms in gaps)
+                + ".")
     return "\n".join(lines) + "\n"
+
+
+def _rank_gaps(t: MetricTable) -> list[tuple[str, list[str]]]:
+    """The data sets left out of the ranks (a method without a value there: failed or
+    stopped on every split) and those methods."""
+    if t.ranks is None:
+        return []
+    missing = t.mean.isna()
+    return [(str(ds), [str(m) for m in t.mean.columns[missing.loc[ds].to_numpy()]])
+            for ds in t.mean.index if ds not in t.ranks.index and missing.loc[ds].any()]
 
 
 def table_latex(t: MetricTable) -> str:
