@@ -37,6 +37,13 @@ def register(p: argparse.ArgumentParser) -> None:
         "left unseeded); a new seed gives new cells in the database",
     )
     p.add_argument(
+        "--time-limit", metavar="DURATION",
+        help="override the file's time_limit: how long one task (one selector on one "
+        "split, with its learners) may take, e.g. '30 min', '2 h', 3600 (seconds) or "
+        "'none'. A stopped task is reported as a failure and not retried under the same "
+        "or a shorter limit; cell ids do not depend on it",
+    )
+    p.add_argument(
         "--datasets", metavar="NAMES",
         help="run only these data sets of the file (comma-separated names): a reduced run, "
         "e.g. to check a long experiment end to end; its cells are those of the full run "

@@ -28,7 +28,14 @@ library package :mod:`skmlfs.model_selection`.
 from ._backends import import_distributed
 from ._execute import prepare_split, run_task
 from ._histories import plot_search_histories, search_histories
-from ._parts import ExperimentParts, is_multipart, keep_selectors, load_parts, with_selectors
+from ._parts import (
+    ExperimentParts,
+    is_multipart,
+    keep_selectors,
+    load_parts,
+    with_selectors,
+    with_time_limit,
+)
 from ._parts_run import run_parts
 from ._registry import (
     ABOUT,
@@ -54,6 +61,7 @@ from ._spec import (
     load_experiment,
     parse_methods,
     parse_n_features,
+    parse_time_limit,
     resolve_n_features_grid,
 )
 from ._store import ResultStore, StoreBusyError, StoreError
@@ -101,6 +109,7 @@ __all__ = [
     "param_names",
     "parse_methods",
     "parse_n_features",
+    "parse_time_limit",
     "plot_search_histories",
     "run_parts",
     "prepare_split",
@@ -115,6 +124,7 @@ __all__ = [
     "wilcoxon_table",
     "win_tie_loss_table",
     "with_selectors",
+    "with_time_limit",
     "write_parts_report",
     "write_report",
 ]

@@ -42,10 +42,17 @@ from typing import Any
 import numpy as np
 
 from ._build import _param, expand_variants, glob_match
-from ._spec import ExperimentSpec, SpecError, _fail, _unknown, check_sections
+from ._spec import (
+    ExperimentSpec,
+    SpecError,
+    _fail,
+    _unknown,
+    check_sections,
+    parse_time_limit,
+)
 
 __all__ = ["PART_KEYS", "ExperimentParts", "is_multipart", "keep_selectors", "load_parts",
-           "parts_from_dict", "with_selectors"]
+           "parts_from_dict", "with_selectors", "with_time_limit"]
 
 #: keys of a ``[[part]]`` table (every other key is the top level's)
 PART_KEYS = {
@@ -367,6 +374,20 @@ def keep_selectors(ep: ExperimentParts, names: Sequence[str]) -> ExperimentParts
         raise SpecError(f"--selectors: unknown name(s) {bad}; the experiment has: "
                         f"{', '.join(dict.fromkeys(have))}.")
     return dataclasses.replace(ep, parts=tuple(parts))
+
+
+def with_time_limit(ep: ExperimentParts, value: Any) -> ExperimentParts:
+    """``ep`` with the time limit ``value`` (as the key ``time_limit`` takes it; ``"none"``:
+    no limit) in every part (``mlfs benchmark --time-limit``). Cell ids are unchanged.
+
+    Raises
+    ------
+    SpecError
+        If ``value`` is no duration.
+    """
+    parse_time_limit(ep.source, "time limit", value)  # the message before any work
+    return dataclasses.replace(
+        ep, parts=tuple((n, dict(d, time_limit=value)) for n, d in ep.parts))
 
 
 def _method_name(entry: Any) -> str:

@@ -8,6 +8,7 @@ import difflib
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 from ...experiments import (
     ResultStore,
@@ -19,9 +20,11 @@ from ...experiments import (
     load_experiment,
     load_parts,
     parse_methods,
+    parse_time_limit,
     run_experiment,
     run_parts,
     with_selectors,
+    with_time_limit,
     write_parts_report,
 )
 from ...experiments.report import write_report
@@ -45,6 +48,10 @@ def run(args: argparse.Namespace) -> int:
     spec = load_experiment(args.experiment)
     if args.seed is not None:
         spec = dataclasses.replace(spec, seed=args.seed)
+    if args.time_limit is not None:
+        spec = dataclasses.replace(
+            spec, time_limit=parse_time_limit(str(args.experiment), "time limit",
+                                              _duration(args.time_limit)))
     for what in ("datasets", "selectors"):
         if getattr(args, what, None):
             spec = _only(spec, what, getattr(args, what))
@@ -55,6 +62,14 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, spec, db)
     except sqlite3.DatabaseError as exc:  # e.g. damaged while running: name the file
         raise StoreError(f"{db}: {exc}") from None
+
+
+def _duration(text: str) -> Any:
+    """``--time-limit``'s text as the key takes it: a bare number is seconds."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def _only(spec, what: str, names: str):
@@ -131,6 +146,8 @@ def _run(args: argparse.Namespace, spec, db: Path) -> int:
 def _run_multipart(args: argparse.Namespace) -> int:
     """A file with ``[[part]]`` tables: every part into one store, then its report."""
     ep = load_parts(args.experiment)
+    if args.time_limit is not None:
+        ep = with_time_limit(ep, _duration(args.time_limit))
     if args.selectors:  # these selectors of every part
         ep = keep_selectors(ep, [n.strip() for n in args.selectors.split(",") if n.strip()])
     if args.add_selector:  # the user's method joins every part (a taken name: an error)
