@@ -97,8 +97,8 @@ def test_bad_durations_name_the_key(value):
 
 
 # ----------------------------------------------------------------------- the engine
-def _spec(tmp_path, limit, n_steps, pause=0.05):
-    return ExperimentSpec.from_dict({
+def _spec_dict(limit, n_steps, pause=0.05):
+    return {
         "name": "limited",
         "seed": 1,
         "n_features_to_select": [2, 3],
@@ -109,7 +109,11 @@ def _spec(tmp_path, limit, n_steps, pause=0.05):
         "datasets": [{"name": "s", "generator": GEN,
                       "params": {"n_samples": 80, "n_features": 8, "random_state": 2}}],
         **({} if limit is None else {"time_limit": limit}),
-    })
+    }
+
+
+def _spec(tmp_path, limit, n_steps, pause=0.05):
+    return ExperimentSpec.from_dict(_spec_dict(limit, n_steps, pause))
 
 
 @pytest.fixture
@@ -122,13 +126,17 @@ def test_stopped_tasks_are_failures_kept_apart_and_not_repeated(tmp_path, slow_m
     db = tmp_path / "r.db"
     # 40 steps of 20 ms (0.8 s, under 3 x the limit: not stopped early) against 0.5 s
     s1 = run_experiment(_spec(tmp_path, 0.5, 40, 0.02), db, verbose=False, progress=False)
-    assert s1.n_failed_tasks == 2 and s1.n_computed == 4  # mi_rank: 2 splits x 2 budgets
+    # crawl stopped on the first split; its other split (same size) is not started
+    assert s1.n_failed_tasks == 1 and s1.n_computed == 4  # mi_rank: 2 splits x 2 budgets
+    assert any("1 task(s) of crawl not run: the time limit stopped crawl on another split"
+               in n for n in s1.notes)
     with ResultStore(db) as st:
         fails = st.failures()
-        assert list(fails["method"]) == ["crawl", "crawl"]
-        assert all(e.startswith("TimeLimitExceeded: crawl stopped at the time limit of 0.5 s")
-                   for e in fails["error"])
-        assert set(st.stopped_tasks().values()) == {0.5}
+        assert list(fails["method"]) == ["crawl"]
+        assert fails["error"][0].startswith(
+            "TimeLimitExceeded: crawl stopped at the time limit of 0.5 s")
+        stopped = list(st.stopped().values())
+        assert stopped == [{"time_limit": 0.5, "dataset": "s", "method": "crawl"}]
         plan = plan_experiment(_spec(tmp_path, 0.5, 40, 0.02), st)
         assert plan.tasks == [] and len(plan.skipped) == 2 and plan.n_skipped == 4
         assert any("2 task(s) of crawl not run" in n for n in plan.notes)
@@ -141,17 +149,28 @@ def test_stopped_tasks_are_failures_kept_apart_and_not_repeated(tmp_path, slow_m
     assert s2.n_computed == 0 and s2.n_failed_tasks == 0 and s2.n_cached == 4
     assert time.monotonic() - t < 10
     with ResultStore(db) as st:
-        assert len(st.failures()) == 2  # nothing new recorded
+        assert len(st.failures()) == 1  # nothing new recorded
     s3 = run_experiment(_spec(tmp_path, "1 min", 40, 0.02), db, verbose=False, progress=False)
     assert s3.n_computed == 4 and s3.n_failed_tasks == 0
+
+
+@pytest.mark.parametrize("n_jobs", [2])
+def test_the_other_splits_are_dropped_on_joblib_too(tmp_path, slow_module, n_jobs):
+    """With two workers and four splits, the batches queued after the stop lose the task."""
+    spec = ExperimentSpec.from_dict({**_spec_dict(0.5, 40, 0.05),
+                                     "protocol": {"kind": "holdout", "repeats": 8}})
+    s = run_experiment(spec, tmp_path / "j.db", n_jobs=n_jobs, verbose=False, progress=False)
+    assert s.n_computed == 16  # mi_rank everywhere
+    assert 1 <= s.n_failed_tasks < 8  # those already queued run (and stop); not all 8
+    assert any("of crawl not run: the time limit stopped crawl" in n for n in s.notes)
 
 
 def test_a_task_projected_beyond_the_limit_stops_early(tmp_path, slow_module):
     t = time.monotonic()
     s = run_experiment(_spec(tmp_path, 4.0, 100_000, 0.01), tmp_path / "p.db",
                        verbose=False, progress=False)
-    assert s.n_failed_tasks == 2 and s.n_computed == 4
-    assert time.monotonic() - t < 8  # 2 x 0.4 s, not 2 x 4 s (nor 2 x 1000 s)
+    assert s.n_failed_tasks == 1 and s.n_computed == 4  # the second split is not started
+    assert time.monotonic() - t < 8  # 0.4 s, not 4 s (nor 1000 s)
     assert all("projected" in f for f in s.failures)
 
 

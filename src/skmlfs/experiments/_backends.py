@@ -37,7 +37,7 @@ import time
 import time as _time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -239,14 +239,15 @@ def run_batch(batch: Batch, catch: bool = True, single_thread: bool = False) -> 
 
 
 # --------------------------------------------------------------------------- backends
-def _serial(batches, catch) -> Iterator[tuple[Task, TaskResult]]:
+def _serial(batches, catch, keep) -> Iterator[tuple[Task, TaskResult]]:
     for b in batches:
         # task by task, so each finished task is stored before the next one starts
         for t in b.tasks:
-            yield from zip([t], run_batch(replace(b, tasks=[t]), catch), strict=True)
+            if keep(t):
+                yield from zip([t], run_batch(replace(b, tasks=[t]), catch), strict=True)
 
 
-def _joblib(batches, n_jobs, catch) -> Iterator[tuple[Task, TaskResult]]:
+def _joblib(batches, n_jobs, catch, keep) -> Iterator[tuple[Task, TaskResult]]:
     """Batches on joblib's process pool (loky), at most two per worker in flight.
 
     The executor is used directly, not through :class:`joblib.Parallel`, because only the
@@ -263,9 +264,11 @@ def _joblib(batches, n_jobs, catch) -> Iterator[tuple[Task, TaskResult]]:
     running: dict[Any, Batch] = {}
 
     def submit_next() -> None:
-        b = next(todo, None)
-        if b is not None:
-            running[pool.submit(run_batch, b, catch, True)] = b
+        while (b := next(todo, None)) is not None:
+            b = replace(b, tasks=[t for t in b.tasks if keep(t)])  # asked when sent
+            if b.tasks:
+                running[pool.submit(run_batch, b, catch, True)] = b
+                return
 
     for _ in range(2 * n):  # queued ahead, so no worker idles while the client stores
         submit_next()
@@ -516,13 +519,17 @@ def dask_session(address: Any, n_workers: int):
                 cluster.close()
 
 
-def _dask(batches, address, n_workers, catch) -> Iterator[tuple[Task, TaskResult]]:
+def _dask(batches, address, n_workers, catch, keep) -> Iterator[tuple[Task, TaskResult]]:
+    # every batch is submitted at once: ``keep`` is asked then, before any result
     distributed = import_distributed()
     with dask_session(address, n_workers) as client, _callbacks_tuned(client):
         futures = []
         try:
             by_key = {}
             for b in batches:
+                b = replace(b, tasks=[t for t in b.tasks if keep(t)])
+                if not b.tasks:
+                    continue
                 # no data travels with a batch and none is scattered: a batch is recomputable
                 # from its arguments alone, so the scheduler reruns it when a worker dies
                 fut = _submit_sealed(client, run_batch, (b, catch, True),
@@ -541,17 +548,25 @@ def _dask(batches, address, n_workers, catch) -> Iterator[tuple[Task, TaskResult
 
 
 def results(
-    batches: Sequence[Batch], *, n_jobs: int | None = 1, dask: Any = None, catch: bool = True
+    batches: Sequence[Batch], *, n_jobs: int | None = 1, dask: Any = None, catch: bool = True,
+    keep: Callable[[Task], bool] | None = None,
 ) -> Iterator[tuple[Task, TaskResult]]:
-    """``(task, result)`` pairs as they finish, on the chosen backend."""
+    """``(task, result)`` pairs as they finish, on the chosen backend.
+
+    ``keep(task)`` is asked for every task when it is about to be sent to a worker (serial:
+    just before it runs; joblib: when its batch is queued, at most two batches per worker
+    ahead; Dask: at the start); a task it refuses is not run and yields nothing (the run
+    drops the other splits of a method a time limit has stopped).
+    """
     if not batches:
         return iter(())
+    keep = keep or (lambda _t: True)
     if dask is not None:
         n_workers = n_jobs if n_jobs and n_jobs > 1 else (os.cpu_count() or 2)
-        return _dask(batches, dask, n_workers, catch)
+        return _dask(batches, dask, n_workers, catch, keep)
     if n_jobs is None or n_jobs == 1:
-        return _serial(batches, catch)
-    return _joblib(batches, n_jobs, catch)
+        return _serial(batches, catch, keep)
+    return _joblib(batches, n_jobs, catch, keep)
 
 
 def n_workers_of(n_jobs: int | None, dask: Any) -> int:

@@ -39,7 +39,7 @@ import sklearn
 
 import skmlfs
 
-from .._ids import canonical_json
+from .._ids import canonical_json, make_id
 from .._progress import TimeLimitExceeded, check_time, time_limit
 from ..discretize import fit_discretizer, is_discrete
 from ..selection import selection_order
@@ -147,6 +147,13 @@ class Task:
     categorical_features: tuple[int, ...] | None = None
     #: seconds the task may take (the experiment's ``time_limit``), or None
     time_limit: float | None = None
+
+
+def method_on_data(task: Task) -> str:
+    """Id of a task's (data set, selector): the same for its tasks on every split of the
+    data set, in every part of a file that runs the method the same way. A time limit that
+    stops one of them stops them all (the splits of a data set are the same size)."""
+    return make_id({"data": task.data_token, "selector": task.selector.identity()})
 
 
 @dataclass

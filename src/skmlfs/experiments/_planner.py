@@ -19,7 +19,7 @@ import numpy as np
 from .._ids import canonical_json, cell_id, fingerprint, make_id
 from ..model_selection import Split
 from ._backends import DataSource, _arrays, portable, remember
-from ._execute import CellSpec, RankingResult, Task, nominal_columns
+from ._execute import CellSpec, RankingResult, Task, method_on_data, nominal_columns
 from ._spec import ExperimentSpec, MethodSpec, MetricRef, resolve_n_features_grid
 from ._store import ResultStore
 from ._tuning import for_dataset, per_learner, runs_on, selector_budgets
@@ -72,8 +72,9 @@ def _build_tasks(
     """Expand one dataset into tasks; returns ``(pending tasks, ids of all its cells)``.
 
     ``split_seeds`` (``estimator_seed = "seed+split"``): the random_state of the estimators
-    of split ``i`` is ``split_seeds[i]`` instead of ``seed``. ``stopped``: task id -> the
-    time limit that stopped it in an earlier run; such a task is not run again unless
+    of split ``i`` is ``split_seeds[i]`` instead of ``seed``. ``stopped``:
+    :func:`~skmlfs.experiments._execute.method_on_data` -> the time limit that stopped the
+    method on this data set in an earlier run; its tasks are not run again unless
     ``time_limit`` is now longer (or unset), but appended to ``skipped``.
     """
     tasks: list[Task] = []
@@ -108,10 +109,7 @@ def _build_tasks(
             if c is not None and (c["k_requested"] >= k_max or c["ranking"].size >= k_max):
                 cr = RankingResult(c["ranking"], c["scores"], c["selection_time"],
                                    c["k_requested"], reused=True, info=c.get("info") or {})
-            prev = (stopped or {}).get(rid)
-            skip = prev is not None and time_limit is not None and time_limit <= prev
-            (skipped if skip and skipped is not None else tasks).append(
-                Task(
+            task = Task(
                     task_id=rid,
                     data_token=data_token,
                     dataset=dataset,
@@ -128,7 +126,9 @@ def _build_tasks(
                     categorical_features=categorical_features,
                     time_limit=time_limit,
                 )
-            )
+            prev = (stopped or {}).get(method_on_data(task))
+            skip = prev is not None and time_limit is not None and time_limit <= prev
+            (skipped if skip and skipped is not None else tasks).append(task)
     return tasks, all_ids
 
 
@@ -191,7 +191,8 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
     metric_keys = {m.name: m.key() for m in spec.metrics}
     done = store.done_cells(metric_keys.values())
     cached = store.rankings()
-    stopped = store.stopped_tasks() if spec.time_limit is not None else {}
+    stopped = ({k: v["time_limit"] for k, v in store.stopped().items()}
+               if spec.time_limit is not None else {})
     skipped: list[Task] = []
     tasks: list[Task] = []
     sources: dict[str, DataSource] = {}
@@ -285,8 +286,8 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
         for t in skipped:
             by[(t.dataset, t.selector.name)] = by.get((t.dataset, t.selector.name), 0) + 1
         notes.extend(
-            f"{ds}: {n} task(s) of {m} not run: an earlier run stopped them at a time limit "
-            f"at least as long as this one's ({spec.time_limit:g} s); raise time_limit to "
-            "try again." for (ds, m), n in by.items())
+            f"{ds}: {n} task(s) of {m} not run: a time limit at least as long as this "
+            f"one's ({spec.time_limit:g} s) stopped {m} on {ds} in an earlier run; raise "
+            "time_limit to try again." for (ds, m), n in by.items())
     return RunPlan(spec, tasks, sources, costs, all_ids, meta, metric_keys, protocols, notes,
                    skipped)

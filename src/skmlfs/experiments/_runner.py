@@ -52,6 +52,7 @@ from ._execute import (
     Task,
     TaskResult,
     clear_cache,
+    method_on_data,
     nominal_columns,
     versions,
 )
@@ -360,6 +361,8 @@ class RunSummary:
     #: budgets resolved once per dataset (a count above its features is capped)
     notes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    #: (data set, selector) keys a time limit stopped in this run (``method_on_data``)
+    stopped: set[str] = field(default_factory=set)
 
 
 def _log(verbose: bool, msg: str) -> None:
@@ -423,8 +426,11 @@ def _record(store: ResultStore, plan: RunPlan, task: Task, res: TaskResult,
         summary.n_failed_tasks += 1
         store.add_failure(task.task_id, task.dataset, task.split, task.selector.name, res.error)
         if res.stopped_at_limit is not None:
-            prev = store.stopped_tasks().get(task.task_id, 0.0)
-            store.add_stopped_task(task.task_id, max(prev, res.stopped_at_limit))
+            key = method_on_data(task)
+            summary.stopped.add(key)
+            prev = store.stopped().get(key, {}).get("time_limit", 0.0)
+            store.add_stopped(key, max(prev, res.stopped_at_limit), task.dataset,
+                              task.selector.name)
         first = res.error.splitlines()[0]
         summary.failures.append(f"{task.dataset} split {task.split} {task.selector.name}: {first}")
         return len(task.cells)
@@ -528,7 +534,19 @@ def run_experiment(
             summary.notes = list(plan.notes)
             for note in plan.notes:  # resolved once per dataset, reported once, logged
                 tally.add({f"UserWarning: {note}": 1})
-            gen = results(batches, n_jobs=n_jobs, dask=dask, catch=True)
+            dropped: dict[tuple[str, str], int] = {}
+
+            def keep(task: Task) -> bool:
+                """Not a task of a method the time limit stopped on its data set in this run
+                (on another split: the same size; the planner drops those of earlier runs)."""
+                if spec.time_limit is None or method_on_data(task) not in summary.stopped:
+                    return True
+                key = (task.dataset, task.selector.name)
+                dropped[key] = dropped.get(key, 0) + 1
+                bar.update(len(task.cells))
+                return False
+
+            gen = results(batches, n_jobs=n_jobs, dask=dask, catch=True, keep=keep)
             backend_label, finished = _backend_label(dask_arg, dask, n_workers), False
             try:
                 with _sigint_noted() as interrupted:
@@ -550,6 +568,11 @@ def run_experiment(
                 bar.close()
                 clear_cache()
                 forget_data()
+                for (ds, m), n in dropped.items():
+                    note = (f"{ds}: {n} task(s) of {m} not run: the time limit stopped {m} "
+                            f"on another split of {ds} in this run.")
+                    summary.notes.append(note)
+                    _log(verbose, note)
                 if summary.n_computed or summary.n_failed_tasks:
                     _log_run(store, summary, started, time.perf_counter() - t_start,
                              backend_label, not finished, skmlfs.__version__, verbose,

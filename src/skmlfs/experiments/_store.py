@@ -574,20 +574,23 @@ class ResultStore:
 
     _STOPPED = "stopped_at_limit:"
 
-    def add_stopped_task(self, task_id: str, time_limit: float) -> None:
-        """Record that ``task_id`` was stopped by a time limit of ``time_limit`` seconds
-        (kept in ``meta``: the schema is unchanged, older readers ignore it)."""
-        self.set_meta(self._STOPPED + task_id, repr(float(time_limit)))
+    def add_stopped(self, key: str, time_limit: float, dataset: str, method: str) -> None:
+        """Record that a time limit of ``time_limit`` seconds stopped method ``method`` on
+        data set ``dataset`` (``key``: :func:`skmlfs.experiments._execute.method_on_data`).
+        Kept in ``meta``: the schema is unchanged, older readers ignore it."""
+        self.set_meta(self._STOPPED + key, _dumps(
+            {"time_limit": float(time_limit), "dataset": dataset, "method": method}))
 
-    def stopped_tasks(self) -> dict[str, float]:
-        """Task id -> the largest time limit (seconds) that has stopped it."""
+    def stopped(self) -> dict[str, dict]:
+        """Key -> ``{"time_limit", "dataset", "method"}`` of every method a time limit has
+        stopped on a data set (the largest limit that did)."""
         try:
             rows = self._conn.execute(
                 "SELECT key, value FROM meta WHERE key LIKE ?", (self._STOPPED + "%",)
             ).fetchall()
         except sqlite3.OperationalError:
             return {}
-        return {k[len(self._STOPPED):]: float(v) for k, v in rows}
+        return {k[len(self._STOPPED):]: json.loads(v) for k, v in rows}
 
     def failures(self):
         import pandas as pd
