@@ -156,7 +156,12 @@ def test_stopped_tasks_are_failures_kept_apart_and_not_repeated(tmp_path, slow_m
 
 @pytest.mark.parametrize("n_jobs", [2])
 def test_the_other_splits_are_dropped_on_joblib_too(tmp_path, slow_module, n_jobs):
-    """With two workers and four splits, the batches queued after the stop lose the task."""
+    """With two workers and eight splits, the batches queued after the stop lose the task."""
+    from joblib.externals.loky import get_reusable_executor
+
+    # workers start with the client's sys.path: a pool left by an earlier test would not
+    # see the temporary module
+    get_reusable_executor(max_workers=1).shutdown(wait=True)
     spec = ExperimentSpec.from_dict({**_spec_dict(0.5, 40, 0.05),
                                      "protocol": {"kind": "holdout", "repeats": 8}})
     s = run_experiment(spec, tmp_path / "j.db", n_jobs=n_jobs, verbose=False, progress=False)
