@@ -248,26 +248,33 @@ def _serial(batches, catch, keep) -> Iterator[tuple[Task, TaskResult]]:
 
 
 def _joblib(batches, n_jobs, catch, keep) -> Iterator[tuple[Task, TaskResult]]:
-    """Batches on joblib's process pool (loky), at most two per worker in flight.
+    """Tasks on joblib's process pool (loky), in batch order, at most two per worker in
+    flight.
 
-    The executor is used directly, not through :class:`joblib.Parallel`, because only the
-    executor takes an ``initializer``: every worker starts watching its client the moment
-    it starts (see :func:`_exit_with_parent`), also one killed with the client before it
-    ever received a batch.
+    Each task is sent on its own (the batch's data source travels with it; a worker keeps
+    the data it has loaded, so the tasks of a batch load it once per worker), so that each
+    result reaches the client, and the store, the moment its task ends: a whole batch is
+    one data set's split, dozens of tasks on a large set, whose finished ones an
+    interruption would otherwise lose. The executor is used directly, not through
+    :class:`joblib.Parallel`, because only the executor takes an ``initializer``: every
+    worker starts watching its client the moment it starts (see
+    :func:`_exit_with_parent`), also one killed with the client before it ever received a
+    task.
     """
     from joblib.externals.loky import get_reusable_executor
 
     n = effective_n_jobs(n_jobs)
     pool = get_reusable_executor(max_workers=n, timeout=300, initializer=_exit_with_parent,
                                  initargs=(os.getpid(),), env=_single_threaded_env())
-    todo = iter(batches)
+    todo = ((b, t) for b in batches for t in b.tasks)
     running: dict[Any, Batch] = {}
 
     def submit_next() -> None:
-        while (b := next(todo, None)) is not None:
-            b = replace(b, tasks=[t for t in b.tasks if keep(t)])  # asked when sent
-            if b.tasks:
-                running[pool.submit(run_batch, b, catch, True)] = b
+        while (bt := next(todo, None)) is not None:
+            b, t = bt
+            if keep(t):  # asked when sent
+                one = replace(b, tasks=[t])
+                running[pool.submit(run_batch, one, catch, True)] = one
                 return
 
     for _ in range(2 * n):  # queued ahead, so no worker idles while the client stores
