@@ -311,8 +311,8 @@ def check_time(done: int | None = None, total: int | None = None, what: str = "s
         return
     now = time.monotonic()
     elapsed, limit = now - lim.t0, lim.seconds
-    where = f" ({what} {done} of {total})" if done is not None and total else ""
     if elapsed > limit:
+        where = f" ({what} {done} of {total})" if done is not None and total else ""
         raise TimeLimitExceeded(
             f"stopped at the time limit of {_fmt_seconds(limit)}{where}.")
     if done is None or not total:

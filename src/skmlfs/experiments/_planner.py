@@ -10,6 +10,7 @@ which is what makes a run resumable.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,22 +111,22 @@ def _build_tasks(
                 cr = RankingResult(c["ranking"], c["scores"], c["selection_time"],
                                    c["k_requested"], reused=True, info=c.get("info") or {})
             task = Task(
-                    task_id=rid,
-                    data_token=data_token,
-                    dataset=dataset,
-                    split=i,
-                    train=sp_.train,
-                    test=sp_.test,
-                    discretizer=discretizer,
-                    selector=sel,
-                    k_max=int(k_max),
-                    cells=tuple(cells),
-                    metrics=tuple(metrics),
-                    seed=seed if split_seeds is None else int(split_seeds[i]),
-                    cached_ranking=cr,
-                    categorical_features=categorical_features,
-                    time_limit=time_limit,
-                )
+                task_id=rid,
+                data_token=data_token,
+                dataset=dataset,
+                split=i,
+                train=sp_.train,
+                test=sp_.test,
+                discretizer=discretizer,
+                selector=sel,
+                k_max=int(k_max),
+                cells=tuple(cells),
+                metrics=tuple(metrics),
+                seed=seed if split_seeds is None else int(split_seeds[i]),
+                cached_ranking=cr,
+                categorical_features=categorical_features,
+                time_limit=time_limit,
+            )
             prev = (stopped or {}).get(method_on_data(task))
             skip = prev is not None and time_limit is not None and time_limit <= prev
             (skipped if skip and skipped is not None else tasks).append(task)
@@ -162,6 +163,11 @@ class RunPlan:
     @property
     def n_skipped(self) -> int:
         return sum(len(t.cells) for t in self.skipped)
+
+
+def per_method(tasks: Sequence[Task]) -> dict[tuple[str, str], int]:
+    """How many of ``tasks`` each (data set, method) has (the notes on tasks not run)."""
+    return dict(Counter((t.dataset, t.selector.name) for t in tasks))
 
 
 def refit_budgets(sel: MethodSpec, ks: Sequence[int]) -> MethodSpec:
@@ -281,13 +287,9 @@ def plan_experiment(spec: ExperimentSpec, store: ResultStore) -> RunPlan:
                 "greater_is_better": m.spec().greater_is_better,
             }
         )
-    if skipped:
-        by: dict[tuple[str, str], int] = {}
-        for t in skipped:
-            by[(t.dataset, t.selector.name)] = by.get((t.dataset, t.selector.name), 0) + 1
-        notes.extend(
-            f"{ds}: {n} task(s) of {m} not run: a time limit at least as long as this "
-            f"one's ({spec.time_limit:g} s) stopped {m} on {ds} in an earlier run; raise "
-            "time_limit to try again." for (ds, m), n in by.items())
+    notes.extend(
+        f"{ds}: {n} task(s) of {m} not run: a time limit at least as long as this one's "
+        f"({spec.time_limit:g} s) stopped {m} on {ds} in an earlier run; raise time_limit "
+        "to try again." for (ds, m), n in per_method(skipped).items())
     return RunPlan(spec, tasks, sources, costs, all_ids, meta, metric_keys, protocols, notes,
                    skipped)

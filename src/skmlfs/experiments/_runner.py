@@ -56,7 +56,7 @@ from ._execute import (
     nominal_columns,
     versions,
 )
-from ._planner import RunPlan, _as_split_list, _build_tasks, plan_experiment
+from ._planner import RunPlan, _as_split_list, _build_tasks, per_method, plan_experiment
 from ._spec import (
     DEFAULT_METRICS,
     ExperimentSpec,
@@ -534,15 +534,14 @@ def run_experiment(
             summary.notes = list(plan.notes)
             for note in plan.notes:  # resolved once per dataset, reported once, logged
                 tally.add({f"UserWarning: {note}": 1})
-            dropped: dict[tuple[str, str], int] = {}
+            dropped: list[Task] = []
 
             def keep(task: Task) -> bool:
                 """Not a task of a method the time limit stopped on its data set in this run
                 (on another split: the same size; the planner drops those of earlier runs)."""
                 if spec.time_limit is None or method_on_data(task) not in summary.stopped:
                     return True
-                key = (task.dataset, task.selector.name)
-                dropped[key] = dropped.get(key, 0) + 1
+                dropped.append(task)
                 bar.update(len(task.cells))
                 return False
 
@@ -568,7 +567,7 @@ def run_experiment(
                 bar.close()
                 clear_cache()
                 forget_data()
-                for (ds, m), n in dropped.items():
+                for (ds, m), n in per_method(dropped).items():
                     note = (f"{ds}: {n} task(s) of {m} not run: the time limit stopped {m} "
                             f"on another split of {ds} in this run.")
                     summary.notes.append(note)
