@@ -32,6 +32,12 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decimals", type=int, default=None,
                    help="printed decimals (default: the experiment's [report] decimals, or 3)")
     p.add_argument(
+        "--missing-rank", choices=("drop", "last"), default=None,
+        help="a method without a value on a data set (failed or stopped there): 'drop' "
+        "ranks over the data sets where every method has a value, 'last' ranks it last "
+        "there (default: the experiment's [report] missing_rank, or 'drop')",
+    )
+    p.add_argument(
         "--all-cells", action="store_true",
         help="report every cell in the database (default: the cells of the latest run of "
         "each experiment in it, leaving out those of earlier versions of its file)",

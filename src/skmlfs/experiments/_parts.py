@@ -47,6 +47,7 @@ from ._spec import (
     SpecError,
     _fail,
     _unknown,
+    check_missing_rank,
     check_sections,
     parse_time_limit,
 )
@@ -74,7 +75,7 @@ PART_KEYS = {
     "seed",
 }
 #: keys of the ``[report]`` table of a file with parts
-REPORT_KEYS = {"title", "intro", "labels", "decimals", "section"}
+REPORT_KEYS = {"title", "intro", "labels", "decimals", "missing_rank", "section"}
 _BEST_KEYS = {"best", "metric", "param", "part", "lower_is_better"}
 _SHARE_KEYS = {"share_of_features", "cap", "label"}
 
@@ -290,6 +291,7 @@ def parts_from_dict(d: Mapping[str, Any], *, source: str = "<dict>",
     if not isinstance(report, Mapping):
         raise _fail(src, "report", "must be a table.")
     _unknown(src, "report", report, REPORT_KEYS)
+    check_missing_rank(src, report)
     check_sections(src, report.get("section", []),
                    {m.name for m in checked["main"].metrics}, None,
                    parts=[n for n, _ in out_parts])

@@ -438,7 +438,8 @@ _TOP_KEYS = {
 }
 #: keys of ``[report]``; what one paper needs is an option of its section
 #: (``[[report.section]]``, resolved through ``_registry.SECTIONS`` or "module:Class")
-_REPORT_KEYS = {"title", "control", "decimals", "alpha", "columns", "section"}
+_REPORT_KEYS = {"title", "control", "decimals", "alpha", "columns", "missing_rank",
+                "section"}
 _P = "skmlfs.experiments.report.papers:"
 #: keys of ``[report]`` before 0.2.0 -> the section that took them over (for the message)
 _FORMER_REPORT_KEYS = {
@@ -937,6 +938,7 @@ def _parse_report(
     _unknown(src, "report", report, _REPORT_KEYS)
     if report.get("columns", "selectors") not in ("selectors", "learners"):
         raise _fail(src, "report.columns", "must be 'selectors' or 'learners'.")
+    check_missing_rank(src, report)
     if "decimals" in report and (isinstance(report["decimals"], bool) or not isinstance(
             report["decimals"], int) or report["decimals"] < 0):
         raise _fail(src, "report.decimals", "a count of decimals (0 or more).")
@@ -951,6 +953,13 @@ def _parse_report(
             "methods."
         )
     return report
+
+
+def check_missing_rank(src: str, report: Mapping[str, Any]) -> None:
+    """``[report] missing_rank``, of a one-grid file or of a file with parts."""
+    if report.get("missing_rank", "drop") not in ("drop", "last"):
+        raise _fail(src, "report.missing_rank", "must be 'drop' (leave a data set with a "
+                    "missing method out of the ranks) or 'last' (rank the method last there).")
 
 
 def build_sections(tables: Sequence[Mapping[str, Any]], *, source: str = "<report>",

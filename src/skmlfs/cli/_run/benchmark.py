@@ -180,7 +180,7 @@ def _run_multipart(args: argparse.Namespace) -> int:
 
 def _report_options(spec) -> dict:
     opts = {}
-    for key in ("control", "decimals", "alpha", "columns", "title"):
+    for key in ("control", "decimals", "alpha", "columns", "title", "missing_rank"):
         if key in spec.report:
             opts[key] = spec.report[key]
     return opts

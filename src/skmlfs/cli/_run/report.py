@@ -32,6 +32,7 @@ def _run(args: argparse.Namespace, db: Path) -> int:
     opts = {k: v for k, v in (
         ("k", args.k), ("learner", args.learner), ("control", args.control),
         ("alpha", args.alpha), ("decimals", args.decimals),
+        ("missing_rank", args.missing_rank),
         ("all_cells", args.all_cells or None),
         ("formats", [f.strip() for f in args.format.split(",") if f.strip()]
          if args.format else None),

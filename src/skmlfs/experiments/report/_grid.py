@@ -61,6 +61,13 @@ class MetricTable:
     cd: float | None = None
     cd_test: str | None = None
     per_split: Any = None
+    missing_rank: str = "drop"
+
+
+#: what a method without a value on a data set (failed or stopped on every split) gets in
+#: the ranks: "drop" leaves the data set out of the ranks and tests (Demšar's complete
+#: blocks); "last" keeps it, the missing methods sharing the last ranks there
+MISSING_RANK = ("drop", "last")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -142,6 +149,7 @@ def metric_tables(
     alpha: float = 0.05,
     control: str | None = None,
     meta: dict | None = None,
+    missing_rank: str = "drop",
 ) -> list[MetricTable]:
     """Aggregate a results DataFrame into one :class:`MetricTable` per metric (and learner).
 
@@ -162,7 +170,16 @@ def metric_tables(
     control : str, optional
         Compare every method with this one (Bonferroni–Dunn CD, as SCLS Fig. 1); default
         all pairs (Nemenyi CD).
+    missing_rank : {"drop", "last"}, default="drop"
+        A data set where a method has no value (it failed or was stopped on every split):
+        ``"drop"`` ranks over the data sets where every method has a value (the complete
+        blocks the Friedman test assumes); ``"last"`` keeps the data set, the methods
+        without a value sharing the last ranks there (a method that cannot run on a data
+        set loses to every method that can). A data set without any value is left out
+        either way.
     """
+    if missing_rank not in MISSING_RANK:
+        raise ValueError(f"missing_rank must be one of {MISSING_RANK}; got {missing_rank!r}.")
     meta = meta or {}
     df = results
     if metrics is None:
@@ -185,7 +202,7 @@ def metric_tables(
             shown = mean.round(decimals)
             best_val = shown.max(axis=1) if gib else shown.min(axis=1)
             best = shown.eq(best_val, axis=0) & shown.notna()
-            complete = shown.dropna(axis=0, how="any")
+            complete = _rank_rows(shown, gib, missing_rank)
             ranks = avg = None
             fr = cd = None
             cd_test = None
@@ -209,10 +226,23 @@ def metric_tables(
                 MetricTable(
                     metric, lrn if len(learners) > 1 else None, gib, mean, std, n, best,
                     ranks, avg, decimals, fr, cd, cd_test,
-                    per_split.unstack("method").reindex(columns=m_order),
+                    per_split.unstack("method").reindex(columns=m_order), missing_rank,
                 )
             )
     return out
+
+
+def _rank_rows(shown: Any, greater_is_better: bool, missing_rank: str) -> Any:
+    """The rows (data sets) ranked, as values whose ranks are the table's ranks."""
+    if missing_rank == "drop":
+        return shown.dropna(axis=0, how="any")
+    rows = shown.dropna(axis=0, how="all")
+    if not rows.isna().to_numpy().any():
+        return rows
+    # any value worse than every value of the table ranks the missing methods last, tied
+    v = rows.to_numpy(dtype=float)
+    worst = np.nanmin(v) - 1.0 if greater_is_better else np.nanmax(v) + 1.0
+    return rows.fillna(worst)
 
 
 def _arrow(t: MetricTable) -> str:
@@ -245,23 +275,43 @@ def table_markdown(t: MetricTable) -> str:
             )
             + " |"
         )
-        gaps = _rank_gaps(t)
-        if gaps:
-            lines.append(
-                f"\nRanks over the {len(t.ranks)} data sets where every method has a value; "
-                "left out: " + "; ".join(f"{ds} (no {', '.join(ms)})" for ds, ms in gaps)
-                + ".")
+        note = rank_note(t)
+        if note:
+            lines.append("\n" + note)
     return "\n".join(lines) + "\n"
 
 
 def _rank_gaps(t: MetricTable) -> list[tuple[str, list[str]]]:
-    """The data sets left out of the ranks (a method without a value there: failed or
-    stopped on every split) and those methods."""
+    """The data sets where a method has no value (failed or stopped on every split) and
+    those methods."""
     if t.ranks is None:
         return []
     missing = t.mean.isna()
     return [(str(ds), [str(m) for m in t.mean.columns[missing.loc[ds].to_numpy()]])
-            for ds in t.mean.index if ds not in t.ranks.index and missing.loc[ds].any()]
+            for ds in t.mean.index if missing.loc[ds].any()]
+
+
+def rank_note(t: MetricTable) -> str:
+    """The sentence under a rank table that names the data sets with a missing method and
+    says what the ranks did with them ("" when no value is missing)."""
+    gaps = _rank_gaps(t)
+    ranked = [(ds, ms) for ds, ms in gaps if ds in t.ranks.index]
+    out = [(ds, ms) for ds, ms in gaps if ds not in t.ranks.index]
+
+    def names(g: list[tuple[str, list[str]]]) -> str:
+        return "; ".join(f"{ds} (no {', '.join(ms)})" for ds, ms in g)
+
+    if t.missing_rank == "last":
+        s = [f"Ranks over {len(t.ranks)} data sets"]
+        if ranked:
+            s.append(f"; a method without a value shares the last ranks there: {names(ranked)}")
+        if out:
+            s.append(f"; left out (no value at all): {', '.join(ds for ds, _ in out)}")
+        return "".join(s) + "." if gaps else ""
+    if not out:
+        return ""
+    return (f"Ranks over the {len(t.ranks)} data sets where every method has a value; "
+            f"left out: {names(out)}.")
 
 
 def table_latex(t: MetricTable) -> str:

@@ -661,7 +661,7 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
         L.append(rep["intro"].strip() + "\n")
     written: list[Path] = []
     ctx = ReportContext(frame=data.df, meta=meta, out=out, fmt=NumberFormat(dec),
-                        figures=figures,
+                        figures=figures, missing_rank=rep.get("missing_rank", "drop"),
                         extra={"data": data, "labels": labels, "multipart": True,
                                "base_dir": ep.base_dir, "source": ep.source,
                                # what a `grid` section reads: a part's cells and names

@@ -108,7 +108,7 @@ class PartGrid(ReportSection):
         done = render_report(
             store, out, figures=ctx.figures, cell_ids=ids,
             experiment=ctx.extra.get("part_names", {}).get(part) or None,
-            decimals=ctx.decimals, alpha=ctx.alpha,
+            decimals=ctx.decimals, alpha=ctx.alpha, missing_rank=ctx.missing_rank,
             title=self.options.get("title", f"Part {part}"),
             sections=self._sections(ctx.extra),
             leave_out=(Runs,),  # the multi-part report prints the runs of every part

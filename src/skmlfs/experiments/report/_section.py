@@ -38,6 +38,9 @@ class ReportContext:
         Significance level of the tests.
     control : str or None
         The method compared with every other one.
+    missing_rank : {"drop", "last"}
+        What a method without a value on a data set gets in the ranks
+        (:func:`~skmlfs.experiments.report.metric_tables`).
     datasets, methods : list of str
         Row and column order (as the experiment declares them).
     experiments : list of str
@@ -60,6 +63,7 @@ class ReportContext:
     figures: bool = True
     alpha: float = 0.05
     control: str | None = None
+    missing_rank: str = "drop"
     datasets: list[str] = field(default_factory=list)
     methods: list[str] = field(default_factory=list)
     experiments: list[str] = field(default_factory=list)

@@ -102,7 +102,9 @@ class Summary(ReportSection):
         head.append("selection time (s)")
         md = [f"## {self.options.get('title', 'Summary: average ranks over the data sets')}\n",
               f"Average rank of each method over the {len(tables[0].ranks)} data set(s) "
-              "with every method (1 = best; the metric tables below), their mean, the "
+              + ("(a method without a value on a data set ranked last there; "
+                 if tables[0].missing_rank == "last" else "with every method (")
+              + "1 = best; the metric tables below), their mean, the "
               "selection stability Φ̂ (mean over the data sets of its mean over the budgets; "
               "rank 1 = most stable) and the selection time per split (mean over the data "
               "sets). Sorted by the mean rank.\n",

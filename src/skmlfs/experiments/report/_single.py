@@ -56,6 +56,7 @@ def render_report(
     columns: str | None = None,
     sections: Sequence[Any] | None = None,
     leave_out: Sequence[type] = (),
+    missing_rank: str | None = None,
 ) -> Rendered:
     """The single-grid report of a results store (or DataFrame): its tables and figures
     written into ``out_dir``, its Markdown returned (:func:`write_report` writes it as
@@ -96,6 +97,10 @@ def render_report(
         learner), or the learners (``"learners"``: for experiments whose
         methods are learner variants, e.g. plain vs feature-weighted ML-kNN; the
         selector and k are then part of the column name when they vary).
+    missing_rank : {"drop", "last"}, optional
+        What a method without a value on a data set gets in the ranks (see
+        :func:`metric_tables`); default the experiment's ``[report] missing_rank``, else
+        ``"drop"``.
     leave_out : sequence of section classes, optional
         Frame sections not rendered (e.g. the run log, which a multi-part report prints
         once for every part).
@@ -130,6 +135,7 @@ def render_report(
     decimals = int(stored.get("decimals", 3)) if decimals is None else decimals
     columns = stored.get("columns", "selectors") if columns is None else columns
     title = title or stored.get("title")
+    missing_rank = stored.get("missing_rank", "drop") if missing_rank is None else missing_rank
     if columns not in ("selectors", "learners"):
         raise ValueError(f"columns must be 'selectors' or 'learners'; got {columns!r}.")
     declared = list(sections) if sections is not None else stored_sections(meta, names)
@@ -183,14 +189,15 @@ def render_report(
         (out / "figures").mkdir(parents=True, exist_ok=True)
     ctx = ReportContext(
         frame=df, meta=meta, out=out, fmt=NumberFormat(decimals), runs=runs, failures=fails,
-        figures=figures, alpha=alpha, control=control, datasets=ds_pref, methods=m_pref,
+        figures=figures, alpha=alpha, control=control, missing_rank=missing_rank,
+        datasets=ds_pref, methods=m_pref,
         experiments=names, state=state,
         extra={"k": k, "learner": learner, "formats": list(formats), "title": title,
                "sensitivity": sens, "declared": declared},
     )
     ctx.tables = metric_tables(
         df, k=k, learner=learner, datasets=ds_pref, methods=m_pref, decimals=decimals,
-        alpha=alpha, control=control, meta=meta,
+        alpha=alpha, control=control, meta=meta, missing_rank=missing_rank,
     )
     done = Rendered()
     for s in frame_sections(declared):
@@ -200,7 +207,8 @@ def render_report(
 
 
 def _stored_options(meta: Mapping[str, str], names: Sequence[str]) -> dict:
-    """``alpha``, ``decimals``, ``columns`` and ``title`` of the ``[report]`` of the one
+    """``alpha``, ``decimals``, ``columns``, ``title`` and ``missing_rank`` of the
+    ``[report]`` of the one
     experiment reported, read from the file text its run stored ({} when not one)."""
     if len(names) != 1 or not meta.get(f"experiment:{names[0]}"):
         return {}
@@ -211,4 +219,5 @@ def _stored_options(meta: Mapping[str, str], names: Sequence[str]) -> dict:
             rep = json.loads(meta[f"experiment:{names[0]}"]).get("report", {})
         except (ValueError, AttributeError):
             return {}
-    return {k: rep[k] for k in ("alpha", "decimals", "columns", "title") if k in rep}
+    return {k: rep[k] for k in ("alpha", "decimals", "columns", "title", "missing_rank")
+            if k in rep}
