@@ -194,6 +194,8 @@ def test_the_report_follows_the_file_and_the_cli_overrides_it(tmp_path, monkeypa
     assert "over the 3 data set(s) (a method without a value on a data set ranked last" in md
     assert ("Ranks over 3 data sets; a method without a value shares the last ranks there: "
             "wide (no picky).") in md
+    assert ("Stability and selection time are means over the data sets where the method has "
+            "a value; none on: wide (picky).") in md
     write_report(db, tmp_path / "rep2", figures=False, missing_rank="drop")
     md = (tmp_path / "rep2" / "README.md").read_text()
     assert "over the 2 data set(s) with every method" in md

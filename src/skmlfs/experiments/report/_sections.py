@@ -21,6 +21,7 @@ from ._grid import (
     _metric_table_block,
     _overview,
     _paired_tests_block,
+    _rank_gaps,
     _runtime_figure,
     _runtime_section,
     _selection_times,
@@ -115,6 +116,12 @@ class Summary(ReportSection):
                 row += [f(stab.get(m, np.nan)), f(rank.get(m, np.nan))]
             row.append(format_seconds(times.get(m, np.nan)))
             md.append(f"| {m} | " + " | ".join(row) + " |")
+        gaps = _rank_gaps(tables[0])
+        if gaps:
+            # a method stopped on a large set would otherwise look fast and stable
+            md.append("\nStability and selection time are means over the data sets where "
+                      "the method has a value; none on: " + "; ".join(
+                          f"{ds} ({', '.join(ms)})" for ds, ms in gaps) + ".")
         md.append("")
         return Rendered(["\n".join(md)])
 
