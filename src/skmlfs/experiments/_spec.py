@@ -955,9 +955,15 @@ def _parse_report(
     return report
 
 
+#: what a method without a value on a data set (failed or stopped on every split) gets in
+#: the ranks: "drop" leaves the data set out of the ranks and tests (Demšar's complete
+#: blocks); "last" keeps it, the missing methods sharing the last ranks there
+MISSING_RANK = ("drop", "last")
+
+
 def check_missing_rank(src: str, report: Mapping[str, Any]) -> None:
     """``[report] missing_rank``, of a one-grid file or of a file with parts."""
-    if report.get("missing_rank", "drop") not in ("drop", "last"):
+    if report.get("missing_rank", "drop") not in MISSING_RANK:
         raise _fail(src, "report.missing_rank", "must be 'drop' (leave a data set with a "
                     "missing method out of the ranks) or 'last' (rank the method last there).")
 

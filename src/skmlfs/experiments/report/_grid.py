@@ -32,7 +32,7 @@ from ...stats import (
     win_tie_loss,
 )
 from .._registry import normalize_name
-from .._spec import ProtocolSpec
+from .._spec import MISSING_RANK, ProtocolSpec
 from .._store import _NON_METRIC, ResultStore
 from ._direction import greater_is_better
 from ._format import MISSING, format_number, format_seconds, format_wall
@@ -62,12 +62,6 @@ class MetricTable:
     cd_test: str | None = None
     per_split: Any = None
     missing_rank: str = "drop"
-
-
-#: what a method without a value on a data set (failed or stopped on every split) gets in
-#: the ranks: "drop" leaves the data set out of the ranks and tests (Demšar's complete
-#: blocks); "last" keeps it, the missing methods sharing the last ranks there
-MISSING_RANK = ("drop", "last")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -295,23 +289,18 @@ def rank_note(t: MetricTable) -> str:
     """The sentence under a rank table that names the data sets with a missing method and
     says what the ranks did with them ("" when no value is missing)."""
     gaps = _rank_gaps(t)
-    ranked = [(ds, ms) for ds, ms in gaps if ds in t.ranks.index]
+    ranked = "; ".join(f"{ds} (no {', '.join(ms)})" for ds, ms in gaps if ds in t.ranks.index)
     out = [(ds, ms) for ds, ms in gaps if ds not in t.ranks.index]
-
-    def names(g: list[tuple[str, list[str]]]) -> str:
-        return "; ".join(f"{ds} (no {', '.join(ms)})" for ds, ms in g)
-
-    if t.missing_rank == "last":
-        s = [f"Ranks over {len(t.ranks)} data sets"]
-        if ranked:
-            s.append(f"; a method without a value shares the last ranks there: {names(ranked)}")
-        if out:
-            s.append(f"; left out (no value at all): {', '.join(ds for ds, _ in out)}")
-        return "".join(s) + "." if gaps else ""
-    if not out:
-        return ""
-    return (f"Ranks over the {len(t.ranks)} data sets where every method has a value; "
-            f"left out: {names(out)}.")
+    if t.missing_rank == "drop":
+        return (f"Ranks over the {len(t.ranks)} data sets where every method has a value; "
+                "left out: " + "; ".join(f"{ds} (no {', '.join(ms)})" for ds, ms in out)
+                + ".") if out else ""
+    s = f"Ranks over {len(t.ranks)} data sets"
+    if ranked:
+        s += f"; a method without a value shares the last ranks there: {ranked}"
+    if out:
+        s += f"; left out (no value at all): {', '.join(ds for ds, _ in out)}"
+    return s + "." if gaps else ""
 
 
 def table_latex(t: MetricTable) -> str:
