@@ -124,3 +124,101 @@ def test_import_does_not_load_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------- 0/1 data: bit counts
+def _reference_kneighbors(A, B, k, exclude_self):
+    """Straightforward: every Hamming distance, then a stable sort of each row."""
+    D = (A[:, None, :] != B[None, :, :]).sum(axis=2).astype(float)
+    if exclude_self:
+        np.fill_diagonal(D, np.inf)
+    nb = np.argsort(D, axis=1, kind="stable")[:, :k]
+    return np.take_along_axis(D, nb, axis=1), nb
+
+
+def _binary(rng, n, d, n_patterns):
+    """0/1 rows drawn from a few patterns: duplicates and tied distances everywhere."""
+    patterns = (rng.random((n_patterns, d)) < rng.uniform(0.05, 0.6)).astype(float)
+    return patterns[rng.integers(0, n_patterns, n)]
+
+
+def _search(h, A, B, k, exclude_self):
+    PA = h.prepare(A)
+    PB = PA if exclude_self else h.prepare(B)
+    return h.kneighbors(PA, PB, k, exclude_self=exclude_self)
+
+
+def test_bits_hand_worked(kernel_always):
+    """Four rows, distances counted by hand: d(0,1) = 2, d(0,2) = 1, d(0,3) = 0,
+    d(1,2) = 3, d(1,3) = 2, d(2,3) = 1; ties go to the lower row."""
+    X = np.array([[1, 0, 0, 1], [1, 1, 1, 1], [0, 0, 0, 1], [1, 0, 0, 1]], dtype=float)
+    h = heom.HEOM().fit(X)
+    d2, nb = _search(h, X, X, 2, True)
+    np.testing.assert_array_equal(nb, [[3, 2], [0, 3], [0, 3], [0, 2]])
+    np.testing.assert_array_equal(d2, [[0, 1], [2, 2], [1, 1], [0, 1]])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bits_equal_products_and_reference(seed, kernel_always, monkeypatch):
+    rng = np.random.default_rng(seed)
+    import scipy.sparse as sp
+
+    for d in (1, 7, 63, 64, 65, 130):
+        n_tr, n_te = int(rng.integers(12, 90)), int(rng.integers(1, 40))
+        A = _binary(rng, n_tr + n_te, d, int(rng.integers(2, 12)))
+        A[:, rng.random(d) < 0.2] = 0.0  # constant features (range 0) among them
+        tr, te = A[:n_tr], A[n_tr:]
+        k = int(rng.integers(1, min(n_tr - 1, 20) + 1))
+        w = (rng.random(d) < 0.7).astype(float) if rng.random() < 0.5 else None
+        for p in (1, 2):
+            for fmt in (np.asarray, sp.csr_matrix):
+                h = heom.HEOM(feature_weights=w, p=p).fit(fmt(tr))
+                for excl, Q in ((True, tr), (False, te)):
+                    bits = _search(h, fmt(Q), fmt(tr), k, excl)
+                    monkeypatch.setattr(heom, "BITS_MAX_FEATURES", 0)
+                    prod = _search(h, fmt(Q), fmt(tr), k, excl)
+                    monkeypatch.setattr(heom, "BITS_MAX_FEATURES", 2048)
+                    live = tr * (w if w is not None else 1.0)
+                    live = live[:, tr.max(axis=0) > tr.min(axis=0)]  # range-0 → δ = 0
+                    Qw = (Q * (w if w is not None else 1.0))[:, tr.max(axis=0) > tr.min(axis=0)]
+                    ref = _reference_kneighbors(Qw, live, k, excl)
+                    for got in (bits, prod):
+                        np.testing.assert_array_equal(got[1], ref[1])
+                        np.testing.assert_array_equal(got[0], ref[0])
+
+
+def test_bits_gates(monkeypatch):
+    """The bit search runs on 0/1 data only; everything else keeps the products."""
+    import skmlfs.neighbors._numba_kernels as kern
+
+    calls = []
+    real = kern.hamming_kneighbors
+    monkeypatch.setattr(kern, "hamming_kneighbors", lambda *a: (calls.append(1), real(*a))[1])
+    monkeypatch.setattr(compiled, "FORCE_NUMPY", False)
+    monkeypatch.delenv("SKMLFS_NO_NUMBA", raising=False)
+    monkeypatch.setattr(heom, "KERNEL_MIN_ENTRIES", 0)
+    rng = np.random.default_rng(3)
+    X = _binary(rng, 60, 20, 6)
+
+    def used(tr, te=None, **kw):
+        calls.clear()
+        h = heom.HEOM(**kw).fit(tr)
+        _search(h, tr if te is None else te, tr, 3, te is None)
+        return bool(calls)
+
+    assert used(X)
+    assert used(X, X[:7])
+    half = X.copy()
+    half[0, 0] = 0.5  # a numeric value between 0 and 1
+    assert not used(half)
+    assert not used(X, 2 * X[:7])  # test values outside the training range
+    miss = X.copy()
+    miss[1, 2] = np.nan
+    assert not used(miss)
+    assert not used(X, categorical_features=[0])
+    assert not used(X, feature_weights=np.full(20, 0.5))
+    monkeypatch.setattr(heom, "BITS_MAX_FEATURES", 19)
+    assert not used(X)
+    monkeypatch.setattr(heom, "BITS_MAX_FEATURES", 2048)
+    monkeypatch.setattr(compiled, "FORCE_NUMPY", True)
+    assert not used(X)

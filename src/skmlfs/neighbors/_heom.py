@@ -26,7 +26,9 @@ Everything is computed block-wise with matrix products instead of loops over pai
 
 Distances computed this way are exact up to floating-point rounding; on integer-valued
 data with unit weights (binary bag-of-words features) they are exact, so distance ties are
-exact ties. Ties between neighbours always go to the lower training index.
+exact ties. Ties between neighbours always go to the lower training index. On such 0/1
+data the neighbour search (with numba) counts differing bits instead of multiplying
+(:meth:`HEOM.kneighbors`): the same integers, hence the same neighbours.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -59,6 +61,10 @@ _PANEL_BYTES = 2**21
 # up to this k (its insertions cost O(k) each; the neighbour counts in use are ~1–20).
 KERNEL_MIN_ENTRIES = 2**15
 KERNEL_MAX_K = 64
+# HEOM.kneighbors searches 0/1 data by bit counts (compiled, skmlfs.neighbors._numba_kernels)
+# up to this many features: the cost per pair grows with the 64-feature words, the
+# products' with the stored entries (measured crossover, benchmarks/bench_neighbors.py).
+BITS_MAX_FEATURES = 2048
 
 
 def check_heom_X(estimator: Any, X: Any, *, reset: bool = True) -> Any:
@@ -176,6 +182,10 @@ class _Prepared:
     miss_w: np.ndarray | None  # Σ_f w_f [f missing]
     nom: np.ndarray | None  # raw nominal values (NaN = missing)
     raw: Any  # raw numeric features with NaN (exact fallback path only)
+    # The rows packed 64 features to a uint64 word when every entry of Z is 0 or 1 and
+    # nothing is missing (None otherwise); computed on first use by HEOM._bits.
+    bits: Any = field(default=None, repr=False)
+    bits_checked: bool = field(default=False, repr=False)
 
 
 class HEOM:
@@ -375,9 +385,25 @@ class HEOM:
                 f"k={k} neighbours requested but only {avail} training samples are "
                 "available" + (" (excluding the sample itself)." if exclude_self else ".")
             )
+        if exclude_self and Q is not T:
+            raise ValueError("exclude_self=True needs the query set to be the training set.")
+        if (
+            k <= KERNEL_MAX_K
+            and Q.n * T.n >= KERNEL_MIN_ENTRIES
+            and use_numba()
+            and self._bits(Q) is not None
+            and self._bits(T) is not None
+        ):
+            # 0/1 data: the squared distance (p=2) and the sum of differences (p=1) are
+            # both the number of differing features, which the products compute exactly;
+            # counting bits gives the same integers and the same order, several times faster.
+            from ._numba_kernels import hamming_kneighbors
+
+            ind = np.empty((Q.n, k), dtype=np.intp)
+            dist = np.empty((Q.n, k))
+            hamming_kneighbors(Q.bits, T.bits, k, exclude_self, ind, dist)
+            return dist, ind
         if exclude_self:
-            if Q is not T:
-                raise ValueError("exclude_self=True needs the query set to be the training set.")
             return self._kneighbors_self(T, k)
         ind = np.empty((Q.n, k), dtype=np.intp)
         dist = np.empty((Q.n, k))
@@ -391,6 +417,16 @@ class HEOM:
                 np.maximum(dd, 0.0, out=dd)
             dist[s:e] = dd
         return dist, ind
+
+    def _bits(self, P: _Prepared) -> np.ndarray | None:
+        """``P``'s rows packed as bits (cached on ``P``), or ``None`` when the data are not
+        0/1 after scaling, have missing or nominal values, or more than
+        :data:`BITS_MAX_FEATURES` features."""
+        if not P.bits_checked:
+            P.bits_checked = True
+            if P.nom is None and P.miss is None and P.Z.shape[1] <= BITS_MAX_FEATURES:
+                P.bits = _pack_bits(P.Z)
+        return P.bits
 
     def _kneighbors_self(self, T: _Prepared, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Neighbours of every training row among the others, each pair computed once.
@@ -506,6 +542,25 @@ class HEOM:
             out[:, nominal] = (Dm[:, nominal] != 0).astype(float)
         out[nanm] = 1.0
         return out
+
+
+def _pack_bits(Z: Any) -> np.ndarray | None:
+    """Rows of a 0/1 block packed 64 columns to a uint64 word (``None`` if an entry is
+    neither 0 nor 1). Any fixed placement of the columns in the words gives the same bit
+    counts, so the byte order of the machine does not matter."""
+    if sp.issparse(Z):
+        if not np.all(Z.data == 1.0):
+            return None
+    elif not np.all((Z == 0.0) | (Z == 1.0)):
+        return None
+    n, d = Z.shape
+    n_words = max(1, -(-d // 64))
+    out = np.empty((n, n_words * 8), dtype=np.uint8)
+    for s, e in _blocks(n, n_words * 64):
+        block = np.zeros((e - s, n_words * 64), dtype=bool)
+        block[:, :d] = _dense(Z[s:e]) != 0
+        out[s:e] = np.packbits(block, axis=1, bitorder="little")
+    return out.view(np.uint64)
 
 
 def _merge(v1, i1, v2, i2, k):
