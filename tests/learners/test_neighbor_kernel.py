@@ -222,3 +222,50 @@ def test_bits_gates(monkeypatch):
     monkeypatch.setattr(heom, "BITS_MAX_FEATURES", 2048)
     monkeypatch.setattr(compiled, "FORCE_NUMPY", True)
     assert not used(X)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bits_in_groups_equal_products(seed, kernel_always, monkeypatch):
+    """The Relief search (k nearest per group of candidates) by bit counts and by products."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    for d in (5, 64, 70):
+        n = int(rng.integers(64, 150))
+        X = _binary(rng, n, d, int(rng.integers(2, 10)))
+        rows = rng.integers(0, n, int(rng.integers(1, 60)))  # may repeat
+        labels = rng.integers(0, 4, n)
+        groups = [np.flatnonzero(labels == g) for g in range(5)]  # group 4 is empty
+        k = int(rng.integers(1, 12))
+        for p in (1, 2):
+            for fmt in (np.asarray, sp.csr_matrix):
+                h = heom.HEOM(p=p).fit(fmt(X))
+
+                def run(h=h, fmt=fmt, k=k, X=X, rows=rows, groups=groups):
+                    return [
+                        (b.copy(), g, nb, v)
+                        for b, g, nb, v in h.kneighbors_in_groups(fmt(X), rows, groups, k)
+                    ]
+
+                bits = run()
+                monkeypatch.setattr(heom, "BITS_MAX_FEATURES", 0)
+                prod = run()
+                monkeypatch.setattr(heom, "BITS_MAX_FEATURES", 2048)
+                assert len(bits) == len(prod) > 0
+                for a, b in zip(bits, prod, strict=True):
+                    np.testing.assert_array_equal(a[0], b[0])
+                    assert a[1] == b[1]
+                    np.testing.assert_array_equal(a[2], b[2])
+                    np.testing.assert_array_equal(a[3], b[3])
+
+
+def test_relief_weights_identical_on_real_binary_data(kernel_always, monkeypatch, dataset_path):
+    from skmlfs.selection import PPTReliefF, ReliefFML
+
+    ds = load(dataset_path("mulan/enron/enron.arff"))
+    for cls in (PPTReliefF, ReliefFML):
+        fast = cls(n_features_to_select=20, random_state=0).fit(ds.X, ds.Y).scores_
+        monkeypatch.setattr(heom, "BITS_MAX_FEATURES", 0)
+        slow = cls(n_features_to_select=20, random_state=0).fit(ds.X, ds.Y).scores_
+        monkeypatch.setattr(heom, "BITS_MAX_FEATURES", 2048)
+        np.testing.assert_array_equal(fast, slow)

@@ -502,10 +502,19 @@ class HEOM:
         """
         n = X.shape[0]
         P_all = self.prepare(X)
+        # 0/1 data: the distances by bit counts, as in kneighbors (the same integers).
+        bits = self._bits(P_all) if n >= 64 and use_numba() else None
         step = max(1, _BLOCK_ENTRIES // max(1, n))
         for s in range(0, rows.size, step):
             block = rows[s : s + step]
-            D = self.sq_distances(self.prepare(X[block]), P_all)
+            P_block = self.prepare(X[block])
+            if bits is not None and self._bits(P_block) is not None:
+                from ._numba_kernels import hamming_distances
+
+                D = np.empty((block.size, n))
+                hamming_distances(P_block.bits, bits, D)
+            else:
+                D = self.sq_distances(P_block, P_all)
             D[np.arange(block.size), block] = np.inf  # a row is never its own neighbour
             for g, members in enumerate(groups):
                 if members.size == 0:

@@ -14,7 +14,9 @@ last (as in numpy's sorts); the tests compare the two paths entry for entry.
 :meth:`skmlfs.neighbors.HEOM.kneighbors`): rows packed 64 features to a word, the distance
 of two rows is the number of set bits of their XOR — the exact integer the products compute
 on such data — and the ``k`` nearest are kept by the same insertion as above, so the
-neighbours and distances equal the product path's. ``_popcount`` is the portable bit count
+neighbours and distances equal the product path's; :func:`hamming_distances` gives the
+whole block of those distances (the Relief searches, which select per group of
+candidates). ``_popcount`` is the portable bit count
 (SWAR); LLVM recognises the pattern and emits the processor's popcount instruction where
 there is one.
 """
@@ -105,3 +107,16 @@ def hamming_kneighbors(
             out_i[r, p] = c
         for j in range(k):
             out_d[r, j] = best[j]
+
+
+@numba.njit(nogil=True, cache=True)
+def hamming_distances(Q: np.ndarray, T: np.ndarray, out: np.ndarray) -> None:
+    """``out[r, c]``: the number of differing bits of ``Q[r]`` and ``T[c]`` (packed rows)."""
+    n_q, n_w = Q.shape
+    n_t = T.shape[0]
+    for r in range(n_q):
+        for c in range(n_t):
+            s = np.uint64(0)
+            for w in range(n_w):
+                s += _popcount(Q[r, w] ^ T[c, w])
+            out[r, c] = np.float64(s)
