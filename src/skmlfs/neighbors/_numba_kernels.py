@@ -16,9 +16,8 @@ of two rows is the number of set bits of their XOR — the exact integer the pro
 on such data — and the ``k`` nearest are kept by the same insertion as above, so the
 neighbours and distances equal the product path's; :func:`hamming_distances` gives the
 whole block of those distances (the Relief searches, which select per group of
-candidates). ``_popcount`` is the portable bit count
-(SWAR); LLVM recognises the pattern and emits the processor's popcount instruction where
-there is one.
+candidates). ``_popcount`` is the portable bit count (SWAR); LLVM recognises the pattern
+and emits the processor's popcount instruction where there is one.
 """
 
 from __future__ import annotations
