@@ -387,13 +387,7 @@ class HEOM:
             )
         if exclude_self and Q is not T:
             raise ValueError("exclude_self=True needs the query set to be the training set.")
-        if (
-            k <= KERNEL_MAX_K
-            and Q.n * T.n >= KERNEL_MIN_ENTRIES
-            and use_numba()
-            and self._bits(Q) is not None
-            and self._bits(T) is not None
-        ):
+        if k <= KERNEL_MAX_K and self._by_bits(Q, T):
             # 0/1 data: the squared distance (p=2) and the sum of differences (p=1) are
             # both the number of differing features, which the products compute exactly;
             # counting bits gives the same integers and the same order, several times faster.
@@ -417,6 +411,16 @@ class HEOM:
                 np.maximum(dd, 0.0, out=dd)
             dist[s:e] = dd
         return dist, ind
+
+    def _by_bits(self, Q: _Prepared, T: _Prepared) -> bool:
+        """Whether the distances between ``Q`` and ``T`` are counted as bits: numba, a
+        block large enough to pay for the kernel, and 0/1 data on both sides."""
+        return (
+            Q.n * T.n >= KERNEL_MIN_ENTRIES
+            and use_numba()
+            and self._bits(Q) is not None
+            and self._bits(T) is not None
+        )
 
     def _bits(self, P: _Prepared) -> np.ndarray | None:
         """``P``'s rows packed as bits (cached on ``P``), or ``None`` when the data are not
@@ -502,17 +506,16 @@ class HEOM:
         """
         n = X.shape[0]
         P_all = self.prepare(X)
-        # 0/1 data: the distances by bit counts, as in kneighbors (the same integers).
-        bits = self._bits(P_all) if n >= 64 and use_numba() else None
         step = max(1, _BLOCK_ENTRIES // max(1, n))
         for s in range(0, rows.size, step):
             block = rows[s : s + step]
             P_block = self.prepare(X[block])
-            if bits is not None and self._bits(P_block) is not None:
+            if self._by_bits(P_block, P_all):
+                # 0/1 data: the distances by bit counts, as in kneighbors (the same integers)
                 from ._numba_kernels import hamming_distances
 
                 D = np.empty((block.size, n))
-                hamming_distances(P_block.bits, bits, D)
+                hamming_distances(P_block.bits, P_all.bits, D)
             else:
                 D = self.sq_distances(P_block, P_all)
             D[np.arange(block.size), block] = np.inf  # a row is never its own neighbour

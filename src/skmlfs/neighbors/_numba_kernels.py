@@ -32,29 +32,37 @@ def _before(a, b) -> bool:
     return a < b or (b != b and a == a)
 
 
+@numba.njit(nogil=True, cache=True, inline="always")
+def _smallest_of_row(row, k, skip, best, out) -> None:
+    """``out``, ``best``: columns and values of the ``k`` smallest entries of ``row`` by
+    (value, column), column ``skip`` left out (``-1``: none); ``1 ≤ k ≤`` the candidates."""
+    m = 0
+    for c in range(row.shape[0]):
+        if c == skip:
+            continue
+        v = row[c]
+        if m == k:
+            if not _before(v, best[k - 1]):
+                continue
+            p = k - 1
+        else:
+            p = m
+            m += 1
+        while p > 0 and _before(v, best[p - 1]):
+            best[p] = best[p - 1]
+            out[p] = out[p - 1]
+            p -= 1
+        best[p] = v
+        out[p] = c
+
+
 @numba.njit(nogil=True, cache=True)
 def stable_smallest_rows(D: np.ndarray, k: int, out: np.ndarray) -> None:
     """``out[r]``: columns of the ``k`` smallest entries of ``D[r]`` by (value, column),
     for ``1 ≤ k ≤ D.shape[1]``."""
-    n_rows, n_cols = D.shape
     best = np.empty(k, dtype=D.dtype)
-    for r in range(n_rows):
-        m = 0
-        for c in range(n_cols):
-            v = D[r, c]
-            if m == k:
-                if not _before(v, best[k - 1]):
-                    continue
-                p = k - 1
-            else:
-                p = m
-                m += 1
-            while p > 0 and _before(v, best[p - 1]):
-                best[p] = best[p - 1]
-                out[r, p] = out[r, p - 1]
-                p -= 1
-            best[p] = v
-            out[r, p] = c
+    for r in range(D.shape[0]):
+        _smallest_of_row(D[r], k, -1, best, out[r])
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
@@ -63,6 +71,16 @@ def _popcount(x):
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
     return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _hamming_row(q, T, out) -> None:
+    """``out[c]``: the number of differing bits of the packed row ``q`` and ``T[c]``."""
+    for c in range(T.shape[0]):
+        s = np.uint64(0)
+        for w in range(q.shape[0]):
+            s += _popcount(q[w] ^ T[c, w])
+        out[c] = s
 
 
 @numba.njit(nogil=True, cache=True)
@@ -75,47 +93,17 @@ def hamming_kneighbors(
     ``Q`` and ``T`` are packed bit rows (uint64, the same number of words); ``1 ≤ k ≤``
     the number of candidates.
     """
-    n_q, n_w = Q.shape
-    n_t = T.shape[0]
-    dist = np.empty(n_t, dtype=np.int64)
+    dist = np.empty(T.shape[0], dtype=np.int64)
     best = np.empty(k, dtype=np.int64)
-    for r in range(n_q):
+    for r in range(Q.shape[0]):
         # Distances first (a loop the compiler vectorises), then one selection pass.
-        for c in range(n_t):
-            s = np.uint64(0)
-            for w in range(n_w):
-                s += _popcount(Q[r, w] ^ T[c, w])
-            dist[c] = np.int64(s)
-        m = 0
-        for c in range(n_t):
-            if exclude_self and c == r:
-                continue
-            v = dist[c]
-            if m == k:
-                if v >= best[k - 1]:
-                    continue
-                p = k - 1
-            else:
-                p = m
-                m += 1
-            while p > 0 and v < best[p - 1]:
-                best[p] = best[p - 1]
-                out_i[r, p] = out_i[r, p - 1]
-                p -= 1
-            best[p] = v
-            out_i[r, p] = c
-        for j in range(k):
-            out_d[r, j] = best[j]
+        _hamming_row(Q[r], T, dist)
+        _smallest_of_row(dist, k, r if exclude_self else -1, best, out_i[r])
+        out_d[r] = best
 
 
 @numba.njit(nogil=True, cache=True)
 def hamming_distances(Q: np.ndarray, T: np.ndarray, out: np.ndarray) -> None:
     """``out[r, c]``: the number of differing bits of ``Q[r]`` and ``T[c]`` (packed rows)."""
-    n_q, n_w = Q.shape
-    n_t = T.shape[0]
-    for r in range(n_q):
-        for c in range(n_t):
-            s = np.uint64(0)
-            for w in range(n_w):
-                s += _popcount(Q[r, w] ^ T[c, w])
-            out[r, c] = np.float64(s)
+    for r in range(Q.shape[0]):
+        _hamming_row(Q[r], T, out[r])
