@@ -42,7 +42,7 @@ def test_kernel_is_the_stable_sort(seed):
             D[rng.random(D.shape) < 0.1] = np.nan
         k = int(rng.integers(1, n_cols + 1))
         out = np.full((n_rows, k), -1, dtype=np.intp)
-        stable_smallest_rows(D, k, out)
+        stable_smallest_rows(D, k, 0.0, out)
         np.testing.assert_array_equal(out, np.argsort(D, axis=1, kind="stable")[:, :k])
 
 
@@ -51,7 +51,7 @@ def test_kernel_on_views_and_float32():
     D = _tied(rng, 50, 400, 5)
     for M in (D[:, ::3], D.T, D.astype(np.float32), -D[::2]):
         out = np.empty((M.shape[0], 7), dtype=np.intp)
-        stable_smallest_rows(M, 7, out)
+        stable_smallest_rows(M, 7, 0.0, out)
         np.testing.assert_array_equal(out, np.argsort(M, axis=1, kind="stable")[:, :7])
 
 
@@ -79,6 +79,23 @@ def test_stable_smallest_same_with_and_without_kernel(kernel_always, monkeypatch
         fast, slow = _both(lambda D=D, k=k: stable_smallest(D, k), monkeypatch)
         np.testing.assert_array_equal(fast, slow)
         np.testing.assert_array_equal(fast, np.argsort(D, axis=1, kind="stable")[:, :k])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tolerance_ties_values_apart_by_rounding(seed, kernel_always, monkeypatch):
+    """Values a few units in the last place apart are ties with ``tol``: both paths give
+    the stable order of the exact values (and the exact order of values ``tol`` apart)."""
+    rng = np.random.default_rng(seed)
+    for k in (1, 4, 10, 30):
+        exact = rng.integers(1, 6, (40, 600)).astype(float) / 7
+        noisy = exact * (1 + rng.integers(-4, 5, exact.shape) * np.finfo(float).eps)
+        noisy[rng.random(noisy.shape) < 0.03] = np.inf
+        exact[~np.isfinite(noisy)] = np.inf
+        want = np.argsort(exact, axis=1, kind="stable")[:, :k]
+        fast, slow = _both(lambda k=k, D=noisy: stable_smallest(D, k, 1e-12), monkeypatch)
+        np.testing.assert_array_equal(fast, want)
+        np.testing.assert_array_equal(slow, want)
+        assert not np.array_equal(stable_smallest(noisy, k), want)  # without: rounding order
 
 
 def test_kernel_gates(monkeypatch):
@@ -269,3 +286,59 @@ def test_relief_weights_identical_on_real_binary_data(kernel_always, monkeypatch
         slow = cls(n_features_to_select=20, random_state=0).fit(ds.X, ds.Y).scores_
         monkeypatch.setattr(heom, "BITS_MAX_FEATURES", 2048)
         np.testing.assert_array_equal(fast, slow)
+
+
+def _codes(rng, n, ranges):
+    """Integer codes 0..r_f per feature (each value present, so the range is r_f)."""
+    X = np.column_stack([rng.integers(0, r + 1, n) for r in ranges])
+    X[:2] = [[0] * len(ranges), list(ranges)]
+    return X
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ties_of_range_scaled_codes_go_to_the_lower_index(seed, kernel_always, monkeypatch):
+    """HEOM on integer codes with ranges 3, 5, 7: equal exact distances ((1/7)² + (3/7)²
+    against (3/7)² + (1/7)², ...) are ties whatever the rounding of the products, and
+    every search returns the neighbours of the exact rational distances, ties → lower
+    index (ML-kNN's flags features are such codes)."""
+    import math
+
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    ranges = [3, 5, 7, 7, 5]
+    X, Q = _codes(rng, 150, ranges), _codes(rng, 60, ranges)
+    for p in (1, 2):
+        # exact distances in integer units: Σ |Δ|^p · L / r^p with L the lcm of the r^p
+        L = math.lcm(*[r**p for r in ranges])
+        unit = np.array([L // r**p for r in ranges])
+
+        def exact(A, B, p=p, unit=unit):
+            return (np.abs(A[:, None, :] - B[None, :, :]) ** p * unit).sum(-1)
+
+        E_q = exact(Q, X).astype(float)
+        E_s = exact(X, X).astype(float)
+        np.fill_diagonal(E_s, np.inf)
+        for k in (1, 5, 10):
+            want_q = np.argsort(E_q, axis=1, kind="stable")[:, :k]
+            want_s = np.argsort(E_s, axis=1, kind="stable")[:, :k]
+            for fmt in (np.asarray, sp.csr_matrix):
+                h = heom.HEOM(p=p).fit(fmt(X.astype(float)))
+                T = h.prepare(fmt(X.astype(float)))
+                P = h.prepare(fmt(Q.astype(float)))
+                for got_q, got_s in zip(*[
+                    _both(lambda h=h, T=T, P=P, k=k: h.kneighbors(P, T, k)[1], monkeypatch),
+                    _both(lambda h=h, T=T, k=k: h.kneighbors(T, T, k, exclude_self=True)[1],
+                          monkeypatch),
+                ], strict=True):
+                    np.testing.assert_array_equal(got_q, want_q)
+                    np.testing.assert_array_equal(got_s, want_s)
+                # the Relief search: k nearest per group, the sampled row left out
+                rows = rng.integers(0, X.shape[0], 40)
+                groups = [np.flatnonzero(X[:, 0] == v) for v in range(4)]
+                for b, g, nb, valid in h.kneighbors_in_groups(fmt(X.astype(float)), rows,
+                                                              groups, k):
+                    Eg = exact(X[b], X[groups[g]]).astype(float)
+                    Eg[groups[g][None, :] == b[:, None]] = np.inf
+                    want = groups[g][np.argsort(Eg, axis=1, kind="stable")[:, :k]]
+                    np.testing.assert_array_equal(nb[valid], want[valid])

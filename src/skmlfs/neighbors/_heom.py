@@ -123,14 +123,18 @@ def _check_weights(feature_weights: Any, n_features: int) -> np.ndarray:
     return w
 
 
-def stable_smallest(D: np.ndarray, k: int) -> np.ndarray:
+def stable_smallest(D: np.ndarray, k: int, tol: float = 0.0) -> np.ndarray:
     """Column indices of the ``k`` smallest entries of each row, ties → lower column.
 
-    Returns an ``(n_rows, min(k, n_cols))`` int array sorted by (value, column). Exact
-    ties — including at the k-th position — are resolved in favour of the lower column
-    index, as a stable sort of the whole row would, at the cost of a partition. With
-    numba (:func:`skmlfs._compiled.use_numba`) large matrices go through a compiled single
-    pass with the same result (:func:`skmlfs.neighbors._numba_kernels.stable_smallest_rows`).
+    Returns an ``(n_rows, min(k, n_cols))`` int array sorted by (value, column). Ties —
+    including at the k-th position — are resolved in favour of the lower column index, as
+    a stable sort of the whole row would, at the cost of a partition. ``tol > 0`` takes
+    values within ``tol`` of each other as tied: distances computed in floating point
+    (``‖a‖² − 2a·b + ‖b‖²`` on range-scaled values) differ in their last bits where the
+    exact distances are equal, and would otherwise be ordered by that rounding instead of
+    by index. With numba (:func:`skmlfs._compiled.use_numba`) large matrices go through a
+    compiled single pass with the same result
+    (:func:`skmlfs.neighbors._numba_kernels.stable_smallest_rows`).
     """
     n_rows, n_cols = D.shape
     k = min(k, n_cols)
@@ -140,8 +144,10 @@ def stable_smallest(D: np.ndarray, k: int) -> np.ndarray:
         from ._numba_kernels import stable_smallest_rows
 
         out = np.empty((n_rows, k), dtype=np.intp)
-        stable_smallest_rows(D, k, out)
+        stable_smallest_rows(D, k, float(tol), out)
         return out
+    if tol > 0:
+        return _tolerant_smallest(D, k, tol)
     if 4 * k >= n_cols:
         return np.argsort(D, axis=1, kind="stable")[:, :k]
     cols = np.argpartition(D, k - 1, axis=1)[:, :k]
@@ -169,6 +175,28 @@ def stable_smallest(D: np.ndarray, k: int) -> np.ndarray:
         vals[redo] = D[redo[:, None], cols[redo]]
     order = np.lexsort((cols, vals), axis=1)
     return np.take_along_axis(cols, order, axis=1)
+
+
+def _tolerant_smallest(D: np.ndarray, k: int, tol: float) -> np.ndarray:
+    """:func:`stable_smallest` with values within ``tol`` tied (numpy path).
+
+    The candidates of a row are its entries up to the ``k``-th smallest value plus ``tol``;
+    sorted by value, they form groups of values each within ``tol`` of the previous one,
+    and are taken by (group, column).
+    """
+    n_rows, n_cols = D.shape
+    kth = np.partition(D, k - 1, axis=1)[:, k - 1 : k]
+    with np.errstate(invalid="ignore"):  # inf + tol, inf − inf: inf rows stay one group
+        r, c = np.divmod(np.flatnonzero(D <= kth + tol), n_cols)
+        v = D[r, c]
+        o = np.lexsort((c, v, r))
+        r, c, v = r[o], c[o], v[o]
+        new = np.ones(r.size, dtype=bool)
+        new[1:] = (r[1:] != r[:-1]) | (v[1:] - v[:-1] > tol)
+    o = np.lexsort((c, np.cumsum(new)))
+    r, c = r[o], c[o]
+    first = np.searchsorted(r, np.arange(n_rows))
+    return c[np.arange(r.size) - first[r] < k].reshape(n_rows, k)
 
 
 @dataclass
@@ -401,16 +429,35 @@ class HEOM:
             return self._kneighbors_self(T, k)
         ind = np.empty((Q.n, k), dtype=np.intp)
         dist = np.empty((Q.n, k))
+        tol = self._tie_tol(Q, T)
         for s, e in _blocks(Q.n, T.n):
             D = self.sq_distances(_take(Q, s, e), T, _row_terms=False)
-            nb = stable_smallest(D, k)
+            nb = stable_smallest(D, k, tol)
             ind[s:e] = nb
             dd = np.take_along_axis(D, nb, axis=1)
             if self.p == 2:
                 dd += Q.zz[s:e, None]
                 np.maximum(dd, 0.0, out=dd)
             dist[s:e] = dd
-        return dist, ind
+        return _snap_ties(dist, tol), ind
+
+    def _tie_tol(self, A: _Prepared, B: _Prepared) -> float:
+        """Distances of ``A`` to ``B`` within this of each other are ties.
+
+        The products compute ``‖a‖² − 2a·b + ‖b‖²`` (and ``Σ|a − b|`` for ``p=1``) with a
+        rounding error of at most about ``(d + 2)·ε`` times the largest term, so equal
+        distances of range-scaled features (``(1/7)² + (3/7)²`` and ``(2/7)² + …``) come out
+        a few units in the last place apart, and a stable order by index would become an
+        order by rounding. 64 times that bound is still far below any difference the data
+        can express (about 1e-13 of the distance scale on tens of features).
+        """
+        if self.p == 2:
+            scale = sum(float(P.zz.max()) for P in (A, B) if P.n)
+        else:
+            scale = sum(float(abs(P.Z).sum(axis=1).max()) for P in (A, B) if P.n)
+        scale += float(self.weights_.sum())  # nominal and missing terms
+        d = self.weights_.size
+        return 64.0 * (d + 2) * np.finfo(float).eps * scale
 
     def _by_bits(self, Q: _Prepared, T: _Prepared) -> bool:
         """Whether the distances between ``Q`` and ``T`` are counted as bits: numba, a
@@ -444,6 +491,7 @@ class HEOM:
         ``O(n²k / √_BLOCK_ENTRIES)`` and the memory at a few tiles, whatever ``n``.
         """
         n = T.n
+        tol = self._tie_tol(T, T)
         best_v = np.full((n, k), np.inf)
         best_i = np.full((n, k), n, dtype=np.intp)
         b = max(1, int(np.sqrt(_BLOCK_ENTRIES)))
@@ -456,21 +504,22 @@ class HEOM:
                 if c0 == s:
                     r = np.arange(e - s)
                     D[r, r] = np.inf
-                c = stable_smallest(D, k)
+                c = stable_smallest(D, k, tol)
                 best_v[s:e], best_i[s:e] = _merge(
-                    best_v[s:e], best_i[s:e], np.take_along_axis(D, c, axis=1), c + c0, k
+                    best_v[s:e], best_i[s:e], np.take_along_axis(D, c, axis=1), c + c0, k, tol
                 )
                 if c0 > s:
                     DT = np.ascontiguousarray(D.T)
-                    c2 = stable_smallest(DT, k)
+                    c2 = stable_smallest(DT, k, tol)
                     best_v[c0:c1], best_i[c0:c1] = _merge(
                         best_v[c0:c1],
                         best_i[c0:c1],
                         np.take_along_axis(DT, c2, axis=1),
                         c2 + s,
                         k,
+                        tol,
                     )
-        return best_v, best_i
+        return _snap_ties(best_v, tol), best_i
 
     def kneighbors_in_groups(
         self, X: Any, rows: np.ndarray, groups: list[np.ndarray], k: int
@@ -516,14 +565,16 @@ class HEOM:
 
                 D = np.empty((block.size, n))
                 hamming_distances(P_block.bits, P_all.bits, D)
+                tol = 0.0
             else:
                 D = self.sq_distances(P_block, P_all)
+                tol = self._tie_tol(P_block, P_all)
             D[np.arange(block.size), block] = np.inf  # a row is never its own neighbour
             for g, members in enumerate(groups):
                 if members.size == 0:
                     continue
                 sub = D[:, members]
-                cols = stable_smallest(sub, k)
+                cols = stable_smallest(sub, k, tol)
                 valid = np.isfinite(np.take_along_axis(sub, cols, axis=1))
                 yield block, g, members[cols], valid
 
@@ -575,12 +626,35 @@ def _pack_bits(Z: Any) -> np.ndarray | None:
     return out.view(np.uint64)
 
 
-def _merge(v1, i1, v2, i2, k):
-    """The ``k`` smallest of two candidate lists per row in the order (value, index)."""
+def _snap_ties(v: np.ndarray, tol: float) -> np.ndarray:
+    """Sorted neighbour distances (rows in the tie-tolerant order) with every run of
+    values within ``tol`` of the previous one set to the run's first value: tied
+    neighbours get the same distance, so whatever reads the distances (a precomputed
+    graph, the weighted votes) sees the ties the search saw."""
+    if tol <= 0 or v.shape[1] < 2:
+        return v
+    with np.errstate(invalid="ignore"):  # inf − inf: one run
+        new = np.ones(v.shape, dtype=bool)
+        new[:, 1:] = np.diff(v, axis=1) > tol
+    start = np.where(new, np.arange(v.shape[1]), 0)
+    np.maximum.accumulate(start, axis=1, out=start)
+    return np.take_along_axis(v, start, axis=1)
+
+
+def _merge(v1, i1, v2, i2, k, tol=0.0):
+    """The ``k`` smallest of two candidate lists per row in the order (value, index),
+    values within ``tol`` tied (as :func:`stable_smallest`)."""
     v = np.concatenate([v1, v2], axis=1)
     i = np.concatenate([i1, i2], axis=1)
-    order = np.lexsort((i, v), axis=1)[:, :k]
-    return np.take_along_axis(v, order, axis=1), np.take_along_axis(i, order, axis=1)
+    order = np.lexsort((i, v), axis=1)
+    v, i = np.take_along_axis(v, order, axis=1), np.take_along_axis(i, order, axis=1)
+    if tol > 0:
+        with np.errstate(invalid="ignore"):  # inf − inf of unfilled slots: one group
+            g = np.zeros(v.shape)
+            g[:, 1:] = np.cumsum(np.diff(v, axis=1) > tol, axis=1)
+        order = np.lexsort((i, g), axis=1)
+        v, i = np.take_along_axis(v, order, axis=1), np.take_along_axis(i, order, axis=1)
+    return v[:, :k], i[:, :k]
 
 
 def _gram(A: Any, B: Any) -> np.ndarray:

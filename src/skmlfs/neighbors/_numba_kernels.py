@@ -3,12 +3,13 @@
 
 :func:`stable_smallest_rows` is the exact stable ``k``-smallest selection of every row in
 one pass: the ``k`` best entries so far are kept sorted by (value, column); a column
-enters when its value is strictly below the current ``k``-th one (an equal value loses to
-the lower column already kept), by insertion behind every kept entry with a value not
-above its own. The result is therefore the first ``k`` columns of a stable sort of the
-row — what the numpy path computes with a partition, its tie repair and a final sort —
-with one comparison for most entries instead of several passes over the row. NaN sorts
-last (as in numpy's sorts); the tests compare the two paths entry for entry.
+enters when its value is below the current ``k``-th one by more than the tie tolerance
+``tol`` (a value within ``tol`` is a tie and loses to the lower column already kept), by
+insertion behind every kept entry it does not undercut by more than ``tol``. The result is
+therefore the first ``k`` columns of a stable sort of the row with values within ``tol``
+taken as equal — what the numpy path computes with a partition and a sort — with one
+comparison for most entries instead of several passes over the row. NaN sorts last (as in
+numpy's sorts); the tests compare the two paths entry for entry.
 
 :func:`hamming_kneighbors` is the whole search for 0/1 data (see
 :meth:`skmlfs.neighbors.HEOM.kneighbors`): rows packed 64 features to a word, the distance
@@ -27,28 +28,30 @@ import numpy as np
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _before(a, b) -> bool:
-    """``a`` sorts strictly before ``b`` (NaN last, NaNs equal among themselves)."""
-    return a < b or (b != b and a == a)
+def _before(a, b, tol) -> bool:
+    """``a`` sorts before ``b``: below it by more than ``tol`` (NaN last, NaNs equal among
+    themselves)."""
+    return a < b - tol or (b != b and a == a)
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
-def _smallest_of_row(row, k, skip, best, out) -> None:
+def _smallest_of_row(row, k, skip, tol, best, out) -> None:
     """``out``, ``best``: columns and values of the ``k`` smallest entries of ``row`` by
-    (value, column), column ``skip`` left out (``-1``: none); ``1 ≤ k ≤`` the candidates."""
+    (value, column), values within ``tol`` tied, column ``skip`` left out (``-1``: none);
+    ``1 ≤ k ≤`` the candidates."""
     m = 0
     for c in range(row.shape[0]):
         if c == skip:
             continue
         v = row[c]
         if m == k:
-            if not _before(v, best[k - 1]):
+            if not _before(v, best[k - 1], tol):
                 continue
             p = k - 1
         else:
             p = m
             m += 1
-        while p > 0 and _before(v, best[p - 1]):
+        while p > 0 and _before(v, best[p - 1], tol):
             best[p] = best[p - 1]
             out[p] = out[p - 1]
             p -= 1
@@ -57,12 +60,12 @@ def _smallest_of_row(row, k, skip, best, out) -> None:
 
 
 @numba.njit(nogil=True, cache=True)
-def stable_smallest_rows(D: np.ndarray, k: int, out: np.ndarray) -> None:
+def stable_smallest_rows(D: np.ndarray, k: int, tol: float, out: np.ndarray) -> None:
     """``out[r]``: columns of the ``k`` smallest entries of ``D[r]`` by (value, column),
-    for ``1 ≤ k ≤ D.shape[1]``."""
+    values within ``tol`` tied, for ``1 ≤ k ≤ D.shape[1]``."""
     best = np.empty(k, dtype=D.dtype)
     for r in range(D.shape[0]):
-        _smallest_of_row(D[r], k, -1, best, out[r])
+        _smallest_of_row(D[r], k, -1, tol, best, out[r])
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
@@ -98,7 +101,8 @@ def hamming_kneighbors(
     for r in range(Q.shape[0]):
         # Distances first (a loop the compiler vectorises), then one selection pass.
         _hamming_row(Q[r], T, dist)
-        _smallest_of_row(dist, k, r if exclude_self else -1, best, out_i[r])
+        # integer distances: exact ties (tolerance 0)
+        _smallest_of_row(dist, k, r if exclude_self else -1, 0, best, out_i[r])
         out_d[r] = best
 
 
