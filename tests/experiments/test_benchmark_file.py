@@ -217,6 +217,21 @@ def test_add_selector_joins_every_part_and_report(datasets_dir, tmp_path, monkey
     assert (out / "tables" / "hamming_loss.csv").is_file()
     assert (out / "lee" / "tables" / "normalized_coverage.csv").is_file()
     assert "`lee/tables/stability.csv`" in text and "`tables/stability.csv`" in text
+    # the per-cell CSV: one row per cell of each part, each row named by its method,
+    # budget, learner and split, with the store's values
+    import numpy as np
+    import pandas as pd
+
+    rows = pd.read_csv(out / "results_folds.csv")
+    key = ["part", "dataset", "method", "k", "learner", "split"]
+    assert not rows.duplicated(key).any()
+    assert len(rows) == len(main_) + len(lee)
+    got = rows[(rows["part"] == "main") & (rows["method"] == "mine")]
+    want = mine.sort_values(["dataset", "k", "split"])
+    np.testing.assert_allclose(got.sort_values(["dataset", "k", "split"])["hamming_loss"],
+                               want["hamming_loss"], rtol=1e-5)
+    assert list(got.sort_values(["dataset", "k", "split"])["n_selected"]) == list(
+        want["n_selected"])
     # ... the report again from the store alone: the same text
     out2 = tmp_path / "rep2"
     assert main(["report", str(db), "--out", str(out2), "--no-figures"]) == 0

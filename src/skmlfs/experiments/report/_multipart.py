@@ -684,8 +684,12 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
         L.append("\n" + runs_section(store.runs(), {p: names.get(p, []) for p in frames},
                                      "### Runs", "part"))
         every = dict.fromkeys(m.name for p, _ in ep.parts for m in ep.checked[p].metrics)
-        cols = ["part", "dataset", "learner", "split", *[m for m in every if m in data.df],
-                "fit_time", "predict_time", "n_train", "n_test", "protocol"]
+        # method, budget and learner name a cell: without them a row cannot be told apart
+        cols = ["part", "dataset", "method", "k", "n_selected", "learner", "split",
+                *[m for m in every if m in data.df],
+                "selection_time", "fit_time", "predict_time", "n_train", "n_test", "seed",
+                "protocol"]
+        cols = [c for c in cols if c in data.df]
         csv = out / "results_folds.csv"
         data.df[cols].to_csv(csv, index=False, float_format="%.6g")
         written.append(csv)
