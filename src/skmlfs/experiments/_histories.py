@@ -66,8 +66,9 @@ def plot_search_histories(
                          np.nan_to_num(np.nanstd(t.to_numpy(), axis=1)))
         slug = "".join(c if c.isalnum() or c in "._-" else "_" for c in str(ds))
         p = Path(out_dir) / f"convergence_{slug}.png"
-        fig = metric_curves(curves, "fitness evaluations", "best fitness (loss)", p,
-                            title=f"{ds}: search convergence")
+        fig = metric_curves(curves, "fitness evaluations",
+                             "best fitness (lower is better; accuracies negated)", p,
+                             title=f"{ds}: search convergence")
         try:
             import matplotlib.pyplot as plt
 

@@ -51,8 +51,13 @@ def objective_curves(df: Any):
 
 def plot_objectives(df: Any, out_dir: str | os.PathLike, *, methods: Any = None) -> list[Path]:
     """One PNG per dataset, ``objective_<dataset>.png``: the objective after each iteration
-    (log scale), one line per (method, learner it was tuned for, split). Returns the files
-    written (none when no cell holds an objective)."""
+    (log scale), one panel per (method, learner it was tuned for) with one line per split.
+    Returns the files written (none when no cell holds an objective).
+
+    A panel per optimiser because their objectives differ by orders of magnitude (RALM-FS
+    near 10⁷, RLEFS near 1 on the same data): on one axis the smaller curves flatten out,
+    and one legend entry per split and method hides the axes.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -64,20 +69,32 @@ def plot_objectives(df: Any, out_dir: str | os.PathLike, *, methods: Any = None)
         return out
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     for ds, g in t.groupby("dataset", sort=False):
-        fig, ax = plt.subplots(figsize=(5.5, 3.8))
         order = [m for m in (methods or []) if m in set(g["method"])]
         order += [m for m in dict.fromkeys(g["method"]) if m not in order]
-        for m in order:
-            for (lr, split), h in g[g["method"] == m].groupby(["learner", "split"], sort=False):
-                y = h["objective"].to_numpy()
-                lab = f"{m} ({lr})" + (f" split {split}" if g["split"].nunique() > 1 else "")
-                ax.semilogy(np.arange(len(y)), np.maximum(y, np.finfo(float).tiny), lw=1.4,
-                            label=lab)
-        ax.set_xlabel("iteration")
-        ax.set_ylabel("objective")
-        ax.set_title(f"{ds}: optimiser convergence")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        panels = [(m, lr) for m in order
+                  for lr in dict.fromkeys(g.loc[g["method"] == m, "learner"])]
+        ncols = min(3, len(panels))
+        nrows = -(-len(panels) // ncols)
+        fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols + 0.6, 2.9 * nrows + 0.5),
+                                 squeeze=False)
+        for ax, (m, lr) in zip(list(axes.flat)[: len(panels)], panels, strict=True):
+            h = g[(g["method"] == m) & (g["learner"] == lr)]
+            for i, (split, c) in enumerate(h.groupby("split", sort=True)):
+                y = c.sort_values("iteration")["objective"].to_numpy()
+                ax.semilogy(np.arange(len(y)), np.maximum(y, np.finfo(float).tiny), lw=1.2,
+                            alpha=0.85, color=plt.cm.viridis(i / max(1, h["split"].nunique())),
+                            label=f"split {split}")
+            ax.set_title(f"{m} ({lr})" if g["learner"].nunique() > 1 else str(m), fontsize=9)
+            ax.set_xlabel("iteration", fontsize=8)
+            ax.set_ylabel("objective", fontsize=8)
+            ax.tick_params(which="both", labelsize=7)
+            ax.grid(alpha=0.3)
+        for ax in list(axes.flat)[len(panels):]:
+            ax.set_visible(False)
+        n_splits = g["split"].nunique()
+        fig.suptitle(f"{ds}: optimiser convergence"
+                     + (f" (one line per split, {n_splits} splits)" if n_splits > 1 else ""),
+                     fontsize=10)
         fig.tight_layout()
         slug = "".join(c if c.isalnum() or c in "._-" else "_" for c in str(ds))
         p = Path(out_dir) / f"objective_{slug}.png"
