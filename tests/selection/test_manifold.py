@@ -121,7 +121,9 @@ def test_mdfs_woodbury_branch_and_sparse_input(emotions):
     Xs = sp.csr_matrix(np.where(X > np.median(X), X, 0.0))
     dense = MDFS(random_state=0, max_iter=5, tol=0, n_neighbors=5).fit(Xs.toarray(), Y)
     sparse = MDFS(random_state=0, max_iter=5, tol=0, n_neighbors=5).fit(Xs, Y)
-    np.testing.assert_allclose(sparse.W_, dense.W_, rtol=1e-7, atol=1e-10)
+    # sparse and BLAS products sum in different orders; five iterations carry that
+    # rounding to ~1e-9 of the largest weight
+    np.testing.assert_allclose(sparse.W_, dense.W_, rtol=1e-7, atol=1e-8 * np.abs(dense.W_).max())
     np.testing.assert_array_equal(sparse.selection_order_, dense.selection_order_)
 
 
