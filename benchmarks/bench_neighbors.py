@@ -17,7 +17,12 @@ half of ML-kNN's time went into the numpy path's partition, tie repair and final
   and the numpy path; probabilities and neighbours compared bit for bit;
 * ``PPTReliefF`` (every pattern sampled, ``p = 1`` distances to all patterns) on the
   first ``--relief-rows`` patterns of each data set, distances by bit counts against the
-  products (best of ``--repeat``); the weights compared bit for bit.
+  products (best of ``--repeat``); the weights compared bit for bit;
+* the tie tolerance on range-scaled integer codes (``--coded-rows`` patterns, 4 features
+  with ranges 7, 5, 3 and 9: a few selected features of flags or of discretized data):
+  ML-kNN's search with the tolerance against tolerance 0 (the rounding deciding ties, the
+  behaviour before 0.2.0), numpy path and kernel, and how many test rows' neighbours
+  differ from those of the exact rational distances (computed in integers) each way.
 
 Usage::
 
@@ -68,6 +73,7 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--relief-rows", type=int, default=6000)
+    ap.add_argument("--coded-rows", type=int, default=10000)
     args = ap.parse_args()
     if not compiled.use_numba():
         raise SystemExit("numba is not installed (pip install 'scikit-mlfs[fast]')")
@@ -145,6 +151,60 @@ def main() -> None:
             f"ratio {t_rp / t_rb:.2f}x   weights "
             f"{'IDENTICAL' if np.array_equal(w_bits, w_prod) else 'DIFFERENT'}"
         )
+
+    coded(rng, args)
+
+
+def coded(rng, args) -> None:
+    """The tie tolerance on range-scaled integer codes: cost and exactness."""
+    import math
+
+    n = args.coded_rows
+    ranges = np.array([7, 5, 3, 9])
+    X = np.column_stack([rng.integers(0, r + 1, n) for r in ranges]).astype(float)
+    X[0], X[1] = 0, ranges  # every range reached on the training rows
+    tr, te = np.arange(4 * n // 5), np.arange(4 * n // 5, n)
+    Xtr, Xte = X[tr], X[te]
+    # exact squared HEOM distances in integer units: Σ Δ² · L / r² with L = lcm(r²)
+    L = math.lcm(*[int(r) ** 2 for r in ranges])
+    unit = np.array([L // int(r) ** 2 for r in ranges], dtype=np.int64)
+    Ai, Bi = Xtr.astype(np.int64), Xte[:300].astype(np.int64)
+    E = np.stack([((Ai - b) ** 2 * unit).sum(1) for b in Bi])
+    exact = np.argsort(E, axis=1, kind="stable")[:, : args.k]
+
+    h = heom.HEOM().fit(Xtr)
+    T, Q = h.prepare(Xtr), h.prepare(Xte)
+
+    def search():
+        return h.kneighbors(Q, T, args.k)[1]
+
+    search()  # compile or load the kernels outside the timing
+    real = heom.HEOM._tie_tol
+    rows = {}
+    for label, zero in (("tolerance", False), ("tolerance 0", True)):
+        if zero:
+            heom.HEOM._tie_tol = lambda self, A, B: 0.0
+        try:
+            t_nb, nb = best_of(search, args.repeat)
+            t_np, nb_np = with_path(True, lambda: best_of(search, args.repeat))
+        finally:
+            heom.HEOM._tie_tol = real
+        wrong = int(np.count_nonzero((nb[:300] != exact).any(axis=1)))
+        rows[label] = (t_np, t_nb, wrong, np.array_equal(nb, nb_np))
+    print(
+        f"\n== range-scaled codes: train {tr.size} x {ranges.size} features (ranges "
+        f"{', '.join(map(str, ranges))}), test {te.size}, "
+        f"k = {args.k}; {load_str()}"
+    )
+    for label, (t_np, t_nb, wrong, same) in rows.items():
+        print(
+            f"{label:>12}: numpy path {t_np:.3f} s   kernel {t_nb:.3f} s   neighbours "
+            f"differing from the exact distances' on {wrong} of 300 test rows   paths "
+            f"{'IDENTICAL' if same else 'DIFFERENT'}"
+        )
+    (a_np, a_nb, *_), (b_np, b_nb, *_) = rows["tolerance"], rows["tolerance 0"]
+    print(f"ratios (tolerance / tolerance 0): numpy path {a_np / b_np:.2f}x   "
+          f"kernel {a_nb / b_nb:.2f}x")
 
 
 if __name__ == "__main__":

@@ -342,3 +342,29 @@ def test_ties_of_range_scaled_codes_go_to_the_lower_index(seed, kernel_always, m
                     Eg[groups[g][None, :] == b[:, None]] = np.inf
                     want = groups[g][np.argsort(Eg, axis=1, kind="stable")[:, :k]]
                     np.testing.assert_array_equal(nb[valid], want[valid])
+
+
+def test_tie_tolerance_only_where_rounding_can_split_ties():
+    """Integer scaled values with integer weights (0/1 data, raw codes) are computed
+    exactly: no tolerance. Range-scaled codes, fractional weights and missing values get
+    one, a tiny fraction of the distance scale."""
+    rng = np.random.default_rng(3)
+    B = rng.integers(0, 2, (40, 6)).astype(float)
+    C = _codes(rng, 40, [7, 5, 3])
+    cases = {
+        "binary": (heom.HEOM(), B, False),
+        "binary, square weights": (heom.HEOM(feature_weights=[4] * 6), B, False),  # √4 · x
+        "raw codes": (heom.HEOM(normalize=False), C, False),
+        "range-scaled codes": (heom.HEOM(), C, True),
+        "binary, weight 0.5": (heom.HEOM(feature_weights=[0.5] * 6), B, True),
+    }
+    for name, (h, X, wants) in cases.items():
+        h.fit(X)
+        P = h.prepare(X)
+        tol = h._tie_tol(P, P)
+        assert (tol > 0) == wants, name
+        assert tol < 1e-11 * (2 * P.zz.max() + h.weights_.sum()), name
+    M = C.astype(float)
+    M[0, 0] = np.nan
+    h = heom.HEOM(normalize=False).fit(M)
+    assert h._tie_tol(h.prepare(M), h.prepare(M)) > 0  # missing terms: not integral

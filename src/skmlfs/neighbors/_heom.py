@@ -148,6 +148,12 @@ def stable_smallest(D: np.ndarray, k: int, tol: float = 0.0) -> np.ndarray:
         return out
     if tol > 0:
         return _tolerant_smallest(D, k, tol)
+    return _exact_smallest(D, k)
+
+
+def _exact_smallest(D: np.ndarray, k: int) -> np.ndarray:
+    """:func:`stable_smallest`'s numpy path with exact ties (``1 ≤ k ≤`` the columns)."""
+    n_cols = D.shape[1]
     if 4 * k >= n_cols:
         return np.argsort(D, axis=1, kind="stable")[:, :k]
     cols = np.argpartition(D, k - 1, axis=1)[:, :k]
@@ -180,23 +186,30 @@ def stable_smallest(D: np.ndarray, k: int, tol: float = 0.0) -> np.ndarray:
 def _tolerant_smallest(D: np.ndarray, k: int, tol: float) -> np.ndarray:
     """:func:`stable_smallest` with values within ``tol`` tied (numpy path).
 
-    The candidates of a row are its entries up to the ``k``-th smallest value plus ``tol``;
-    sorted by value, they form groups of values each within ``tol`` of the previous one,
-    and are taken by (group, column).
+    The values within ``tol`` of a row's ``k``-th smallest are set to it, so that the exact
+    path keeps the lowest columns among them (one pass over the row, as for exact ties);
+    the ``k`` kept are then ordered by value with runs of values within ``tol`` of the
+    previous one tied (:func:`_order_ties`).
     """
-    n_rows, n_cols = D.shape
     kth = np.partition(D, k - 1, axis=1)[:, k - 1 : k]
-    with np.errstate(invalid="ignore"):  # inf + tol, inf − inf: inf rows stay one group
-        r, c = np.divmod(np.flatnonzero(D <= kth + tol), n_cols)
-        v = D[r, c]
-        o = np.lexsort((c, v, r))
-        r, c, v = r[o], c[o], v[o]
-        new = np.ones(r.size, dtype=bool)
-        new[1:] = (r[1:] != r[:-1]) | (v[1:] - v[:-1] > tol)
-    o = np.lexsort((c, np.cumsum(new)))
-    r, c = r[o], c[o]
-    first = np.searchsorted(r, np.arange(n_rows))
-    return c[np.arange(r.size) - first[r] < k].reshape(n_rows, k)
+    with np.errstate(invalid="ignore"):  # inf − inf: not in the band (equal anyway)
+        band = np.abs(D - kth) <= tol
+    cols = _exact_smallest(np.where(band, kth, D), k)
+    return _order_ties(np.take_along_axis(D, cols, axis=1), cols, tol)[1]
+
+
+def _order_ties(v: np.ndarray, i: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of (value, index) candidates sorted by value, runs of values each within
+    ``tol`` of the previous one tied and taken by index."""
+    order = np.lexsort((i, v), axis=1)
+    v, i = np.take_along_axis(v, order, axis=1), np.take_along_axis(i, order, axis=1)
+    if tol > 0 and v.shape[1] > 1:
+        with np.errstate(invalid="ignore"):  # inf − inf of unfilled slots: one run
+            g = np.zeros(v.shape)
+            g[:, 1:] = np.cumsum(np.diff(v, axis=1) > tol, axis=1)
+        order = np.lexsort((i, g), axis=1)
+        v, i = np.take_along_axis(v, order, axis=1), np.take_along_axis(i, order, axis=1)
+    return v, i
 
 
 @dataclass
@@ -214,6 +227,8 @@ class _Prepared:
     # nothing is missing (None otherwise); computed on first use by HEOM._bits.
     bits: Any = field(default=None, repr=False)
     bits_checked: bool = field(default=False, repr=False)
+    # Whether every entry of Z is an integer (computed on first use by HEOM._tie_tol).
+    integral: bool | None = field(default=None, repr=False)
 
 
 class HEOM:
@@ -451,6 +466,8 @@ class HEOM:
         order by rounding. 64 times that bound is still far below any difference the data
         can express (about 1e-13 of the distance scale on tens of features).
         """
+        if self._exact(A) and self._exact(B):
+            return 0.0
         if self.p == 2:
             scale = sum(float(P.zz.max()) for P in (A, B) if P.n)
         else:
@@ -458,6 +475,23 @@ class HEOM:
         scale += float(self.weights_.sum())  # nominal and missing terms
         d = self.weights_.size
         return 64.0 * (d + 2) * np.finfo(float).eps * scale
+
+    def _exact(self, P: _Prepared) -> bool:
+        """Whether the distances involving ``P`` are computed exactly: integer scaled
+        values (0/1 data, raw integer codes with ``normalize=False``), integer weights and
+        nothing missing, so the products are integers well below 2⁵³ and equal distances
+        are equal floats. Ties then need no tolerance (the same result, and the numpy
+        path's single pass over tied bag-of-words rows)."""
+        if P.integral is None:
+            z = P.Z.data if sp.issparse(P.Z) else P.Z
+            P.integral = bool(
+                P.miss is None
+                and np.array_equal(z, np.round(z))
+                # sums of d squares stay exact integers below 2⁵²
+                and (z.size == 0 or float(np.abs(z).max()) ** 2 * max(1, P.Z.shape[1]) < 2.0**52)
+            )
+        w = self.weights_
+        return P.integral and bool(np.array_equal(w, np.round(w)))
 
     def _by_bits(self, Q: _Prepared, T: _Prepared) -> bool:
         """Whether the distances between ``Q`` and ``T`` are counted as bits: numba, a
@@ -644,16 +678,7 @@ def _snap_ties(v: np.ndarray, tol: float) -> np.ndarray:
 def _merge(v1, i1, v2, i2, k, tol=0.0):
     """The ``k`` smallest of two candidate lists per row in the order (value, index),
     values within ``tol`` tied (as :func:`stable_smallest`)."""
-    v = np.concatenate([v1, v2], axis=1)
-    i = np.concatenate([i1, i2], axis=1)
-    order = np.lexsort((i, v), axis=1)
-    v, i = np.take_along_axis(v, order, axis=1), np.take_along_axis(i, order, axis=1)
-    if tol > 0:
-        with np.errstate(invalid="ignore"):  # inf − inf of unfilled slots: one group
-            g = np.zeros(v.shape)
-            g[:, 1:] = np.cumsum(np.diff(v, axis=1) > tol, axis=1)
-        order = np.lexsort((i, g), axis=1)
-        v, i = np.take_along_axis(v, order, axis=1), np.take_along_axis(i, order, axis=1)
+    v, i = _order_ties(np.concatenate([v1, v2], axis=1), np.concatenate([i1, i2], axis=1), tol)
     return v[:, :k], i[:, :k]
 
 
