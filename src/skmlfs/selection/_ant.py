@@ -23,6 +23,7 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import validate_data
 
 from .._progress import report_step
+from .._threads import one_blas_thread
 from .._validation import categorical_mask, check_labels, resolve_n_features
 from ..info import DiscreteData, InfoCache
 from ._base import BaseSelector, Number, degenerate_selection, discretize_features
@@ -62,8 +63,14 @@ def abs_correlation(X: Any, Z: Any = None) -> np.ndarray:
     (``X`` itself by default), NaN where a column is constant.
 
     Sparse ``X`` stays sparse: the correlations come from the product ``XᵀZ`` and the
-    column means. The result is dense, ``(d_X, d_Z)``.
+    column means. The result is dense, ``(d_X, d_Z)``, and the same to the last bit
+    whatever the number of BLAS threads (:func:`skmlfs._threads.one_blas_thread`).
     """
+    with one_blas_thread():
+        return _abs_correlation(X, Z)
+
+
+def _abs_correlation(X: Any, Z: Any) -> np.ndarray:
     same = Z is None
     n = X.shape[0]
     if not sp.issparse(X):
@@ -98,7 +105,13 @@ def abs_correlation(X: Any, Z: Any = None) -> np.ndarray:
 
 def feature_label_cosine(X: Any, Y: Any) -> np.ndarray:
     """``|cos(f, y_l)|`` of every feature with every label, shape (d, q); NaN where a
-    column is all zero (sparse ``X`` stays sparse)."""
+    column is all zero (sparse ``X`` stays sparse); the same whatever the number of BLAS
+    threads (:func:`skmlfs._threads.one_blas_thread`)."""
+    with one_blas_thread():
+        return _feature_label_cosine(X, Y)
+
+
+def _feature_label_cosine(X: Any, Y: Any) -> np.ndarray:
     Yf = np.asarray(Y, dtype=float)
     if sp.issparse(X):
         X = sp.csc_matrix(X, dtype=float)
