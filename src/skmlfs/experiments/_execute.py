@@ -29,6 +29,7 @@ import traceback
 import warnings
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -79,7 +80,29 @@ def versions() -> dict[str, str]:
         blas = _blas_kernel()
         if blas:
             _VERSIONS["blas"] = blas
+        source = _source_state()
+        if source:
+            _VERSIONS["source"] = source
     return _VERSIONS
+
+
+def _source_state() -> str | None:
+    """``git <commit>`` (``+changes`` when ``src/`` has uncommitted edits) when scikit-mlfs
+    runs from a git checkout of its own, else ``None``: a development version number stays
+    the same across commits, so cells computed by different code states would look alike."""
+    import subprocess
+
+    root = Path(skmlfs.__file__).resolve().parents[2]
+    if not (root / ".git").exists() or not (root / "pyproject.toml").is_file():
+        return None
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=10", "HEAD"],
+                              capture_output=True, text=True, timeout=10, check=True)
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src"],
+                               capture_output=True, text=True, timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"git {head.stdout.strip()}" + ("+changes" if dirty.stdout.strip() else "")
 
 
 def _blas_kernel() -> str:

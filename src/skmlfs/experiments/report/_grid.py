@@ -820,11 +820,23 @@ def _runtime_figure(df, out: Path, ds_pref, m_pref) -> Path | None:
 
 
 def _versions_line(df) -> str:
-    vs = sorted(set(df["versions"])) if "versions" in df else []
-    if not vs:
+    """The software that computed the cells: each combination with its number of cells,
+    most cells first, and a warning when the cells come from more than one version or
+    source state of scikit-mlfs (a store resumed across code changes: regenerating it
+    with one version may change those cells)."""
+    vs = df["versions"].dropna() if "versions" in df else []
+    if not len(vs):
         return ""
+    counts = vs.value_counts()
     parts = []
-    for v in vs[:3]:
+    for v, n in counts.items():
         d = json.loads(v)
-        parts.append(", ".join(f"{k} {d[k]}" for k in sorted(d)))
-    return "Software: " + " | ".join(parts) + "\n"
+        parts.append(f"{n:,} cells: " + ", ".join(f"{k} {d[k]}" for k in sorted(d)))
+    line = "Software: " + " | ".join(parts) + "\n"
+    own = {(json.loads(v).get("skmlfs"), json.loads(v).get("source")) for v in counts.index}
+    if len(own) > 1:
+        names = ", ".join(f"{a}" + (f" ({b})" if b else "") for a, b in sorted(own, key=str))
+        line += (f"\n**The cells come from {len(own)} versions of scikit-mlfs** ({names}): "
+                 "the store was resumed across code changes, and a run of one version "
+                 "may give other values where a method changed in between (CHANGELOG.md).\n")
+    return line
