@@ -220,7 +220,7 @@ def run_batch(batch: Batch, catch: bool = True, single_thread: bool = False) -> 
     as failures by the runner and retried by the next run) unless ``catch`` is false.
     """
     limits = contextlib.nullcontext()
-    if single_thread:  # a parallel worker
+    if single_thread:  # every backend: one thread per worker, and the serial run too
         _undo_malloc_trim()
         from threadpoolctl import threadpool_limits
 
@@ -241,10 +241,13 @@ def run_batch(batch: Batch, catch: bool = True, single_thread: bool = False) -> 
 # --------------------------------------------------------------------------- backends
 def _serial(batches, catch, keep) -> Iterator[tuple[Task, TaskResult]]:
     for b in batches:
-        # task by task, so each finished task is stored before the next one starts
+        # task by task, so each finished task is stored before the next one starts; on one
+        # BLAS thread as in the workers: a product's last bits follow the thread count, and
+        # an iterative solver's weights (LLSF, MSSL on medical: tied norms of duplicate
+        # columns ordered differently) with them, so cells would depend on -j
         for t in b.tasks:
             if keep(t):
-                yield from zip([t], run_batch(replace(b, tasks=[t]), catch), strict=True)
+                yield from zip([t], run_batch(replace(b, tasks=[t]), catch, True), strict=True)
 
 
 def _joblib(batches, n_jobs, catch, keep) -> Iterator[tuple[Task, TaskResult]]:
