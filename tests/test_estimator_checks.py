@@ -85,12 +85,6 @@ def _estimators() -> list[BaseEstimator]:
 ESTIMATORS = _estimators()
 
 # --------------------------------------------------------------------------- expected failures
-LAZY = frozenset({"DMLkNN", "MLCWkNN", "MLkNN"})
-TIES = (
-    "HEOM neighbour search computes squared distances as ||a||^2 + ||b||^2 - 2 a.b; the "
-    "sparse and dense products round differently, so exactly tied neighbours (common on "
-    "integer data with ranges other than 1) can be ordered differently; equal up to ties"
-)
 VOTES = (
     "EnsembleOfChains.predict_proba is the fraction of members voting 1 (0 and 1 occur), "
     "not a probability strictly inside (0, 1)"
@@ -109,7 +103,6 @@ SCALED_TIES = (
 
 #: The one list of checks that fail: (reason, checks, estimators).
 EXPECTED_FAILURES: list[tuple[str, frozenset[str], frozenset[str]]] = [
-    (TIES, frozenset({"check_sparse_dense"}), LAZY),
     (VOTES, frozenset({"check_classifiers_multilabel_output_format_predict_proba"}),
      frozenset({"EnsembleOfChains"})),
     (CONVEX, frozenset({"check_classifiers_multilabel_output_format_predict_proba"}),

@@ -67,6 +67,10 @@ def test_every_backend_runs_tasks_on_one_blas_thread(jobs, datasets_dir, tmp_pat
     monkeypatch.setenv("PROBE_LOG", str(log))
     f = tmp_path / "t.toml"
     f.write_text(EXPERIMENT)
+    if jobs != "1":  # fresh joblib workers, which inherit PYTHONPATH and find the probe
+        from joblib.externals.loky import get_reusable_executor
+
+        get_reusable_executor().shutdown(wait=True, kill_workers=True)
     with threadpool_limits(2):  # the caller's own setting: more than one
         rc = main(["benchmark", str(f), "--db", str(tmp_path / "t.db"), "-q", "--no-report",
                    "-j", jobs, "--add-selector", "probe=probe_mod:ThreadProbe"])

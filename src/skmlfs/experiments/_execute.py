@@ -24,6 +24,7 @@ selects another discretizer.
 from __future__ import annotations
 
 import platform
+import subprocess
 import time
 import traceback
 import warnings
@@ -90,8 +91,6 @@ def _source_state() -> str | None:
     """``git <commit>`` (``+changes`` when ``src/`` has uncommitted edits) when scikit-mlfs
     runs from a git checkout of its own, else ``None``: a development version number stays
     the same across commits, so cells computed by different code states would look alike."""
-    import subprocess
-
     root = Path(skmlfs.__file__).resolve().parents[2]
     if not (root / ".git").exists() or not (root / "pyproject.toml").is_file():
         return None

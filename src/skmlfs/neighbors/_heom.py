@@ -460,11 +460,14 @@ class HEOM:
         """Distances of ``A`` to ``B`` within this of each other are ties.
 
         The products compute ``‖a‖² − 2a·b + ‖b‖²`` (and ``Σ|a − b|`` for ``p=1``) with a
-        rounding error of at most about ``(d + 2)·ε`` times the largest term, so equal
-        distances of range-scaled features (``(1/7)² + (3/7)²`` and ``(2/7)² + …``) come out
-        a few units in the last place apart, and a stable order by index would become an
-        order by rounding. 64 times that bound is still far below any difference the data
-        can express (about 1e-13 of the distance scale on tens of features).
+        rounding error below ``(d + 2)·ε`` times ``‖a‖² + ‖b‖²`` (the error bound of a
+        length-``d`` dot product), so equal distances of range-scaled features
+        (``(1/7)² + (3/7)²`` and ``(3/7)² + (1/7)²``) come out a few units in the last place
+        apart, and a stable order by index would become an order by rounding. Two such
+        values differ by at most twice the bound; the tolerance is four times it, with the
+        largest ``‖a‖²`` and ``‖b‖²`` of the blocks (plus the nominal and missing terms'
+        weights): about 1e-12 of the distances on tens of features, far below any
+        difference the data can express. None where the products are exact.
         """
         if self._exact(A) and self._exact(B):
             return 0.0
@@ -472,9 +475,11 @@ class HEOM:
             scale = sum(float(P.zz.max()) for P in (A, B) if P.n)
         else:
             scale = sum(float(abs(P.Z).sum(axis=1).max()) for P in (A, B) if P.n)
-        scale += float(self.weights_.sum())  # nominal and missing terms
+        scale += float(self.w_nom_.sum())
+        if A.miss is not None or B.miss is not None:
+            scale += float(self.w_num_.sum())
         d = self.weights_.size
-        return 64.0 * (d + 2) * np.finfo(float).eps * scale
+        return 4.0 * (d + 2) * np.finfo(float).eps * scale
 
     def _exact(self, P: _Prepared) -> bool:
         """Whether the distances involving ``P`` are computed exactly: integer scaled
