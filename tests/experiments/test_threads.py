@@ -7,6 +7,7 @@ import textwrap
 
 import numpy  # noqa: F401 — loads the BLAS library threadpoolctl then sees
 import pytest
+from _user_selector import USER_MODULE
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from skmlfs.cli import main
@@ -14,33 +15,20 @@ from skmlfs.cli import main
 PROBE = '''
 import os
 
-import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
 from threadpoolctl import threadpool_info
 
+from my_selectors import LowestVariance
 
-class ThreadProbe(SelectorMixin, BaseEstimator):
-    """Writes the BLAS thread counts it runs under to $PROBE_LOG; selects by variance."""
 
-    def __init__(self, n_features_to_select=2):
-        self.n_features_to_select = n_features_to_select
+class ThreadProbe(LowestVariance):
+    """Writes the BLAS thread counts it runs under to $PROBE_LOG."""
 
     def fit(self, X, Y=None):
         with open(os.environ["PROBE_LOG"], "a") as f:
             for lib in threadpool_info():
                 if lib["user_api"] == "blas":
                     f.write(f"{lib['num_threads']}\\n")
-        X = np.asarray(X, dtype=float)
-        self.n_features_in_ = X.shape[1]
-        self.scores_ = X.var(axis=0)
-        self.selection_order_ = np.argsort(-self.scores_, kind="stable")
-        return self
-
-    def _get_support_mask(self):
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selection_order_[: self.n_features_to_select]] = True
-        return mask
+        return super().fit(X, Y)
 '''
 
 EXPERIMENT = """
@@ -60,6 +48,7 @@ def test_every_backend_runs_tasks_on_one_blas_thread(jobs, datasets_dir, tmp_pat
                                                      monkeypatch):
     if not any(lib["user_api"] == "blas" for lib in threadpool_info()):
         pytest.skip("no BLAS library loaded")
+    (tmp_path / "my_selectors.py").write_text(textwrap.dedent(USER_MODULE))
     (tmp_path / "probe_mod.py").write_text(textwrap.dedent(PROBE))
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # the joblib workers import it too
