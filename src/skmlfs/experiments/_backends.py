@@ -213,19 +213,21 @@ def _undo_malloc_trim() -> None:
         libc.mallopt(-1, 64 * 2**20)  # M_TRIM_THRESHOLD
 
 
-def run_batch(batch: Batch, catch: bool = True, single_thread: bool = False) -> list[TaskResult]:
+def run_batch(batch: Batch, catch: bool = True) -> list[TaskResult]:
     """Run every task of ``batch`` (in a worker or in-process); returns their results.
+
+    Every backend runs it on one BLAS (and OpenMP) thread, the serial run included: a
+    product's last bits follow the thread count, and an iterative solver's weights with
+    them (LLSF, MSSL on medical ordered the tied norms of duplicate columns differently),
+    so cells would depend on ``-j``; parallel workers gain nothing from more threads.
 
     A dataset that cannot be loaded gives every task of the batch an ``error`` (reported
     as failures by the runner and retried by the next run) unless ``catch`` is false.
     """
-    limits = contextlib.nullcontext()
-    if single_thread:  # every backend: one thread per worker, and the serial run too
-        _undo_malloc_trim()
-        from threadpoolctl import threadpool_limits
+    from threadpoolctl import threadpool_limits
 
-        limits = threadpool_limits(1)
-    with limits:
+    _undo_malloc_trim()
+    with threadpool_limits(1):
         try:
             X, Y = _load(batch.source)
         except Exception as exc:  # noqa: BLE001 — reported per task, see docstring
@@ -241,13 +243,10 @@ def run_batch(batch: Batch, catch: bool = True, single_thread: bool = False) -> 
 # --------------------------------------------------------------------------- backends
 def _serial(batches, catch, keep) -> Iterator[tuple[Task, TaskResult]]:
     for b in batches:
-        # task by task, so each finished task is stored before the next one starts; on one
-        # BLAS thread as in the workers: a product's last bits follow the thread count, and
-        # an iterative solver's weights (LLSF, MSSL on medical: tied norms of duplicate
-        # columns ordered differently) with them, so cells would depend on -j
+        # task by task, so each finished task is stored before the next one starts
         for t in b.tasks:
             if keep(t):
-                yield from zip([t], run_batch(replace(b, tasks=[t]), catch, True), strict=True)
+                yield from zip([t], run_batch(replace(b, tasks=[t]), catch), strict=True)
 
 
 def _joblib(batches, n_jobs, catch, keep) -> Iterator[tuple[Task, TaskResult]]:
@@ -277,7 +276,7 @@ def _joblib(batches, n_jobs, catch, keep) -> Iterator[tuple[Task, TaskResult]]:
             b, t = bt
             if keep(t):  # asked when sent
                 one = replace(b, tasks=[t])
-                running[pool.submit(run_batch, one, catch, True)] = one
+                running[pool.submit(run_batch, one, catch)] = one
                 return
 
     for _ in range(2 * n):  # queued ahead, so no worker idles while the client stores
@@ -542,7 +541,7 @@ def _dask(batches, address, n_workers, catch, keep) -> Iterator[tuple[Task, Task
                     continue
                 # no data travels with a batch and none is scattered: a batch is recomputable
                 # from its arguments alone, so the scheduler reruns it when a worker dies
-                fut = _submit_sealed(client, run_batch, (b, catch, True),
+                fut = _submit_sealed(client, run_batch, (b, catch),
                                      key=f"mlfs-batch-{b.batch_id}-{uuid.uuid4().hex}")
                 by_key[fut.key] = b
                 futures.append(fut)

@@ -204,12 +204,18 @@ def _order_ties(v: np.ndarray, i: np.ndarray, tol: float) -> tuple[np.ndarray, n
     order = np.lexsort((i, v), axis=1)
     v, i = np.take_along_axis(v, order, axis=1), np.take_along_axis(i, order, axis=1)
     if tol > 0 and v.shape[1] > 1:
-        with np.errstate(invalid="ignore"):  # inf − inf of unfilled slots: one run
-            g = np.zeros(v.shape)
-            g[:, 1:] = np.cumsum(np.diff(v, axis=1) > tol, axis=1)
-        order = np.lexsort((i, g), axis=1)
+        order = np.lexsort((i, np.cumsum(_run_starts(v, tol), axis=1)), axis=1)
         v, i = np.take_along_axis(v, order, axis=1), np.take_along_axis(i, order, axis=1)
     return v, i
+
+
+def _run_starts(v: np.ndarray, tol: float) -> np.ndarray:
+    """``True`` where a row's value is more than ``tol`` above the previous one (and at
+    its first column): the starts of its runs of tied values."""
+    new = np.ones(v.shape, dtype=bool)
+    with np.errstate(invalid="ignore"):  # inf − inf (unfilled slots): no new run
+        new[:, 1:] = np.diff(v, axis=1) > tol
+    return new
 
 
 @dataclass
@@ -227,8 +233,10 @@ class _Prepared:
     # nothing is missing (None otherwise); computed on first use by HEOM._bits.
     bits: Any = field(default=None, repr=False)
     bits_checked: bool = field(default=False, repr=False)
-    # Whether every entry of Z is an integer (computed on first use by HEOM._tie_tol).
+    # Whether every entry of Z is an integer, and the largest ‖z‖² (p=2) or Σ|z| (p=1) of
+    # a row: computed on first use by HEOM._tie_tol (a Relief search asks once per block).
     integral: bool | None = field(default=None, repr=False)
+    extent: float | None = field(default=None, repr=False)
 
 
 class HEOM:
@@ -471,15 +479,22 @@ class HEOM:
         """
         if self._exact(A) and self._exact(B):
             return 0.0
-        if self.p == 2:
-            scale = sum(float(P.zz.max()) for P in (A, B) if P.n)
-        else:
-            scale = sum(float(abs(P.Z).sum(axis=1).max()) for P in (A, B) if P.n)
-        scale += float(self.w_nom_.sum())
+        scale = self._extent(A) + self._extent(B) + float(self.w_nom_.sum())
         if A.miss is not None or B.miss is not None:
             scale += float(self.w_num_.sum())
         d = self.weights_.size
         return 4.0 * (d + 2) * np.finfo(float).eps * scale
+
+    def _extent(self, P: _Prepared) -> float:
+        """The largest ``‖z‖²`` (``p=2``) or ``Σ|z|`` (``p=1``) of a row of ``P`` (cached)."""
+        if P.extent is None:
+            if not P.n:
+                P.extent = 0.0
+            elif self.p == 2:
+                P.extent = float(P.zz.max())
+            else:
+                P.extent = float(abs(P.Z).sum(axis=1).max())
+        return P.extent
 
     def _exact(self, P: _Prepared) -> bool:
         """Whether the distances involving ``P`` are computed exactly: integer scaled
@@ -672,10 +687,7 @@ def _snap_ties(v: np.ndarray, tol: float) -> np.ndarray:
     graph, the weighted votes) sees the ties the search saw."""
     if tol <= 0 or v.shape[1] < 2:
         return v
-    with np.errstate(invalid="ignore"):  # inf − inf: one run
-        new = np.ones(v.shape, dtype=bool)
-        new[:, 1:] = np.diff(v, axis=1) > tol
-    start = np.where(new, np.arange(v.shape[1]), 0)
+    start = np.where(_run_starts(v, tol), np.arange(v.shape[1]), 0)
     np.maximum.accumulate(start, axis=1, out=start)
     return np.take_along_axis(v, start, axis=1)
 
