@@ -20,6 +20,7 @@ from . import (
     _evaluate,
     _fetch,
     _info,
+    _merge,
     _methods,
     _report,
     _select,
@@ -38,6 +39,7 @@ _COMMANDS = {
     "evaluate": _evaluate,
     "benchmark": _benchmark,
     "report": _report,
+    "merge": _merge,
     "transform": _transform,
     "fetch": _fetch,
     "methods": _methods,
@@ -53,6 +55,7 @@ Typical use:
   mlfs evaluate data/enron.arff --methods scls,ami,mdmr --learner mlnb --repeats 10
   mlfs benchmark experiments/scls_paper.toml  # a whole paper's comparison, resumable
   mlfs report runs/scls_paper.db              # tables + CD diagrams from the results
+  mlfs merge runs/all.db machine1.db machine2.db  # results computed apart, in one database
   mlfs fetch emotions                         # download a standard dataset, then use its name
   mlfs select my.csv --label-prefix y_ -k 20 --save model.joblib
   mlfs transform new.csv --model model.joblib --write new_reduced.arff  # no labels needed

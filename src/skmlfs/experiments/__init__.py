@@ -64,7 +64,7 @@ from ._spec import (
     parse_time_limit,
     resolve_n_features_grid,
 )
-from ._store import ResultStore, StoreBusyError, StoreError
+from ._store import ResultStore, StoreBusyError, StoreError, readable_store
 from ._tuning import FractionalOnly, MinMaxScale
 
 # the engine's top layer, imported last: the report may import every engine module and
@@ -110,6 +110,7 @@ __all__ = [
     "parse_methods",
     "parse_n_features",
     "parse_time_limit",
+    "readable_store",
     "plot_search_histories",
     "run_parts",
     "prepare_split",

@@ -44,15 +44,21 @@ Guarantees
 
 from __future__ import annotations
 
+import bz2
 import contextlib
+import gzip
 import json
+import lzma
 import os
 import re
+import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 
@@ -597,6 +603,126 @@ class ResultStore:
 
         return pd.read_sql_query("SELECT * FROM failures ORDER BY id", self._conn)
 
+    # ------------------------------------------------------------------ merge
+    def merge(self, source: str | os.PathLike) -> dict[str, int]:
+        """Add the results of another store (e.g. computed on another machine) to this one.
+
+        Every table is merged in one transaction, so an interrupted merge adds nothing.
+        A cell or ranking already here is kept as it is (a resumed run would not recompute
+        it either); the count of those whose stored values differ from the source's (e.g.
+        last digits from another processor's BLAS) is returned, so that the caller can say
+        so. Task resources keep the larger peak; the run log and the failures gain the
+        source's rows not already here; ``meta`` gains the keys it lacks (the plan of the
+        last run is this store's until the experiment is run again on the merged store,
+        which computes nothing that is stored and records the plan of its file).
+
+        Parameters
+        ----------
+        source : str or PathLike
+            A results store (checked like any existing store and opened read-only; never
+            modified). It must not be this store.
+
+        Returns
+        -------
+        dict
+            ``cells``, ``rankings``: rows added; ``cells_kept``, ``rankings_kept``: rows in
+            both stores (this store's kept); ``cells_differ``, ``rankings_differ``: those of
+            them whose values differ; ``runs``, ``failures``, ``tasks``, ``meta``: rows
+            added.
+        """
+        src = Path(source)
+        if not src.exists():
+            raise FileNotFoundError(f"results database {src} does not exist.")
+        if src.resolve() == self.path.resolve():
+            raise StoreError(f"{src}: cannot merge a results store into itself.")
+        _check_existing(src)
+        with self.writer_lock():
+            return self._merge_checked(src)
+
+    def _merge_checked(self, src: Path) -> dict[str, int]:
+        c = self._conn
+        wal = src.with_name(src.name + "-wal")
+        flags = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
+        c.execute("ATTACH DATABASE ? AS src", (f"file:{quote(str(src.resolve()))}?{flags}",))
+        try:
+            attached = {r[1]: r[2] for r in c.execute("PRAGMA database_list")}.get("src")
+            if not attached or Path(attached).resolve() != src.resolve():
+                # an SQLite built without URI file names takes the URI as a file name
+                raise StoreError(f"{src}: could not be opened read-only for merging.")
+            version = c.execute(
+                "SELECT value FROM src.meta WHERE key = 'schema_version'").fetchone()
+            if version is not None and int(version[0]) != SCHEMA_VERSION:
+                raise StoreError(
+                    f"{src}: results schema version {version[0]}, this store has version "
+                    f"{SCHEMA_VERSION}; it was not merged."
+                )
+            tables = {r[0] for r in c.execute(
+                "SELECT name FROM src.sqlite_master WHERE type = 'table'")}
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                out = self._merge_tables(tables)
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+            c.execute("COMMIT")
+        finally:
+            c.execute("DETACH DATABASE src")
+        return out
+
+    def _merge_tables(self, tables: set[str]) -> dict[str, int]:
+        c = self._conn
+
+        def common(table: str) -> list[str]:
+            here = [r[1] for r in c.execute(f"PRAGMA main.table_info({table})")]
+            there = {r[1] for r in c.execute(f"PRAGMA src.table_info({table})")}
+            return [col for col in here if col in there]
+
+        def changes() -> int:
+            return int(c.execute("SELECT changes()").fetchone()[0])
+
+        out: dict[str, int] = {}
+        for table, key, compare in (("cells", "cell_id", ("metrics", "features")),
+                                    ("rankings", "ranking_id", ("ranking", "scores"))):
+            out[table], out[f"{table}_kept"], out[f"{table}_differ"] = 0, 0, 0
+            if table not in tables:
+                continue
+            differ = " OR ".join(f"a.{col} IS NOT b.{col}" for col in compare)
+            out[f"{table}_kept"], out[f"{table}_differ"] = (int(v or 0) for v in c.execute(
+                f"SELECT COUNT(*), SUM({differ}) FROM src.{table} AS b "
+                f"JOIN main.{table} AS a USING ({key})").fetchone())
+            cols = ", ".join(common(table))
+            c.execute(f"INSERT OR IGNORE INTO main.{table} ({cols}) "
+                      f"SELECT {cols} FROM src.{table}")
+            out[table] = changes()
+        out["tasks"] = 0
+        if "tasks" in tables:
+            before = c.execute("SELECT COUNT(*) FROM main.tasks").fetchone()[0]
+            c.execute(
+                "INSERT INTO main.tasks (task_id, dataset, split, method, peak_rss_mb, "
+                "created) SELECT task_id, dataset, split, method, peak_rss_mb, created "
+                "FROM src.tasks WHERE true ON CONFLICT (task_id) DO UPDATE SET "
+                "peak_rss_mb = max(coalesce(peak_rss_mb, excluded.peak_rss_mb), "
+                "coalesce(excluded.peak_rss_mb, peak_rss_mb))"
+            )
+            out["tasks"] = c.execute("SELECT COUNT(*) FROM main.tasks").fetchone()[0] - before
+        # run log and failures have no natural key: a row is new unless an equal one is here
+        for table, same in (("runs", ("experiment", "started", "seconds", "n_computed")),
+                            ("failures", ("task_id", "error", "created"))):
+            out[table] = 0
+            if table not in tables:
+                continue
+            cols = ", ".join(col for col in common(table) if col != "id")
+            match = " AND ".join(f"a.{col} IS b.{col}" for col in same)
+            c.execute(
+                f"INSERT INTO main.{table} ({cols}) SELECT {cols} FROM src.{table} AS b "
+                f"WHERE NOT EXISTS (SELECT 1 FROM main.{table} AS a WHERE {match}) "
+                f"ORDER BY b.id"
+            )
+            out[table] = changes()
+        c.execute("INSERT OR IGNORE INTO main.meta (key, value) SELECT key, value FROM src.meta")
+        out["meta"] = changes()
+        return out
+
     # ------------------------------------------------------------------ export
     def to_frame(self, *, cell_ids: Iterable[str] | None = None):
         """All cells as a DataFrame: one row per cell, one column per metric.
@@ -667,6 +793,31 @@ class ResultStore:
         else:
             raise ValueError(f"unknown export format {fmt!r}; use .csv or .parquet.")
         return p
+
+
+_COMPRESSED = {".xz": lzma.open, ".gz": gzip.open, ".bz2": bz2.open}
+
+
+@contextlib.contextmanager
+def readable_store(path: str | os.PathLike, tmp_dir: str | os.PathLike | None = None):
+    """Yield the path of a store to read: ``path`` itself, or for a compressed store
+    (``.xz``, ``.gz``, ``.bz2``, as a store is shipped) a decompressed copy in a temporary
+    folder (under ``tmp_dir``), deleted afterwards."""
+    p = Path(path)
+    opener = _COMPRESSED.get(p.suffix.lower())
+    if opener is None:
+        yield p
+        return
+    if not p.exists():
+        raise FileNotFoundError(f"results database {p} does not exist.")
+    with tempfile.TemporaryDirectory(dir=tmp_dir, prefix=".mlfs-merge-") as tmp:
+        plain = Path(tmp) / p.stem
+        try:
+            with opener(p, "rb") as fin, open(plain, "wb") as fout:
+                shutil.copyfileobj(fin, fout, 1 << 20)
+        except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:  # gzip's are OSErrors
+            raise StoreError(f"{p}: cannot be decompressed ({exc}).") from None
+        yield plain
 
 
 #: columns of a cell row that are not metric values (the report tells metrics by it)
