@@ -93,13 +93,6 @@ CONVEX = (
     "MLC-WkNN's confidence is a convex combination of its neighbours' 0/1 labels: exactly "
     "0 or 1 where they agree, while scikit-learn wants values strictly inside (0, 1)"
 )
-SCALED_TIES = (
-    "SSFS builds its pattern graph on min-max scaled X, where the check's small-integer "
-    "data have many exactly tied neighbour distances that the sparse and dense products "
-    "round differently (different neighbours); with the ties broken by a 1e-2 jitter the "
-    "graphs agree to 1e-16 and the rankings are equal (tests/selection/test_sparse_graph.py "
-    "checks sparse = dense on real data)"
-)
 
 #: The one list of checks that fail: (reason, checks, estimators).
 EXPECTED_FAILURES: list[tuple[str, frozenset[str], frozenset[str]]] = [
@@ -107,7 +100,6 @@ EXPECTED_FAILURES: list[tuple[str, frozenset[str], frozenset[str]]] = [
      frozenset({"EnsembleOfChains"})),
     (CONVEX, frozenset({"check_classifiers_multilabel_output_format_predict_proba"}),
      frozenset({"MLCWkNN"})),
-    (SCALED_TIES, frozenset({"check_sparse_dense"}), frozenset({"SSFS"})),
 ]
 
 

@@ -6,16 +6,20 @@ References are straightforward implementations written here from the equations
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 
+from skmlfs.neighbors import stable_smallest
 from skmlfs.selection._sparse_learning import (
     MIFS,
     RALMFS,
     RLEFS,
     _heat_kernel_affinity,
+    _knn_pairs,
     _label_graph,
     _laplacian,
     _minmax_scale,
@@ -73,6 +77,51 @@ def test_affinity_matches_naive_with_ties(p, scale):
     Ssp = _heat_kernel_affinity(sp.csr_matrix(Z), p, 1.5, scale)
     np.testing.assert_allclose(Ssp.toarray(), ref, rtol=1e-13, atol=0)
     assert (S != S.T).nnz == 0
+
+
+def _exact_neighbours(codes, ranges, p):
+    """p nearest other rows of ``codes / ranges`` in exact integer arithmetic (squared
+    distances times the lcm of the squared ranges), ties to the lower index."""
+    lcm = math.lcm(*(r * r for r in ranges))
+    w = np.array([lcm // (r * r) for r in ranges], dtype=np.int64)
+    diff = codes[:, None, :] - codes[None, :, :]
+    D = (diff * diff * w).sum(axis=2)
+    out = []
+    for i in range(len(codes)):
+        order = sorted((D[i, j], j) for j in range(len(codes)) if j != i)
+        out.append(sorted(j for _, j in order[:p]))
+    return out
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_knn_pairs_ties_of_scaled_codes_follow_the_exact_distances(sparse):
+    # Equal distances of range-scaled codes ((1/7)² + (3/7)² vs (3/7)² + (1/7)²) come out
+    # a few ulps apart from the products; the p nearest must be those of the exact
+    # distances with ties to the lower index (as the lazy learners' search).
+    ranges = (7, 5, 3, 9)
+    codes = np.random.default_rng(0).integers(0, np.array(ranges) + 1, size=(300, 4))
+    Z = codes / np.array(ranges, dtype=float)
+    Z = sp.csr_matrix(Z) if sparse else Z
+    for p in (3, 5, 10):
+        rows, cols, _ = _knn_pairs(Z, p)
+        assert np.all(np.diff(rows) >= 0)
+        got = [cols[rows == i].tolist() for i in range(300)]
+        assert got == _exact_neighbours(codes, ranges, p)
+    # the data do tie by rounding: ordered by the computed values, rows differ
+    Zd = Z.toarray() if sparse else Z
+    sq = (Zd * Zd).sum(axis=1)
+    D = np.maximum(sq[:, None] + sq[None, :] - 2.0 * Zd @ Zd.T, 0.0)
+    np.fill_diagonal(D, np.inf)
+    plain = [sorted(r) for r in stable_smallest(D, 5).tolist()]
+    assert plain != _exact_neighbours(codes, ranges, 5)
+
+
+def test_knn_pairs_on_integer_data_is_exact_without_tolerance():
+    codes = np.random.default_rng(1).integers(0, 4, size=(120, 6)).astype(float)
+    rows, cols, sq = _knn_pairs(codes, 7)
+    got = [cols[rows == i].tolist() for i in range(120)]
+    assert got == _exact_neighbours(codes.astype(np.int64), (1,) * 6, 7)
+    assert np.array_equal(sq, ((codes[rows] - codes[cols]) ** 2).sum(axis=1))
 
 
 def test_minmax_scale_sparse_equals_dense():

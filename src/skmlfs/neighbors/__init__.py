@@ -8,15 +8,25 @@ index). One implementation serves ReliefF-ML and PPT+ReliefF (:mod:`skmlfs.selec
 and the lazy learners ML-kNN, DML-kNN and MLC-WkNN (:mod:`skmlfs.learners`).
 """
 
-from ._heom import HEOM, check_heom_X, heom_distances, heom_kneighbors_graph, stable_smallest
+from ._heom import (
+    HEOM,
+    check_heom_X,
+    exact_products,
+    heom_distances,
+    heom_kneighbors_graph,
+    rounding_tie_tol,
+    stable_smallest,
+)
 from ._search import check_precomputed, precomputed_kneighbors
 
 __all__ = [
     "HEOM",
     "check_heom_X",
     "check_precomputed",
+    "exact_products",
     "heom_distances",
     "heom_kneighbors_graph",
     "precomputed_kneighbors",
+    "rounding_tie_tol",
     "stable_smallest",
 ]

@@ -123,6 +123,34 @@ def _check_weights(feature_weights: Any, n_features: int) -> np.ndarray:
     return w
 
 
+def exact_products(Z: Any) -> bool:
+    """Whether ``‖a‖² − 2a·b + ‖b‖²`` between rows of ``Z`` (dense or sparse) is computed
+    exactly: integer entries whose sums of squares over a row stay below 2⁵², so equal
+    distances are equal floats and ties need no tolerance (:func:`rounding_tie_tol`)."""
+    z = Z.data if sp.issparse(Z) else np.asarray(Z)
+    if z.size == 0:
+        return True
+    if not np.all(np.isfinite(z)) or not np.array_equal(z, np.round(z)):
+        return False
+    return float(np.abs(z).max()) ** 2 * max(1, Z.shape[1]) < 2.0**52
+
+
+def rounding_tie_tol(n_terms: int, scale: float) -> float:
+    """Squared distances (or ``p=1`` sums) computed from ``n_terms`` products, whose
+    ``‖a‖² + ‖b‖²`` is at most ``scale``, within this of each other are ties.
+
+    The products compute ``‖a‖² − 2a·b + ‖b‖²`` with a rounding error below
+    ``(n_terms + 2)·ε·scale`` (the error bound of a dot product of that length), so equal
+    distances of range-scaled values (``(1/7)² + (3/7)²`` and ``(3/7)² + (1/7)²``) come out
+    a few units in the last place apart, and a stable order by index would become an order
+    by rounding. Two such values differ by at most twice the bound; the tolerance is four
+    times it: about 1e-12 of the distances on tens of features, far below any difference
+    the data can express. The one tie policy of every neighbour search of the library
+    (:class:`HEOM` and the selectors' neighbour graphs).
+    """
+    return 4.0 * (n_terms + 2) * np.finfo(float).eps * scale
+
+
 def stable_smallest(D: np.ndarray, k: int, tol: float = 0.0) -> np.ndarray:
     """Column indices of the ``k`` smallest entries of each row, ties → lower column.
 
@@ -465,25 +493,15 @@ class HEOM:
         return _snap_ties(dist, tol), ind
 
     def _tie_tol(self, A: _Prepared, B: _Prepared) -> float:
-        """Distances of ``A`` to ``B`` within this of each other are ties.
-
-        The products compute ``‖a‖² − 2a·b + ‖b‖²`` (and ``Σ|a − b|`` for ``p=1``) with a
-        rounding error below ``(d + 2)·ε`` times ``‖a‖² + ‖b‖²`` (the error bound of a
-        length-``d`` dot product), so equal distances of range-scaled features
-        (``(1/7)² + (3/7)²`` and ``(3/7)² + (1/7)²``) come out a few units in the last place
-        apart, and a stable order by index would become an order by rounding. Two such
-        values differ by at most twice the bound; the tolerance is four times it, with the
-        largest ``‖a‖²`` and ``‖b‖²`` of the blocks (plus the nominal and missing terms'
-        weights): about 1e-12 of the distances on tens of features, far below any
-        difference the data can express. None where the products are exact.
-        """
+        """Distances of ``A`` to ``B`` within this of each other are ties
+        (:func:`rounding_tie_tol` with the largest ``‖a‖²`` and ``‖b‖²`` of the blocks, plus
+        the nominal and missing terms' weights); none where the products are exact."""
         if self._exact(A) and self._exact(B):
             return 0.0
         scale = self._extent(A) + self._extent(B) + float(self.w_nom_.sum())
         if A.miss is not None or B.miss is not None:
             scale += float(self.w_num_.sum())
-        d = self.weights_.size
-        return 4.0 * (d + 2) * np.finfo(float).eps * scale
+        return rounding_tie_tol(self.weights_.size, scale)
 
     def _extent(self, P: _Prepared) -> float:
         """The largest ``‖z‖²`` (``p=2``) or ``Σ|z|`` (``p=1``) of a row of ``P`` (cached)."""
@@ -503,13 +521,7 @@ class HEOM:
         are equal floats. Ties then need no tolerance (the same result, and the numpy
         path's single pass over tied bag-of-words rows)."""
         if P.integral is None:
-            z = P.Z.data if sp.issparse(P.Z) else P.Z
-            P.integral = bool(
-                P.miss is None
-                and np.array_equal(z, np.round(z))
-                # sums of d squares stay exact integers below 2⁵²
-                and (z.size == 0 or float(np.abs(z).max()) ** 2 * max(1, P.Z.shape[1]) < 2.0**52)
-            )
+            P.integral = P.miss is None and exact_products(P.Z)
         w = self.weights_
         return P.integral and bool(np.array_equal(w, np.round(w)))
 

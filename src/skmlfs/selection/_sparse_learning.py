@@ -37,6 +37,7 @@ from sklearn.utils.validation import check_array, validate_data
 from skmlfs._validation import check_labels, check_X_Y, resolve_n_features
 
 from .._progress import report_step
+from ..neighbors import exact_products, rounding_tie_tol, stable_smallest
 from ._base import (
     NON_NEGATIVE,
     POSITIVE,
@@ -74,8 +75,12 @@ def _knn_pairs(Z: Any, n_neighbors: int) -> tuple[np.ndarray, np.ndarray, np.nda
     """Directed ``p``-nearest-neighbour pairs between the rows of ``Z``.
 
     Returns ``(rows, cols, sqdist)``: for every row ``i`` its ``p`` nearest other rows
-    ``j`` (squared Euclidean distances), ``p = min(n_neighbors, m − 1)``. Neighbours exclude
-    the point itself; distance ties go to the lower index. Distances are computed in row
+    ``j`` (squared Euclidean distances), ``p = min(n_neighbors, m − 1)``, row by row in
+    ascending ``j``. Neighbours exclude the point itself; distance ties go to the lower
+    index, with distances within the rounding of their products taken as ties
+    (:func:`skmlfs.neighbors.rounding_tie_tol`; none when the products are exact, e.g. on
+    integer data): equal distances of scaled values would otherwise be ordered by rounding,
+    and the sparse and dense products round differently. Distances are computed in row
     blocks, so memory is ``O(block · m + m · p)``, never ``m × m`` dense.
     """
     m = Z.shape[0]
@@ -84,6 +89,7 @@ def _knn_pairs(Z: Any, n_neighbors: int) -> tuple[np.ndarray, np.ndarray, np.nda
         return empty, empty, np.zeros(0)
     sq = _row_sq_norms(Z)
     p = min(int(n_neighbors), m - 1)
+    tol = 0.0 if exact_products(Z) else rounding_tie_tol(Z.shape[1], 2.0 * float(sq.max()))
     rows_all, cols_all, vals_all = [], [], []
     block = max(1, _BLOCK_ENTRIES // m)
     ZT = Z.T.tocsr() if sp.issparse(Z) else Z.T
@@ -96,15 +102,11 @@ def _knn_pairs(Z: Any, n_neighbors: int) -> tuple[np.ndarray, np.ndarray, np.nda
         local = np.arange(stop - start)
         D[local, local + start] = np.inf  # a point is not its own neighbour
         if p == m - 1:
-            mask = np.isfinite(D)
+            r, c = np.nonzero(np.isfinite(D))
         else:
-            # p smallest per row, exact ties resolved towards the lower column index.
-            kth = np.partition(D, p - 1, axis=1)[:, p - 1 : p]
-            less = D < kth
-            eq = D == kth
-            need = p - less.sum(axis=1, keepdims=True)
-            mask = less | (eq & (np.cumsum(eq, axis=1) <= need))
-        r, c = np.nonzero(mask)
+            # p smallest per row, ties (within the tolerance) towards the lower index
+            c = np.sort(stable_smallest(D, p, tol), axis=1).ravel()
+            r = np.repeat(local, p)
         rows_all.append(r + start)
         cols_all.append(c)
         vals_all.append(D[r, c])
