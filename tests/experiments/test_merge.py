@@ -193,3 +193,17 @@ def test_the_command_merges_and_says_what_it_kept(stores, tmp_path, capsys):
                  str(tmp_path / "gone.db")]) == 2
     assert "gone.db" in capsys.readouterr().err
     assert not (tmp_path / "new.db").exists()
+
+
+def test_the_report_reads_a_compressed_store(stores, tmp_path, capsys):
+    packed = tmp_path / "mg.db.xz"
+    with open(stores / "full.db", "rb") as fin, lzma.open(packed, "wb") as fout:
+        shutil.copyfileobj(fin, fout)
+    assert main(["report", str(packed), "--no-figures", "--format", "md"]) == 0
+    capsys.readouterr()
+    plain = tmp_path / "plain"
+    assert main(["report", str(stores / "full.db"), "--out", str(plain), "--no-figures",
+                 "--format", "md"]) == 0
+    out = tmp_path / "mg"  # the default folder drops both suffixes
+    assert (out / "README.md").read_text() == (plain / "README.md").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mg", "mg.db.xz", "plain"]

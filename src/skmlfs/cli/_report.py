@@ -10,7 +10,7 @@ RUN = "skmlfs.cli._run.report:run"
 
 def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("db", help="results database written by 'mlfs benchmark' (any experiment: "
-                   "one grid or a file with parts)")
+                   "one grid or a file with parts); .xz, .gz or .bz2 files are read as they are")
     p.add_argument("--out", help="output folder; default: the database path without .db")
     p.add_argument(
         "--format", default=None,

@@ -7,7 +7,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from ...experiments import ResultStore, StoreError
+from ...experiments import ResultStore, StoreError, readable_store
 from ...experiments.report import write_report
 from .common import check_export_paths
 
@@ -21,14 +21,22 @@ def run(args: argparse.Namespace) -> int:
     db = Path(args.db)
     if not db.exists():
         raise FileNotFoundError(f"results database {db} does not exist")
+    # a shipped store is compressed (.db.xz): read from a temporary decompressed copy
+    out = Path(args.out) if args.out else _without_suffixes(db)
     try:
-        return _run(args, db)
+        with readable_store(db) as plain:
+            return _run(args, plain, out)
     except sqlite3.DatabaseError as exc:  # anything the store's own checks did not catch
         raise StoreError(f"{db}: {exc}") from None
 
 
-def _run(args: argparse.Namespace, db: Path) -> int:
-    out = Path(args.out) if args.out else db.with_suffix("")
+def _without_suffixes(db: Path) -> Path:
+    """``runs/x.db`` → ``runs/x``; ``x.db.xz`` → ``x``."""
+    stem = db.with_suffix("") if db.suffix.lower() in (".xz", ".gz", ".bz2") else db
+    return stem.with_suffix("")
+
+
+def _run(args: argparse.Namespace, db: Path, out: Path) -> int:
     opts = {k: v for k, v in (
         ("k", args.k), ("learner", args.learner), ("control", args.control),
         ("alpha", args.alpha), ("decimals", args.decimals),
