@@ -36,6 +36,8 @@ Guarantees
 * **Extensible cells.** The optional ``info`` column holds a JSON object of per-cell data
   beyond the fixed columns (e.g. chosen hyper-parameters, a search history); stores written
   before it existed gain the column when opened for writing.
+* **Merge.** :meth:`ResultStore.merge` adds another store's rows in one transaction
+  (``mlfs merge``): stores computed apart become one, a cell in both is kept once.
 * **Run log.** The ``runs`` table has one row per :func:`~skmlfs.experiments.run_experiment`
   call that computed a cell or met a failed task (wall time, counts, backend, whether it
   was interrupted); it is never part of a cell. Older stores gain the table when opened
