@@ -10,7 +10,8 @@ RUN = "skmlfs.cli._run.merge:run"
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "db", metavar="DB", help="the results database to add to (created if missing); afterwards run the "
+        "db", metavar="DB",
+        help="the results database to add to (created if missing); afterwards run the "
         "experiment file on it ('mlfs benchmark FILE --db DB'): it computes only the cells "
         "no database had and writes the report of all of them",
     )

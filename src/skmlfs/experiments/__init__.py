@@ -64,7 +64,13 @@ from ._spec import (
     parse_time_limit,
     resolve_n_features_grid,
 )
-from ._store import ResultStore, StoreBusyError, StoreError, readable_store
+from ._store import (
+    COMPRESSED_SUFFIXES,
+    ResultStore,
+    StoreBusyError,
+    StoreError,
+    readable_store,
+)
 from ._tuning import FractionalOnly, MinMaxScale
 
 # the engine's top layer, imported last: the report may import every engine module and
@@ -79,6 +85,7 @@ from .report import (
 )
 
 __all__ = [
+    "COMPRESSED_SUFFIXES",
     "FractionalOnly",
     "MinMaxScale",
     "ABOUT",

@@ -702,6 +702,7 @@ class ResultStore:
             c.execute(
                 "INSERT INTO main.tasks (task_id, dataset, split, method, peak_rss_mb, "
                 "created) SELECT task_id, dataset, split, method, peak_rss_mb, created "
+                # "WHERE true": SQLite's upsert after a SELECT needs it to parse ON CONFLICT
                 "FROM src.tasks WHERE true ON CONFLICT (task_id) DO UPDATE SET "
                 "peak_rss_mb = max(coalesce(peak_rss_mb, excluded.peak_rss_mb), "
                 "coalesce(excluded.peak_rss_mb, peak_rss_mb))"
@@ -798,6 +799,8 @@ class ResultStore:
 
 
 _COMPRESSED = {".xz": lzma.open, ".gz": gzip.open, ".bz2": bz2.open}
+#: suffixes of the compressed stores :func:`readable_store` reads
+COMPRESSED_SUFFIXES = tuple(_COMPRESSED)
 
 
 @contextlib.contextmanager

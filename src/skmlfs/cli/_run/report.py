@@ -7,7 +7,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from ...experiments import ResultStore, StoreError, readable_store
+from ...experiments import COMPRESSED_SUFFIXES, ResultStore, StoreError, readable_store
 from ...experiments.report import write_report
 from .common import check_export_paths
 
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _without_suffixes(db: Path) -> Path:
     """``runs/x.db`` → ``runs/x``; ``x.db.xz`` → ``x``."""
-    stem = db.with_suffix("") if db.suffix.lower() in (".xz", ".gz", ".bz2") else db
+    stem = db.with_suffix("") if db.suffix.lower() in COMPRESSED_SUFFIXES else db
     return stem.with_suffix("")
 
 
