@@ -214,9 +214,10 @@ def _dataset_name(entry: Any) -> str:
 
 
 def parts_from_dict(d: Mapping[str, Any], *, source: str = "<dict>",
-                    base_dir: str | None = None) -> ExperimentParts:
+                    base_dir: str | None = None, check_files: bool = True) -> ExperimentParts:
     """Validate a multi-part experiment (the parsed TOML): the top level is part ``main``,
-    each ``[[part]]`` overrides its keys (see the module docstring)."""
+    each ``[[part]]`` overrides its keys (see the module docstring). ``check_files=False``:
+    datasets' files need not exist (a report from the store alone)."""
     src = source
     top = {k: v for k, v in d.items() if k != "part"}
     name = top.get("name") or (Path(src).stem if src != "<dict>" else "experiment")
@@ -284,7 +285,8 @@ def parts_from_dict(d: Mapping[str, Any], *, source: str = "<dict>",
             return _placeholder(ref, checked)
 
         dummy = _walk(pd_, check)
-        checked[pname] = ExperimentSpec.from_dict(dummy, source=src, base_dir=base_dir)
+        checked[pname] = ExperimentSpec.from_dict(dummy, source=src, base_dir=base_dir,
+                                                  check_files=check_files)
         out_parts.append((pname, pd_))
         earlier.append(pname)
     report = top.get("report", {})
@@ -309,15 +311,17 @@ def _placeholder(ref: Mapping, checked: Mapping[str, ExperimentSpec]) -> Any:
                     f"{ref.get('part', 'main')!r} matches.")
 
 
-def load_parts(path: str | os.PathLike) -> ExperimentParts:
-    """Read a multi-part experiment file (also accepts a one-part file)."""
+def load_parts(path: str | os.PathLike, *, check_files: bool = True) -> ExperimentParts:
+    """Read a multi-part experiment file (also accepts a one-part file); ``check_files``
+    as in :func:`parts_from_dict`."""
     p = Path(path)
     text = p.read_text(encoding="utf-8")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{p}: invalid TOML: {exc}") from None
-    ep = parts_from_dict(data, source=str(p), base_dir=str(p.resolve().parent))
+    ep = parts_from_dict(data, source=str(p), base_dir=str(p.resolve().parent),
+                         check_files=check_files)
     object.__setattr__(ep, "text", text)
     return ep
 

@@ -26,7 +26,7 @@ from ._parts import (
 )
 from ._runner import run_experiment
 from ._spec import ExperimentSpec, SpecError
-from ._store import part_cells
+from ._store import part_cells, part_experiments
 
 __all__ = ["PartsRun", "part_specs", "run_parts"]
 
@@ -132,7 +132,10 @@ def run_parts(ep: ExperimentParts, store: Any, *, parts: Sequence[str] | None = 
                             f"{', '.join(n for n, _ in ep.parts)}.")
     res = PartsRun()
     ids = part_cells(store, ep)
-    names = json.loads(store.get_meta(f"parts:{ep.name}") or "{}")
+    names = part_experiments(store, ep)
+    if getattr(ep, "text", None):  # `mlfs report` on the store alone rebuilds the report
+        store.set_meta(f"parts_file:{ep.name}", canonical_json(
+            {"path": str(ep.source), "text": ep.text}))
     for pname, _ in ep.parts:
         if parts is not None and pname not in parts:
             continue
@@ -141,14 +144,14 @@ def run_parts(ep: ExperimentParts, store: Any, *, parts: Sequence[str] | None = 
             specs = [dataclasses.replace(s, seed=seed) for s in specs]
         res.specs[pname] = specs
         res.summaries[pname] = []
+        # recorded before the part runs: a run stopped or killed inside it leaves a store
+        # whose report shows the cells computed so far (each experiment records its
+        # planned cells as it starts)
+        names[pname] = [s.name for s in specs]
+        store.set_meta(f"parts:{ep.name}", canonical_json(names))
         for spec in specs:
             if run_kw.get("verbose", True):
                 print(f"part {pname}: {spec.name}", file=sys.stderr, flush=True)
             res.summaries[pname].append(run_experiment(spec, store, **run_kw))
         ids[pname] = [c for s in res.summaries[pname] for c in s.cell_ids]
-        names[pname] = [s.name for s in specs]
-        store.set_meta(f"parts:{ep.name}", canonical_json(names))
-    if getattr(ep, "text", None):  # `mlfs report` on the store alone rebuilds the report
-        store.set_meta(f"parts_file:{ep.name}", canonical_json(
-            {"path": str(ep.source), "text": ep.text}))
     return res

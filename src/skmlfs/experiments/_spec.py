@@ -782,9 +782,13 @@ class ExperimentSpec:
 
     @classmethod
     def from_dict(
-        cls, d: Mapping[str, Any], *, source: str = "<dict>", base_dir: str | None = None
+        cls, d: Mapping[str, Any], *, source: str = "<dict>", base_dir: str | None = None,
+        check_files: bool = True,
     ) -> ExperimentSpec:
         """Validate an experiment given as a mapping (the parsed TOML, or built in Python).
+
+        ``check_files=False`` leaves out the check that each dataset's file exists: a
+        report is written from the store alone, on a machine without the data.
 
         Schema (TOML shown; every key optional except ``datasets`` and ``selectors``)::
 
@@ -880,7 +884,8 @@ class ExperimentSpec:
         datasets: list[DatasetSpec] = []
         for i, ds in enumerate(raw):
             key = f"datasets[{i}]"
-            spec = _parse_dataset(src, key, ds, default_use, default_disc, base_dir)
+            spec = _parse_dataset(src, key, ds, default_use, default_disc, base_dir,
+                                  check_files)
             if spec.name in {x.name for x in datasets}:
                 raise _fail(
                     src, f"{key}.name", f"duplicate dataset name {spec.name!r}; set distinct "
@@ -1015,7 +1020,8 @@ def check_sections(src: str, sections: Any, metrics: set[str], base_dir: str | N
 
 
 def _parse_dataset(
-    src: str, key: str, ds: Any, default_use: bool, default_disc: Any, base_dir: str | None
+    src: str, key: str, ds: Any, default_use: bool, default_disc: Any, base_dir: str | None,
+    check_files: bool = True,
 ) -> DatasetSpec:
     """One ``[[datasets]]`` entry (a name, a path or a table) as a :class:`DatasetSpec`."""
     if isinstance(ds, str):
@@ -1104,7 +1110,7 @@ def _parse_dataset(
         # separate files mean the given split, whatever the experiment's default
         spec = _replace(spec, protocol=ProtocolSpec(kind="train_test"))
     named = [("path", path)] + ([("train", tt[0]), ("test", tt[1])] if tt else [])
-    for kk, pth in named:
+    for kk, pth in named if check_files else ():
         if pth is None:
             continue
         try:

@@ -835,14 +835,32 @@ _NON_METRIC = {
 
 
 # --------------------------------------------------------------------------- multi-part
-def part_cells(store: ResultStore, ep: Any) -> dict[str, list[str]]:
-    """Cell ids of each part of the multi-part experiment ``ep`` (an
-    :class:`~skmlfs.experiments.ExperimentParts`) as last planned in ``store`` (meta
-    ``parts:<name>``)."""
+def part_experiments(store: ResultStore, ep: Any) -> dict[str, list[str]]:
+    """Names of the experiments each part of the multi-part experiment ``ep`` (an
+    :class:`~skmlfs.experiments.ExperimentParts`) last ran in ``store`` (meta
+    ``parts:<name>``).
+
+    A part the store has no record of (a run stopped inside it by a version that recorded
+    a part when it ended) gets the experiments the file names for it that have planned
+    cells in the store: the part's own and, for a part run per data set, one per data set.
+    """
     raw = store.get_meta(f"parts:{ep.name}")
     names = json.loads(raw) if raw else {}
+    for part, _ in ep.parts:
+        if part not in names:
+            every = [ep.spec_name(part)] + [
+                ep.spec_name(part, d.name) for d in ep.checked[part].datasets]
+            found = [s for s in every if store.get_meta(f"cells:{s}")]
+            if found:
+                names[part] = found
+    return names
+
+
+def part_cells(store: ResultStore, ep: Any) -> dict[str, list[str]]:
+    """Cell ids of each part of the multi-part experiment ``ep`` as last planned in
+    ``store``: those of its experiments (:func:`part_experiments`)."""
     out: dict[str, list[str]] = {}
-    for part, specs in names.items():
+    for part, specs in part_experiments(store, ep).items():
         ids: list[str] = []
         for s in specs:
             v = store.get_meta(f"cells:{s}")

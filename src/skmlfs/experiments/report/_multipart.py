@@ -51,7 +51,7 @@ from scipy.stats import rankdata
 
 from .._build import _param as _build_param
 from .._build import glob_match
-from .._store import part_cells
+from .._store import part_cells, part_experiments
 from ._direction import greater_is_better
 from ._format import MISSING, NumberFormat, format_number
 from ._grid import runs_section
@@ -640,6 +640,7 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     ids = cell_ids if cell_ids is not None else part_cells(store, ep)
+    names = part_experiments(store, ep)
     frames = {p: store.to_frame(cell_ids=ids[p]) for p, _ in ep.parts if ids.get(p)}
     rep = ep.report
     metrics = [m.name for m in ep.checked["main"].metrics]
@@ -666,8 +667,7 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
                                "base_dir": ep.base_dir, "source": ep.source,
                                # what a `grid` section reads: a part's cells and names
                                "store": store, "cell_ids": ids,
-                               "part_names": json.loads(
-                                   store.get_meta(f"parts:{ep.name}") or "{}")})
+                               "part_names": names})
     for s in build_sections(rep.get("section", []), source=str(ep.source)):
         r = s.render(ctx)
         L += r.markdown
@@ -680,7 +680,6 @@ def write_parts_report(store: Any, out_dir: str | os.PathLike, ep: Any, *,
             r = data.rows([p])
             L.append(f"| {p} | {len(r)} | {r['fit_time'].sum():.0f} | "
                      f"{r['predict_time'].sum():.0f} |")
-        names = json.loads(store.get_meta(f"parts:{ep.name}") or "{}")
         L.append("\n" + runs_section(store.runs(), {p: names.get(p, []) for p in frames},
                                      "### Runs", "part"))
         every = dict.fromkeys(m.name for p, _ in ep.parts for m in ep.checked[p].metrics)

@@ -63,7 +63,8 @@ def write_report(db: Any, out_dir: str | os.PathLike, *, experiment_file: Any = 
             return write_grid(store, out_dir, figures=figures, **options)
 
         if experiment_file is not None:
-            ep = load_parts(experiment_file)
+            # the report reads the store alone: the data files need not be here
+            ep = load_parts(experiment_file, check_files=False)
         else:
             if len(names) > 1:
                 raise ValueError(f"{store.path}: the store holds several experiments with "
@@ -77,7 +78,7 @@ def write_report(db: Any, out_dir: str | os.PathLike, *, experiment_file: Any = 
             f = json.loads(raw)
             path = Path(f["path"])
             ep = parts_from_dict(tomllib.loads(f["text"]), source=str(path),
-                                 base_dir=str(path.resolve().parent))
+                                 base_dir=str(path.resolve().parent), check_files=False)
             object.__setattr__(ep, "text", f["text"])
         bad = set(options) - {"formats"}
         if bad:
