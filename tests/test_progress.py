@@ -76,6 +76,43 @@ def test_lines_on_a_pipe_every_interval_and_nothing_for_short_work(monkeypatch):
     assert out.getvalue() == ""
 
 
+class _Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.mark.parametrize("mode", ["lines", "bar"])
+def test_time_left_follows_the_work_of_the_items_not_their_count(mode, monkeypatch):
+    """Items of unequal cost (an experiment's cells, largest data set first): the time left
+    scales the time so far by the work left over the work done."""
+    import skmlfs._progress as pr
+
+    clock = _Clock()
+    monkeypatch.setattr(pr.time, "perf_counter", clock)
+    monkeypatch.setenv("MLFS_PROGRESS_INTERVAL", "0")
+    out = _TTY() if mode == "bar" else io.StringIO()
+    bar = progress_bar(4, "exp", mode, stream=out, work=10.0)
+    clock.t = 8.0
+    bar.update(1, work=4.0)  # 4 of 10 units in 8 s: 12 s left (by the count: 24 s)
+    if mode == "lines":  # (a tqdm bar redraws at most every 0.1 s of its own clock)
+        assert "about 12.0 s left" in out.getvalue()
+    clock.t = 11.0
+    bar.update(2, work=5.0)  # 9 units in 11 s: 1 unit left, 1.2 s
+    bar.close()  # a bar draws its last state
+    assert "about 1.2 s left" in out.getvalue()
+    assert "3/4" in out.getvalue() and "24.0 s" not in out.getvalue()
+    # without work each item is one unit: the count's estimate
+    out = io.StringIO()
+    clock.t = 0.0
+    bar = progress_bar(4, "exp", "lines", stream=out)
+    clock.t = 8.0
+    bar.update(1)
+    assert "about 24.0 s left" in out.getvalue()
+
+
 @pytest.mark.parametrize("name", VERBOSE)
 def test_verbose_selectors_report_their_steps(name, capsys):
     est = VERBOSE[name]

@@ -3,7 +3,10 @@
 *Where* progress goes (:func:`progress_mode`): a bar on a terminal; on a pipe or a file a
 plain line every few seconds (``$MLFS_PROGRESS_INTERVAL``, default 10 s), nothing at all
 for work shorter than that; nothing with ``quiet`` (``-q``). :func:`progress_bar` gives the
-object for a count of items (cells, splits) in that mode.
+object for a count of items (cells, splits) in that mode. The time left is the time so far
+scaled by the work left over the work done: one unit per item, or the relative work each
+``update`` names (``work=``) when items differ in cost (an experiment's cells on data sets
+of very different sizes, the largest first).
 
 *Inside* one fit, estimators with a ``verbose`` parameter (scikit-learn's convention: int,
 default 0) report their steps — greedy picks, solver iterations, wrapper evaluations —
@@ -85,23 +88,46 @@ def _fmt_seconds(s: float) -> str:
     return f"{m} min {s:02d} s" if m < 60 else f"{m // 60} h {m % 60:02d} min"
 
 
+class _Work:
+    """Items done of ``total`` and the work they stand for, for the time left."""
+
+    def __init__(self, total: int | None, work: float | None) -> None:
+        self.total = total
+        self.work = float(total or 0) if work is None else float(work)
+        self.n, self.done = 0, 0.0
+
+    def add(self, n: int, work: float | None) -> None:
+        self.n += n
+        self.done += n if work is None else float(work)
+
+    def left(self, elapsed: float) -> float | None:
+        """Seconds left at the rate so far (None: nothing done yet, or all done)."""
+        if not self.total or not self.n or self.n >= self.total or self.done <= 0:
+            return None
+        return elapsed / self.done * max(0.0, self.work - self.done)
+
+
 class _Lines:
     """``tqdm``'s ``update``/``close`` as a plain line every ``interval`` seconds."""
 
     def __init__(self, total: int | None, desc: str, unit: str, stream: TextIO,
-                 interval: float) -> None:
+                 interval: float, work: float | None = None) -> None:
         self.total, self.desc, self.unit, self.stream = total, desc, unit, stream
         self.interval = interval
-        self.n = 0
+        self.w = _Work(total, work)
         self.t0 = self.last = time.perf_counter()
         self.printed = False
+
+    @property
+    def n(self) -> int:
+        return self.w.n
 
     def _line(self, now: float) -> None:
         elapsed = now - self.t0
         if self.total:
             pct = 100.0 * self.n / self.total
-            eta = elapsed / self.n * (self.total - self.n) if self.n else float("nan")
-            rest = f", about {_fmt_seconds(eta)} left" if self.n and self.n < self.total else ""
+            eta = self.w.left(elapsed)
+            rest = f", about {_fmt_seconds(eta)} left" if eta is not None else ""
             text = (f"{self.desc}: {self.n}/{self.total} {self.unit}s ({pct:.0f} %) in "
                     f"{_fmt_seconds(elapsed)}{rest}")
         else:
@@ -109,8 +135,8 @@ class _Lines:
         print(text, file=self.stream, flush=True)
         self.last, self.printed = now, True
 
-    def update(self, n: int = 1) -> None:
-        self.n += n
+    def update(self, n: int = 1, work: float | None = None) -> None:
+        self.w.add(n, work)
         now = time.perf_counter()
         if now - self.last >= self.interval:
             self._line(now)
@@ -121,8 +147,33 @@ class _Lines:
             self.printed = False
 
 
+class _Bar:
+    """A tqdm bar counting items, its time left from the work (tqdm's own estimate counts
+    items, as if each cost the same)."""
+
+    def __init__(self, total: int | None, desc: str, unit: str, stream: TextIO,
+                 work: float | None) -> None:
+        from tqdm.auto import tqdm
+
+        self.w = _Work(total, work)
+        self.t0 = time.perf_counter()
+        self.bar = tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True, leave=True,
+                        file=stream, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} "
+                        "[{elapsed}{postfix}]")
+
+    def update(self, n: int = 1, work: float | None = None) -> None:
+        self.w.add(n, work)
+        eta = self.w.left(time.perf_counter() - self.t0)
+        if eta is not None:
+            self.bar.set_postfix_str(f"about {_fmt_seconds(eta)} left", refresh=False)
+        self.bar.update(n)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
 class _Off:
-    def update(self, n: int = 1) -> None:
+    def update(self, n: int = 1, work: float | None = None) -> None:
         pass
 
     def close(self) -> None:
@@ -130,11 +181,15 @@ class _Off:
 
 
 def progress_bar(total: int | None, desc: str, mode: ProgressMode | bool | None = None, *,
-                 unit: str = "cell", stream: TextIO | None = None) -> Any:
-    """An object with ``update(n)`` and ``close()`` showing the progress of ``total`` items.
+                 unit: str = "cell", stream: TextIO | None = None,
+                 work: float | None = None) -> Any:
+    """An object with ``update(n, work=None)`` and ``close()`` showing the progress of
+    ``total`` items.
 
     ``mode``: ``"bar"`` (tqdm), ``"lines"``, ``"off"``; ``None`` or ``True``:
-    :func:`progress_mode` of ``stream``; ``False``: ``"off"``.
+    :func:`progress_mode` of ``stream``; ``False``: ``"off"``. ``work``: the relative work
+    of all ``total`` items, when each ``update`` names the work of its items; the time left
+    is then estimated from the work done, not the items.
     """
     stream = sys.stderr if stream is None else stream
     if mode is None or mode is True:
@@ -142,12 +197,9 @@ def progress_bar(total: int | None, desc: str, mode: ProgressMode | bool | None 
     elif mode is False:
         mode = "off"
     if mode == "bar":
-        from tqdm.auto import tqdm
-
-        return tqdm(total=total, desc=desc, unit=unit, dynamic_ncols=True, leave=True,
-                    file=stream, smoothing=0.05)  # ETA from the long-run rate
+        return _Bar(total, desc, unit, stream, work)
     if mode == "lines":
-        return _Lines(total, desc, unit, stream, line_interval())
+        return _Lines(total, desc, unit, stream, line_interval(), work)
     return _Off()
 
 

@@ -73,10 +73,11 @@ from ._warnings import WarningTally
 __all__ = ["RunSummary", "evaluate", "run_experiment", "summarize"]
 
 
-def _progress(total: int, desc: str, enabled: bool | str | None):
+def _progress(total: int, desc: str, enabled: bool | str | None, work: float | None = None):
     """The run's progress by the one rule of :mod:`skmlfs._progress`: a bar on a terminal,
-    a line every few seconds on a pipe, nothing when ``enabled`` is False or ``"off"``."""
-    return progress_bar(total, desc, enabled, unit="cell")
+    a line every few seconds on a pipe, nothing when ``enabled`` is False or ``"off"``;
+    ``work``: the cells' relative time (:meth:`RunPlan.work`), for the time left."""
+    return progress_bar(total, desc, enabled, unit="cell", work=work)
 
 
 def _cell_rows(task: Task, res: TaskResult) -> list[dict]:
@@ -529,7 +530,12 @@ def run_experiment(
                 f"{store.path}, {plan.n_pending} to run in {len(plan.tasks)} tasks ({backend}), "
                 f"{len(batches)} batches.",
             )
-            bar = _progress(plan.n_pending, spec.name, progress)
+            bar = _progress(plan.n_pending, spec.name, progress,
+                            work=sum(plan.work(t) for t in plan.tasks))
+
+            def settled(task: Task, n: int) -> None:
+                bar.update(n, work=plan.work(task) * n / max(1, len(task.cells)))
+
             tally = WarningTally()
             summary.notes = list(plan.notes)
             for note in plan.notes:  # resolved once per dataset, reported once, logged
@@ -542,7 +548,7 @@ def run_experiment(
                 if spec.time_limit is None or method_on_data(task) not in summary.stopped:
                     return True
                 dropped.append(task)
-                bar.update(len(task.cells))
+                settled(task, len(task.cells))
                 return False
 
             gen = results(batches, n_jobs=n_jobs, dask=dask, catch=True, keep=keep)
@@ -550,7 +556,7 @@ def run_experiment(
             try:
                 with _sigint_noted() as interrupted:
                     for task, res in gen:
-                        bar.update(_record(store, plan, task, res, summary))
+                        settled(task, _record(store, plan, task, res, summary))
                         tally.add(res.warning_counts or res.warnings)
                         if on_result is not None:
                             on_result(task, res)
