@@ -97,6 +97,32 @@ def test_ctrl_c_stops_cleanly_and_resumes(experiment, tmp_path):
     same_results(db, ref)
 
 
+@pytest.mark.kill
+def test_sigterm_to_the_whole_run_stops_cleanly_and_resumes(experiment, tmp_path):
+    """``kill`` of the run's process group (a batch scheduler's time limit, ``docker
+    stop``): the workers die with the default action, the command stores what it
+    finished, logs the run as interrupted and exits 143; no task is recorded as failed."""
+    spec, ref, _ = experiment
+    db = tmp_path / "run.db"
+    proc = subprocess.Popen(mlfs("benchmark", spec, "--db", db, "--no-report", "-j", "2"),
+                            cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    wait_for_cells(proc, db, 100)
+    os.killpg(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err
+    assert "run the same command again to resume" in err and "terminated" in err
+    n = count(db)
+    assert 0 < n < N_CELLS
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT n_computed, interrupted FROM runs").fetchall() == [(n, 1)]
+        assert con.execute("SELECT COUNT(*) FROM failures").fetchone()[0] == 0
+    subprocess.run(mlfs("benchmark", spec, "--db", db, "--quiet", "--no-report"), check=True,
+                   cwd=tmp_path)
+    check_complete(db)
+    same_results(db, ref)
+
+
 def test_benchmark_writes_report_and_report_command(experiment, tmp_path):
     spec, _, ref_db = experiment
     db = tmp_path / "r.db"

@@ -11,7 +11,11 @@ command line), so that ``mlfs --help`` and an argument error answer at once.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 
 from .. import __version__
 from . import (
@@ -83,6 +87,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextlib.contextmanager
+def _termination_as_interrupt() -> Iterator[list[int]]:
+    """Within the block a SIGTERM stops the command as Ctrl-C does (``kill PID``, a batch
+    scheduler's time limit, ``docker stop``): a run stores what it finished, logs itself
+    as interrupted and says how to resume, instead of dying between two cells. Yields
+    the list the handler appends to, so that the exit code can say which signal came. A
+    SIGTERM handled or ignored by the caller's process is left as it is."""
+    got: list[int] = []
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield got
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        got.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield got
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``mlfs`` console script."""
     parser = build_parser()
@@ -90,17 +118,22 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 0
-    try:
-        # Warnings as one "warning: ..." line each; advice in flags, not Python arguments.
-        with warnings_for_the_command_line():
-            return int(load(args._run)(args) or 0)
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return 130
-    except (ValueError, FileNotFoundError, OSError) as exc:
-        # User errors (bad file, bad option): one clear line, no traceback.
-        print_error(args.command, exc)
-        return 2
+    with _termination_as_interrupt() as terminated:
+        try:
+            # Warnings as one "warning: ..." line each; advice in flags, not Python
+            # arguments.
+            with warnings_for_the_command_line():
+                return int(load(args._run)(args) or 0)
+        except KeyboardInterrupt:
+            if terminated:  # the shell's code for a process ended by SIGTERM
+                print("\nterminated", file=sys.stderr)
+                return 128 + signal.SIGTERM
+            print("\ninterrupted", file=sys.stderr)
+            return 130
+        except (ValueError, FileNotFoundError, OSError) as exc:
+            # User errors (bad file, bad option): one clear line, no traceback.
+            print_error(args.command, exc)
+            return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

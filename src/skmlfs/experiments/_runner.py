@@ -644,29 +644,35 @@ def _log_run(store: ResultStore, summary: RunSummary, started: float, seconds: f
 
 @contextlib.contextmanager
 def _sigint_noted():
-    """Note every SIGINT while the cells run; yields a function telling whether one came.
+    """Note every SIGINT (and SIGTERM, where a handler turns it into an interrupt, as the
+    command line's does) while the cells run; yields a function telling whether one came.
 
     The handler still raises :class:`KeyboardInterrupt` as Python's does, but that
     exception can be lost: raised inside a finalizer or a callback (garbage collection runs
     them at any moment) it is printed as "ignored" and the run would go on to the end and
-    exit 0. The note survives, and the loop stops at the next stored cell. A SIGINT that is
-    ignored (a background job) stays ignored; off the main thread nothing changes.
+    exit 0. The note survives, and the loop stops at the next stored cell. A signal that
+    is ignored (SIGINT of a background job) or left to its default stays so; off the main
+    thread nothing changes.
     """
-    prev = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or not callable(prev):
+    if threading.current_thread() is not threading.main_thread():
         yield lambda: False
         return
     seen: list[int] = []
+    prev = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
 
     def note(signum, frame):
         seen.append(signum)
-        prev(signum, frame)
+        prev[signum](signum, frame)
 
-    signal.signal(signal.SIGINT, note)
+    for s, handler in prev.items():
+        if callable(handler):
+            signal.signal(s, note)
     try:
         yield lambda: bool(seen)
     finally:
-        signal.signal(signal.SIGINT, prev)
+        for s, handler in prev.items():
+            if callable(handler):
+                signal.signal(s, handler)
 
 
 @contextlib.contextmanager
