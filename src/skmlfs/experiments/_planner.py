@@ -33,7 +33,7 @@ __all__ = ["WORK_EXPONENT", "RunPlan", "plan_experiment", "refit_budgets"]
 #: least-squares fit of log task time per budget on log n·L over the benchmark's 19 data
 #: sets (flags to delicious; every selector, ML-kNN): 0.58, root-mean-square error a factor
 #: of 2.8 per data set, delicious 51 % of the time (measured: 57 %). The number of features
-#: hardly matters (its own exponent in a fit of n, d and L: 0.05); n·d·L^(1/3) errs by 3.5
+#: hardly matters (its own exponent in a fit of n, d and L: 0.05); (n·d·L)^(1/3) errs by 3.5
 #: and gives delicious 25 %.
 WORK_EXPONENT = 0.58
 

@@ -554,7 +554,7 @@ def run_experiment(
             gen = results(batches, n_jobs=n_jobs, dask=dask, catch=True, keep=keep)
             backend_label, finished = _backend_label(dask_arg, dask, n_workers), False
             try:
-                with _sigint_noted() as interrupted:
+                with _stop_noted() as interrupted:
                     for task, res in gen:
                         settled(task, _record(store, plan, task, res, summary))
                         tally.add(res.warning_counts or res.warnings)
@@ -643,7 +643,7 @@ def _log_run(store: ResultStore, summary: RunSummary, started: float, seconds: f
 
 
 @contextlib.contextmanager
-def _sigint_noted():
+def _stop_noted():
     """Note every SIGINT (and SIGTERM, where a handler turns it into an interrupt, as the
     command line's does) while the cells run; yields a function telling whether one came.
 
