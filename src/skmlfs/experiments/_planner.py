@@ -29,12 +29,13 @@ __all__ = ["WORK_EXPONENT", "RunPlan", "plan_experiment", "refit_budgets"]
 
 #: A cell on a data set of n patterns and L labels takes time in proportion to
 #: (n·L)^WORK_EXPONENT, for the time left of a run (:meth:`RunPlan.work`; a count of cells
-#: overestimated it tenfold and more early on, the largest data sets running first). The
-#: least-squares fit of log task time per budget on log n·L over the benchmark's 19 data
-#: sets (flags to delicious; every selector, ML-kNN): 0.58, root-mean-square error a factor
-#: of 2.8 per data set, delicious 51 % of the time (measured: 57 %). The number of features
-#: hardly matters (its own exponent in a fit of n, d and L: 0.05); (n·d·L)^(1/3) errs by 3.5
-#: and gives delicious 25 %.
+#: overestimated it tenfold and more early on, the largest data sets running first). Fitted
+#: on the task times of the benchmark's 19 data sets (flags to delicious; every selector,
+#: ML-kNN; a data set's time predicted as its cells × (n·L)^a, scaled to the total): a =
+#: 0.58 gives the smallest root-mean-square log error, a factor of 2.8 per data set, and
+#: delicious 51 % of the time (measured: 57 %). The number of features hardly matters (its
+#: own exponent in a least-squares fit of log time on log n, d and L: 0.05); (n·d·L)^(1/3)
+#: errs by a factor of 3.5 and gives delicious 25 %.
 WORK_EXPONENT = 0.58
 
 
