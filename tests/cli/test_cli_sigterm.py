@@ -40,3 +40,18 @@ def test_a_handler_of_the_caller_is_left_alone(monkeypatch, default_sigterm):
     with pytest.raises(AssertionError, match="did not stop"):  # the command went on
         cli.main(["methods"])
     assert got == [signal.SIGTERM]
+
+
+def test_a_second_sigterm_does_not_cut_the_commands_cleanup(monkeypatch, default_sigterm):
+    cleaned = []
+
+    def command(args):  # `timeout` signals the command, then its process group
+        try:
+            _command_killed_by_sigterm(args)
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)
+            cleaned.append(True)
+
+    monkeypatch.setattr(cli, "load", lambda _: command)
+    assert cli.main(["methods"]) == 143
+    assert cleaned == [True]

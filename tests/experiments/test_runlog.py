@@ -4,7 +4,9 @@ reports (issue #14)."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import sqlite3
 import time
 import warnings
@@ -100,6 +102,36 @@ def test_interrupted_run_and_resume_give_two_rows_and_the_same_cells(tmp_path):
     assert a.cell_id.tolist() == b.cell_id.tolist()
     assert a.drop(columns=["selection_time", "fit_time", "predict_time"]).equals(
         b.drop(columns=["selection_time", "fit_time", "predict_time"]))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_second_signal_during_the_shutdown_does_not_cut_the_run_log(sig, tmp_path,
+                                                                      monkeypatch):
+    """The first signal stops the run; one more arriving while it shuts down (``timeout``
+    signals the command, then its process group; a second Ctrl-C) is only noted: the run
+    is logged as interrupted with what it stored."""
+    from skmlfs.experiments import _runner
+
+    def raise_interrupt(signum, frame):  # what the command line makes of SIGTERM
+        raise KeyboardInterrupt
+
+    prev = signal.signal(sig, signal.default_int_handler if sig == signal.SIGINT
+                         else raise_interrupt)
+    real = _runner.clear_cache
+
+    def clear_cache_signalled():  # the shutdown: gets the second signal
+        os.kill(os.getpid(), sig)
+        real()
+
+    monkeypatch.setattr(_runner, "clear_cache", clear_cache_signalled)
+    db = tmp_path / "s.db"
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run(db, on_result=lambda task, res: os.kill(os.getpid(), sig))  # the first
+    finally:
+        signal.signal(sig, prev)
+    r = runs(db)
+    assert r[["n_computed", "interrupted"]].values.tolist() == [[2, True]]
 
 
 def test_a_run_stopped_by_an_error_is_logged_as_interrupted(tmp_path):

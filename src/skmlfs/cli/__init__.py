@@ -102,7 +102,8 @@ def _termination_as_interrupt() -> Iterator[list[int]]:
 
     def stop(signum: int, frame: object) -> None:
         got.append(signum)
-        raise KeyboardInterrupt
+        if len(got) == 1:  # once: `timeout` signals the command, then its process group
+            raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
     try:

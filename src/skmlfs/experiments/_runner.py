@@ -553,8 +553,10 @@ def run_experiment(
 
             gen = results(batches, n_jobs=n_jobs, dask=dask, catch=True, keep=keep)
             backend_label, finished = _backend_label(dask_arg, dask, n_workers), False
-            try:
-                with _stop_noted() as interrupted:
+            # the note spans the cleanup: a second signal (`timeout` signals the command and
+            # then its process group) must not cut the backend's shutdown or the run log short
+            with _stop_noted() as interrupted:
+                try:
                     for task, res in gen:
                         settled(task, _record(store, plan, task, res, summary))
                         tally.add(res.warning_counts or res.warnings)
@@ -563,25 +565,25 @@ def run_experiment(
                         if interrupted():
                             raise KeyboardInterrupt
                     summary.interrupted = interrupted()
-                finished = not summary.interrupted
-            except KeyboardInterrupt:
-                summary.interrupted = True
-            finally:
-                close = getattr(gen, "close", None)
-                if close is not None:
-                    close()
-                bar.close()
-                clear_cache()
-                forget_data()
-                for (ds, m), n in per_method(dropped).items():
-                    note = (f"{ds}: {n} task(s) of {m} not run: the time limit stopped {m} "
-                            f"on another split of {ds} in this run.")
-                    summary.notes.append(note)
-                    _log(verbose, note)
-                if summary.n_computed or summary.n_failed_tasks:
-                    _log_run(store, summary, started, time.perf_counter() - t_start,
-                             backend_label, not finished, skmlfs.__version__, verbose,
-                             tally.to_json())
+                    finished = not summary.interrupted
+                except KeyboardInterrupt:
+                    summary.interrupted = True
+                finally:
+                    close = getattr(gen, "close", None)
+                    if close is not None:
+                        close()
+                    bar.close()
+                    clear_cache()
+                    forget_data()
+                    for (ds, m), n in per_method(dropped).items():
+                        note = (f"{ds}: {n} task(s) of {m} not run: the time limit stopped "
+                                f"{m} on another split of {ds} in this run.")
+                        summary.notes.append(note)
+                        _log(verbose, note)
+                    if summary.n_computed or summary.n_failed_tasks:
+                        _log_run(store, summary, started, time.perf_counter() - t_start,
+                                 backend_label, not finished, skmlfs.__version__, verbose,
+                                 tally.to_json())
         summary.seconds = time.perf_counter() - t_start
         summary.warnings = tally.messages()
         summary.warning_kinds = tally.kinds()
@@ -647,11 +649,13 @@ def _stop_noted():
     """Note every SIGINT (and SIGTERM, where a handler turns it into an interrupt, as the
     command line's does) while the cells run; yields a function telling whether one came.
 
-    The handler still raises :class:`KeyboardInterrupt` as Python's does, but that
-    exception can be lost: raised inside a finalizer or a callback (garbage collection runs
-    them at any moment) it is printed as "ignored" and the run would go on to the end and
-    exit 0. The note survives, and the loop stops at the next stored cell. A signal that
-    is ignored (SIGINT of a background job) or left to its default stays so; off the main
+    The first signal still raises :class:`KeyboardInterrupt` as Python's handler does, but
+    that exception can be lost: raised inside a finalizer or a callback (garbage collection
+    runs them at any moment) it is printed as "ignored" and the run would go on to the end
+    and exit 0. The note survives, and the loop stops at the next stored cell. Later signals
+    are only noted, so that the stop they all ask for completes (the backend shut down, the
+    run logged); ``kill -9`` ends a run at once, its stored cells kept. A signal that is
+    ignored (SIGINT of a background job) or left to its default stays so; off the main
     thread nothing changes.
     """
     if threading.current_thread() is not threading.main_thread():
@@ -662,7 +666,8 @@ def _stop_noted():
 
     def note(signum, frame):
         seen.append(signum)
-        prev[signum](signum, frame)
+        if len(seen) == 1:
+            prev[signum](signum, frame)
 
     for s, handler in prev.items():
         if callable(handler):
