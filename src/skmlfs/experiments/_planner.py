@@ -177,10 +177,10 @@ class RunPlan:
     def n_skipped(self) -> int:
         return sum(len(t.cells) for t in self.skipped)
 
-    def work(self, task: Task) -> float:
-        """Relative time of ``task``'s cells, for a run's time left
+    def work(self, task: Task, n: int | None = None) -> float:
+        """Relative time of ``n`` of ``task``'s cells (default all), for a run's time left
         (:data:`WORK_EXPONENT`)."""
-        return len(task.cells) * self.cell_work.get(task.data_token, 1.0)
+        return (len(task.cells) if n is None else n) * self.cell_work.get(task.data_token, 1.0)
 
 
 def per_method(tasks: Sequence[Task]) -> dict[tuple[str, str], int]:

@@ -534,7 +534,7 @@ def run_experiment(
                             work=sum(plan.work(t) for t in plan.tasks))
 
             def settled(task: Task, n: int) -> None:
-                bar.update(n, work=plan.work(task) * n / max(1, len(task.cells)))
+                bar.update(n, work=plan.work(task, n))
 
             tally = WarningTally()
             summary.notes = list(plan.notes)
@@ -646,8 +646,10 @@ def _log_run(store: ResultStore, summary: RunSummary, started: float, seconds: f
 
 @contextlib.contextmanager
 def _stop_noted():
-    """Note every SIGINT (and SIGTERM, where a handler turns it into an interrupt, as the
-    command line's does) while the cells run; yields a function telling whether one came.
+    """Note every SIGINT and SIGTERM that has a handler (Python's for SIGINT; for SIGTERM
+    the command line's, which turns it into an interrupt, or a caller's own) while the cells
+    run; yields a function telling whether one came. After a noted signal the run stops at
+    the next stored cell, whatever the handler did: the process was asked to end.
 
     The first signal still raises :class:`KeyboardInterrupt` as Python's handler does, but
     that exception can be lost: raised inside a finalizer or a callback (garbage collection
