@@ -45,7 +45,12 @@ __all__ = ["MetricTable", "metric_tables", "wilcoxon_table", "win_tie_loss_table
 @dataclass
 class MetricTable:
     """One metric's table: ``mean``/``std``/``n`` (datasets × methods DataFrames), the
-    best-mask, per-dataset ranks and average ranks (over complete rows)."""
+    best-mask, per-dataset ranks and average ranks (over complete rows).
+
+    ``partial`` marks the means over fewer splits than the data set's (a task of the
+    method failed or was stopped on the others): shown, but neither marked best, ranked
+    nor tested, since they average other test sets than the rest of the row.
+    """
 
     metric: str
     learner: str | None
@@ -62,6 +67,20 @@ class MetricTable:
     cd_test: str | None = None
     per_split: Any = None
     missing_rank: str = "drop"
+    partial: Any = None
+    splits: Any = None  # per data set, its splits: those where any method has a value
+
+    @property
+    def comparable(self) -> Any:
+        """``mean`` without the partial means: the values ranks and tests compare."""
+        return self.mean if self.partial is None else self.mean.mask(self.partial)
+
+    def split_count(self, dataset: Any, method: str) -> str:
+        """``"n/N"``: the splits a method's mean covers of the data set's."""
+        return f"{int(self.n.at[dataset, method])}/{int(self.splits[dataset])}"
+
+    def is_partial(self, dataset: Any, method: str) -> bool:
+        return self.partial is not None and bool(self.partial.at[dataset, method])
 
 
 # --------------------------------------------------------------------------- helpers
@@ -193,7 +212,12 @@ def metric_tables(
             mean = g.mean().unstack("method").reindex(index=ds_order, columns=m_order)
             std = g.std(ddof=1).unstack("method").reindex(index=ds_order, columns=m_order)
             n = g.count().unstack("method").reindex(index=ds_order, columns=m_order)
-            shown = mean.round(decimals)
+            # the data set's splits are those where any method has a value; a mean over
+            # fewer averages other test sets, so it is shown but not compared
+            splits = (per_split.dropna().reset_index().groupby("dataset")["split"]
+                      .nunique().reindex(ds_order))
+            partial = n.lt(splits, axis=0) & n.gt(0)
+            shown = mean.round(decimals).mask(partial)
             best_val = shown.max(axis=1) if gib else shown.min(axis=1)
             best = shown.eq(best_val, axis=0) & shown.notna()
             complete = _rank_rows(shown, gib, missing_rank)
@@ -221,6 +245,7 @@ def metric_tables(
                     metric, lrn if len(learners) > 1 else None, gib, mean, std, n, best,
                     ranks, avg, decimals, fr, cd, cd_test,
                     per_split.unstack("method").reindex(columns=m_order), missing_rank,
+                    partial, splits,
                 )
             )
     return out
@@ -258,6 +283,8 @@ def table_markdown(t: MetricTable) -> str:
                  else f"{format_number(mu, d)} ± {format_number(sd, d)}")
             if t.best.at[ds, m]:
                 s = f"**{s}** ✓"
+            elif t.is_partial(ds, m):
+                s += f" ({t.split_count(ds, m)})"
             cells.append(s)
         lines.append(f"| {ds} | " + " | ".join(cells) + " |")
     if t.avg_ranks is not None:
@@ -280,27 +307,43 @@ def _rank_gaps(t: MetricTable) -> list[tuple[str, list[str]]]:
     those methods."""
     if t.ranks is None:
         return []
-    missing = t.mean.isna()
+    missing = t.comparable.isna()
     return [(str(ds), [str(m) for m in t.mean.columns[missing.loc[ds].to_numpy()]])
             for ds in t.mean.index if missing.loc[ds].any()]
 
 
+def _partial_note(t: MetricTable) -> str:
+    """The sentence naming the means over fewer splits than their data set's ("" if none)."""
+    if t.partial is None or not t.partial.to_numpy().any():
+        return ""
+    where = "; ".join(
+        f"{ds} ({', '.join(f'{m} {t.split_count(ds, m)}' for m in ms)})"
+        for ds in t.mean.index
+        if (ms := [m for m in t.mean.columns if t.is_partial(ds, m)]))
+    return ("A mean marked (n/N) covers n of the data set's N splits (the method failed or "
+            "was stopped on the others): it averages other test sets than the rest of its "
+            f"row, so it counts as no value in the ranks and tests: {where}.")
+
+
 def rank_note(t: MetricTable) -> str:
-    """The sentence under a rank table that names the data sets with a missing method and
-    says what the ranks did with them ("" when no value is missing)."""
+    """The sentences under a rank table that name the data sets with a missing method and
+    say what the ranks did with them, and the means over fewer splits than their data
+    set's ("" when every value is there)."""
     gaps = _rank_gaps(t)
     ranked = "; ".join(f"{ds} (no {', '.join(ms)})" for ds, ms in gaps if ds in t.ranks.index)
     out = [(ds, ms) for ds, ms in gaps if ds not in t.ranks.index]
     if t.missing_rank == "drop":
-        return (f"Ranks over the {len(t.ranks)} data sets where every method has a value; "
-                "left out: " + "; ".join(f"{ds} (no {', '.join(ms)})" for ds, ms in out)
-                + ".") if out else ""
-    s = f"Ranks over {len(t.ranks)} data sets"
-    if ranked:
-        s += f"; a method without a value shares the last ranks there: {ranked}"
-    if out:
-        s += f"; left out (no value at all): {', '.join(ds for ds, _ in out)}"
-    return s + "." if gaps else ""
+        s = (f"Ranks over the {len(t.ranks)} data sets where every method has a value; "
+             "left out: " + "; ".join(f"{ds} (no {', '.join(ms)})" for ds, ms in out)
+             + ".") if out else ""
+    else:
+        s = f"Ranks over {len(t.ranks)} data sets"
+        if ranked:
+            s += f"; a method without a value shares the last ranks there: {ranked}"
+        if out:
+            s += f"; left out (no value at all): {', '.join(ds for ds, _ in out)}"
+        s = s + "." if gaps else ""
+    return " ".join(x for x in (s, _partial_note(t)) if x)
 
 
 def table_latex(t: MetricTable) -> str:
@@ -325,6 +368,8 @@ def table_latex(t: MetricTable) -> str:
                 cells.append("--")
                 continue
             s = f"{format_number(mu, d)} $\\pm$ {format_number(sd, d)}"
+            if t.is_partial(ds, m):
+                s += f" ({t.split_count(ds, m)})"
             cells.append(rf"\textbf{{{s}}}" if t.best.at[ds, m] else s)
         out.append(f"{_tex(str(ds))} & " + " & ".join(cells) + r" \\")
     if t.avg_ranks is not None:
@@ -349,9 +394,12 @@ def table_csv(t: MetricTable, path: Path) -> None:
         data[f"{m}_mean"] = t.mean[m].to_numpy()
         data[f"{m}_std"] = t.std[m].to_numpy()
     data["best"] = [";".join(c for c in cols if t.best.at[ds, c]) for ds in t.mean.index]
+    # means over fewer splits than the data set's, as "method:n/N" (not ranked)
+    data["partial"] = [";".join(f"{c}:{t.split_count(ds, c)}" for c in cols
+                                if t.is_partial(ds, c)) for ds in t.mean.index]
     df = pd.DataFrame(data)
     if t.avg_ranks is not None:
-        row = {"dataset": "avg_rank", "best": ""}
+        row = {"dataset": "avg_rank", "best": "", "partial": ""}
         for m in cols:
             row[f"{m}_mean"] = t.avg_ranks.get(m, np.nan)
             row[f"{m}_std"] = np.nan
@@ -384,7 +432,7 @@ def wilcoxon_table(t: MetricTable, control: str, alpha: float = 0.05) -> Any:
 
     if control not in t.mean.columns:
         raise ValueError(f"control {control!r} is not a method of the {t.metric} table.")
-    complete = t.mean.dropna(axis=0, how="any")
+    complete = t.comparable.dropna(axis=0, how="any")
     if complete.shape[0] < 2:
         return None
     rows = []
@@ -405,15 +453,17 @@ def wilcoxon_table(t: MetricTable, control: str, alpha: float = 0.05) -> Any:
 def win_tie_loss_table(t: MetricTable, alpha: float = 0.05) -> Any:
     """Paired t-test win/tie/loss counts ``a/b/c`` per dataset and method (memetic paper).
 
-    On each dataset every method is compared with each other one by a two-sided paired
-    t-test over the splits (:func:`skmlfs.stats.win_tie_loss`); a dataset is used when
-    every method has at least 2 results on the same splits.
+    On each dataset the methods with a value on every one of its splits are compared with
+    each other by a two-sided paired t-test over the splits
+    (:func:`skmlfs.stats.win_tie_loss`); a method without (it failed or was stopped on
+    some split, or on all) sits the data set out, shown as missing. A dataset is used
+    when at least two methods qualify on at least 2 splits.
 
     Returns
     -------
     DataFrame or None
-        ``"a/b/c"`` strings, datasets × methods, with a ``Total`` row; ``None`` when no
-        dataset qualifies.
+        ``"a/b/c"`` strings, datasets × methods, with a ``Total`` row (sums over the data
+        sets each method took part in); ``None`` when no dataset qualifies.
     """
     import pandas as pd
 
@@ -425,16 +475,23 @@ def win_tie_loss_table(t: MetricTable, alpha: float = 0.05) -> Any:
     for ds in t.mean.index:
         if ds not in ps.index.get_level_values(0):
             continue
-        block = ps.loc[ds].reindex(columns=methods).dropna(axis=0, how="any")
-        if block.shape[0] < 2 or len(methods) < 2:
+        # the methods with a value on every split of the data set; one without (no
+        # value, or a partial one) sits this data set out ("–") instead of emptying it
+        block = ps.loc[ds].reindex(columns=methods)
+        have = [m for m in methods
+                if not t.is_partial(ds, m) and block[m].notna().any()]
+        block = block[have].dropna(axis=0, how="any")
+        if block.shape[0] < 2 or len(have) < 2:
             continue
         res = win_tie_loss(
             block.to_numpy().T[:, None, :], t.greater_is_better, alpha=alpha,
-            names=methods, dataset_names=[str(ds)],
+            names=have, dataset_names=[str(ds)],
         )
-        tot = res.totals
-        totals += tot
-        rows.append([f"{a}/{b}/{c}" for a, b, c in tot])
+        tot = dict(zip(have, res.totals, strict=True))
+        for i, m in enumerate(methods):
+            totals[i] += tot.get(m, 0)
+        rows.append(["/".join(str(v) for v in tot[m]) if m in tot else MISSING
+                     for m in methods])
         index.append(ds)
     if not rows:
         return None
@@ -463,7 +520,8 @@ def _wtl_markdown(w: Any, alpha: float) -> str:
     cols = list(w.columns)
     lines = [
         f"Paired t-tests over the splits (α = {alpha}): a/b/c = number of the other methods "
-        "a method beats / ties / loses to on each dataset:\n",
+        "a method beats / ties / loses to on each dataset, among the methods with a value "
+        f"on every split of it ({MISSING}: a method that sits the data set out):\n",
         "| Dataset | " + " | ".join(cols) + " |",
         "|---|" + "---|" * len(cols),
     ]

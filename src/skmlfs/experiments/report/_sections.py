@@ -85,13 +85,25 @@ class Summary(ReportSection):
             m for m in ranks.index if m not in ctx.methods]
         ranks = ranks.reindex(methods)
         mean_rank = ranks.mean(axis=1)
+        gaps = _rank_gaps(tables[0])
+
+        def ranked_only(wide: Any) -> Any:
+            """``wide`` (data sets × methods) without the values the ranks do not use (a
+            partial one: a method stopped on some splits would look fast and stable)."""
+            wide = wide.copy()
+            for ds, ms in gaps:
+                if ds in wide.index:
+                    wide.loc[ds, wide.columns.intersection(ms)] = np.nan
+            return wide
+
         sf = stability_frame(ctx.frame, ctx.meta, ctx.alpha)
         stab = rank = None
         if not sf.empty:
-            wide = sf.groupby(["dataset", "method"])["stability"].mean().unstack("method")
+            wide = ranked_only(
+                sf.groupby(["dataset", "method"])["stability"].mean().unstack("method"))
             stab = wide.mean(axis=0)
             rank = wide.rank(axis=1, ascending=False, method="average").mean(axis=0)
-        times = _selection_times(ctx.frame, ctx.datasets, methods).mean(axis=0)
+        times = ranked_only(_selection_times(ctx.frame, ctx.datasets, methods)).mean(axis=0)
         fmt = ctx.fmt
 
         def f(v: Any) -> str:
@@ -116,9 +128,7 @@ class Summary(ReportSection):
                 row += [f(stab.get(m, np.nan)), f(rank.get(m, np.nan))]
             row.append(format_seconds(times.get(m, np.nan)))
             md.append(f"| {m} | " + " | ".join(row) + " |")
-        gaps = _rank_gaps(tables[0])
         if gaps:
-            # a method stopped on a large set would otherwise look fast and stable
             md.append("\nStability and selection time are means over the data sets where "
                       "the method has a value; none on: " + "; ".join(
                           f"{ds} ({', '.join(ms)})" for ds, ms in gaps) + ".")
