@@ -5,11 +5,12 @@ through the report and the CLI, and in the experiment files' validation."""
 
 from __future__ import annotations
 
-import textwrap
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
+from _user_selector import REFUSING_MODULE
 from scipy.stats import rankdata
 
 from skmlfs.experiments import ExperimentSpec, run_experiment
@@ -120,33 +121,6 @@ def _one_grid(report: dict) -> dict:
     }
 
 
-PICKY = '''
-import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
-
-
-class Picky(SelectorMixin, BaseEstimator):
-    """Refuses more than 10 features (as a method that cannot run on a large set)."""
-
-    def __init__(self, n_features_to_select=2):
-        self.n_features_to_select = n_features_to_select
-
-    def fit(self, X, Y=None):
-        X = np.asarray(X, dtype=float)
-        if X.shape[1] > 10:
-            raise ValueError("Picky: more than 10 features")
-        self.n_features_in_ = X.shape[1]
-        self.scores_ = X.var(axis=0)
-        return self
-
-    def _get_support_mask(self):
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[np.argsort(-self.scores_, kind="stable")[: self.n_features_to_select]] = True
-        return mask
-'''
-
-
 GAPS_TOML = f"""
 name = "gaps"
 seed = 1
@@ -182,7 +156,7 @@ params = {{ n_samples = 60, n_features = 8, random_state = 3 }}
 
 
 def test_the_report_follows_the_file_and_the_cli_overrides_it(tmp_path, monkeypatch):
-    (tmp_path / "picky_selectors.py").write_text(textwrap.dedent(PICKY))
+    (tmp_path / "picky_selectors.py").write_text(REFUSING_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
     (tmp_path / "gaps.toml").write_text(GAPS_TOML)
     db = tmp_path / "r.db"
@@ -222,3 +196,19 @@ def test_experiment_files_check_the_key():
         "missing_rank"] == "last"
     with pytest.raises(SpecError, match="report.missing_rank"):
         parts_from_dict({**parts, "report": {"missing_rank": 1}})
+
+
+def test_an_experiment_built_in_python_keeps_its_report_options(tmp_path, monkeypatch):
+    # a run stores what a later report reads back of [report]; for a spec built in Python
+    # it stored only "<dict>", so missing_rank and decimals were silently dropped
+    (tmp_path / "picky_selectors.py").write_text(REFUSING_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = ExperimentSpec.from_dict(_one_grid({"missing_rank": "last", "decimals": 2}))
+    db = tmp_path / "r.db"
+    run_experiment(spec, db, verbose=False, progress=False)
+    write_report(db, tmp_path / "rep", figures=False)
+    md = (tmp_path / "rep" / "README.md").read_text()
+    assert ("a method without a value shares the last ranks there: wide (no picky)") in md
+    table = md[md.index("| Dataset | mi_rank"):].split("\n\n")[0]
+    cells = re.findall(r"\d+\.\d+ ± \d+\.\d+", table)
+    assert cells and all(re.fullmatch(r"\d+\.\d{2} ± \d+\.\d{2}", c) for c in cells)

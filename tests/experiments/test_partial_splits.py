@@ -7,15 +7,13 @@ splits every compared method has, and through a real run."""
 
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 import pandas as pd
 import pytest
+from _user_selector import REFUSING_MODULE
 from scipy.stats import rankdata
 
-from skmlfs.experiments import run_experiment
-from skmlfs.experiments._spec import load_experiment
+from skmlfs.experiments import ExperimentSpec, run_experiment
 from skmlfs.experiments.report import (
     metric_tables,
     wilcoxon_table,
@@ -125,73 +123,27 @@ def test_paired_tests_keep_every_split_of_the_other_methods():
     assert set(wil["N"]) == {2}
 
 
-PARTIAL = '''
-import numpy as np
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
-
-
-class Flaky(SelectorMixin, BaseEstimator):
-    """Fails on wide data when seeded with 1 (split 0 of the file)."""
-
-    def __init__(self, n_features_to_select=2, random_state=None):
-        self.n_features_to_select = n_features_to_select
-        self.random_state = random_state
-
-    def fit(self, X, Y=None):
-        X = np.asarray(X, dtype=float)
-        if X.shape[1] > 10 and self.random_state == 1:
-            raise ValueError("Flaky: seed 1 on wide data")
-        self.n_features_in_ = X.shape[1]
-        self.scores_ = X.var(axis=0)
-        return self
-
-    def _get_support_mask(self):
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[np.argsort(-self.scores_, kind="stable")[: self.n_features_to_select]] = True
-        return mask
-'''
-
-TOML = f"""
-name = "partial"
-seed = 1
-estimator_seed = "seed+split"
-n_features_to_select = [2, 3]
-metrics = ["hamming_loss", "ranking_loss"]
-selectors = ["mi_rank", "random", {{ name = "flaky", method = "flaky_selectors:Flaky" }}]
-
-[protocol]
-kind = "holdout"
-repeats = 3
-
-[report]
-missing_rank = "last"
-
-[[report.section]]
-kind = "summary"
-
-[[report.section]]
-kind = "stability"
-
-[[datasets]]
-name = "small"
-generator = "{GEN}"
-params = {{ n_samples = 60, n_features = 6, random_state = 1 }}
-
-[[datasets]]
-name = "wide"
-generator = "{GEN}"
-params = {{ n_samples = 60, n_features = 12, random_state = 2 }}
-"""
+def _flaky_file() -> ExperimentSpec:
+    small, wide = ({"name": name, "generator": GEN,
+                    "params": {"n_samples": 60, "n_features": d, "random_state": seed}}
+                   for name, d, seed in (("small", 6, 1), ("wide", 12, 2)))
+    return ExperimentSpec.from_dict({
+        "name": "partial", "seed": 1, "estimator_seed": "seed+split",
+        "n_features_to_select": [2, 3], "metrics": ["hamming_loss", "ranking_loss"],
+        "selectors": ["mi_rank", "random",
+                      {"name": "flaky", "method": "flaky_selectors:Flaky"}],
+        "protocol": {"kind": "holdout", "repeats": 3},
+        "report": {"missing_rank": "last",
+                   "section": [{"kind": "summary"}, {"kind": "stability"}]},
+        "datasets": [small, wide],
+    })
 
 
 def test_a_run_with_a_method_failing_on_some_splits(tmp_path, monkeypatch):
-    (tmp_path / "flaky_selectors.py").write_text(textwrap.dedent(PARTIAL))
+    (tmp_path / "flaky_selectors.py").write_text(REFUSING_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
-    (tmp_path / "partial.toml").write_text(TOML)
     db = tmp_path / "r.db"
-    s = run_experiment(load_experiment(tmp_path / "partial.toml"), db, verbose=False,
-                       progress=False)
+    s = run_experiment(_flaky_file(), db, verbose=False, progress=False)
     assert s.n_failed_tasks == 1  # flaky on split 0 of "wide"
     write_report(db, tmp_path / "rep", figures=False)
     md = (tmp_path / "rep" / "README.md").read_text()

@@ -34,7 +34,6 @@ import numpy as np
 import skmlfs
 
 from .. import datasets as _ds
-from .._ids import canonical_json
 from .._progress import progress_bar
 from ..metrics import get_metric
 from ..model_selection import holdout_splits
@@ -492,7 +491,7 @@ def run_experiment(
     own_store = store is not db
     try:
         with store.writer_lock(), _backend_session(dask, n_jobs) as dask:
-            store.set_meta(f"experiment:{spec.name}", spec.text or canonical_json(spec.source))
+            store.set_meta(f"experiment:{spec.name}", spec.stored_text())
             before = store.get_meta("skmlfs_version")
             store.set_meta("skmlfs_version", skmlfs.__version__)
             plan = plan_experiment(spec, store)

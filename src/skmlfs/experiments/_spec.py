@@ -440,6 +440,8 @@ _TOP_KEYS = {
 #: (``[[report.section]]``, resolved through ``_registry.SECTIONS`` or "module:Class")
 _REPORT_KEYS = {"title", "control", "decimals", "alpha", "columns", "missing_rank",
                 "section"}
+#: the ``[report]`` options a later ``mlfs report STORE`` reads back from the store
+STORED_REPORT_KEYS = ("alpha", "decimals", "columns", "title", "missing_rank")
 _P = "skmlfs.experiments.report.papers:"
 #: keys of ``[report]`` before 0.2.0 -> the section that took them over (for the message)
 _FORMER_REPORT_KEYS = {
@@ -920,6 +922,15 @@ class ExperimentSpec:
             estimator_seed=est_seed,
             time_limit=limit,
         )
+
+    def stored_text(self) -> str:
+        """What a run stores of the experiment (``experiment:<name>``): the file's text,
+        or for an experiment built in Python its source and the report options a later
+        report reads back (:data:`STORED_REPORT_KEYS`)."""
+        if self.text:
+            return self.text
+        return canonical_json({"source": self.source, "report": {
+            k: self.report[k] for k in STORED_REPORT_KEYS if k in self.report}})
 
     def protocol_of(self, ds: DatasetSpec) -> ProtocolSpec:
         return ds.protocol or self.protocol

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .._sensitivity import split_sensitivity
+from .._spec import STORED_REPORT_KEYS
 from ._format import NumberFormat
 from ._grid import _choice, _read_store, metric_tables
 from ._section import Rendered, ReportContext
@@ -219,5 +220,4 @@ def _stored_options(meta: Mapping[str, str], names: Sequence[str]) -> dict:
             rep = json.loads(meta[f"experiment:{names[0]}"]).get("report", {})
         except (ValueError, AttributeError):
             return {}
-    return {k: rep[k] for k in ("alpha", "decimals", "columns", "title", "missing_rank")
-            if k in rep}
+    return {k: rep[k] for k in STORED_REPORT_KEYS if k in rep}
