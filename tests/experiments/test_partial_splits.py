@@ -162,3 +162,21 @@ def test_a_run_with_a_method_failing_on_some_splits(tmp_path, monkeypatch):
     row = next(r for r in summary.splitlines() if r.startswith("| flaky |")).split("|")
     head = [c.strip() for c in summary.splitlines()[0].split("|")]
     assert float(row[head.index("stability Φ̂")]) == pytest.approx(flaky["small"], abs=5e-4)
+    # the stability section agrees with the summary: Φ̂ of flaky on "wide" is shown marked
+    # and left out of its mean and ranks (before, the section averaged it in)
+    sec = md[md.index("## Selection stability"):]
+    sec = sec[:sec.index("\n\n## ")]  # up to the next section
+    lines = [r for r in sec.splitlines() if r.startswith("| ")]
+    cols = [c.strip() for c in lines[0].split("|")[2:-1]]  # "| dataset | mi_rank | ..."
+    rows = {r.split("|")[1].strip(): [c.strip() for c in r.split("|")[2:-1]]
+            for r in lines[1:]}
+    j = cols.index("flaky")
+    assert rows["wide"][j] == f"{flaky['wide']:.3f} (2/3)"
+    assert float(rows["**mean**"][j]) == pytest.approx(flaky["small"], abs=5e-4)
+    per_ds = stab.groupby(["dataset", "method"])["stability"].mean().unstack("method")
+    per_ds.loc["wide", "flaky"] = np.nan
+    want = per_ds.rank(axis=1, ascending=False).mean(axis=0)  # straightforward ranks
+    for m in cols:
+        assert float(rows["**average rank**"][cols.index(m)]) == pytest.approx(want[m],
+                                                                                abs=5e-4)
+    assert "left out of the mean and the ranks" in sec

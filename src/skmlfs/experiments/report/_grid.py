@@ -312,6 +312,20 @@ def _rank_gaps(t: MetricTable) -> list[tuple[str, list[str]]]:
             for ds in t.mean.index if missing.loc[ds].any()]
 
 
+def _ranked_only(wide: Any, t: MetricTable | None) -> Any:
+    """``wide`` (data sets × methods) without the values the ranks of ``t`` do not use:
+    a method's value on a data set where its mean is partial (stopped on some splits, it
+    would look fast or stable beside complete runs) or missing. Every per-data-set view
+    beside the metric tables (the summary, the stability table) masks through this."""
+    wide = wide.copy()
+    if t is None:
+        return wide
+    for ds, ms in _rank_gaps(t):
+        if ds in wide.index:
+            wide.loc[ds, wide.columns.intersection(ms)] = np.nan
+    return wide
+
+
 def _partial_note(t: MetricTable) -> str:
     """The sentence naming the means over fewer splits than their data set's ("" if none)."""
     if t.partial is None or not t.partial.to_numpy().any():

@@ -22,6 +22,7 @@ from ._grid import (
     _overview,
     _paired_tests_block,
     _rank_gaps,
+    _ranked_only,
     _runtime_figure,
     _runtime_section,
     _selection_times,
@@ -86,24 +87,16 @@ class Summary(ReportSection):
         ranks = ranks.reindex(methods)
         mean_rank = ranks.mean(axis=1)
         gaps = _rank_gaps(tables[0])
-
-        def ranked_only(wide: Any) -> Any:
-            """``wide`` (data sets × methods) without the values the ranks do not use (a
-            partial one: a method stopped on some splits would look fast and stable)."""
-            wide = wide.copy()
-            for ds, ms in gaps:
-                if ds in wide.index:
-                    wide.loc[ds, wide.columns.intersection(ms)] = np.nan
-            return wide
-
         sf = stability_frame(ctx.frame, ctx.meta, ctx.alpha)
         stab = rank = None
         if not sf.empty:
-            wide = ranked_only(
-                sf.groupby(["dataset", "method"])["stability"].mean().unstack("method"))
+            wide = _ranked_only(
+                sf.groupby(["dataset", "method"])["stability"].mean().unstack("method"),
+                tables[0])
             stab = wide.mean(axis=0)
             rank = wide.rank(axis=1, ascending=False, method="average").mean(axis=0)
-        times = ranked_only(_selection_times(ctx.frame, ctx.datasets, methods)).mean(axis=0)
+        times = _ranked_only(_selection_times(ctx.frame, ctx.datasets, methods),
+                             tables[0]).mean(axis=0)
         fmt = ctx.fmt
 
         def f(v: Any) -> str:
@@ -258,9 +251,11 @@ class Stability(ReportSection):
             raise self.fail("alpha", f"a number in (0, 1); got {a!r}.")
 
     def render(self, ctx: ReportContext) -> Rendered:
+        ranked = [t for t in ctx.tables if t.ranks is not None]
         md, files = _stability_sections(ctx.frame, ctx.meta, ctx.out, ctx.datasets,
                                         ctx.methods, ctx.decimals,
-                                        self.options.get("alpha", 0.05))
+                                        self.options.get("alpha", 0.05),
+                                        ranked[0] if ranked else None)
         return Rendered(md, files)
 
 

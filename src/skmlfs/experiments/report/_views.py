@@ -28,6 +28,7 @@ from ...stats import paired_ttest, wilcoxon_signed_rank
 from .._store import _NON_METRIC
 from ._direction import greater_is_better
 from ._format import MISSING, format_number
+from ._grid import _ranked_only
 from ._util import _close, _order
 
 __all__ = ["REPORT_VIEW_KEYS", "check_report_views", "stability_frame"]
@@ -739,8 +740,12 @@ def stability_frame(df: Any, meta: Mapping, alpha: float = 0.05) -> Any:
                                        "lower", "upper", "variance", "kuncheva"])
 
 
-def _stability_sections(df, meta, out, datasets, m_order, decimals, alpha):
-    """The ``stability`` view: Φ̂ over the budgets per dataset × selector, and its CSV."""
+def _stability_sections(df, meta, out, datasets, m_order, decimals, alpha, table=None):
+    """The ``stability`` view: Φ̂ over the budgets per dataset × selector, and its CSV.
+
+    ``table`` (a ranked :class:`MetricTable`): where its mean is partial (a method stopped
+    on some of the data set's splits), Φ̂ over those splits is shown marked ``(n/N)`` and,
+    like the mean, left out of the mean and the ranks (fewer subsets than the row's)."""
     sf = stability_frame(df, meta, alpha)
     if sf.empty:
         return [], []
@@ -750,7 +755,8 @@ def _stability_sections(df, meta, out, datasets, m_order, decimals, alpha):
     methods = _order(sf["method"].unique(), m_order)
     wide = sf.groupby(["dataset", "method"])["stability"].mean().unstack("method")
     wide = wide.reindex(index=[d for d in datasets if d in wide.index], columns=methods)
-    ranks = wide.rank(axis=1, ascending=False, method="average").mean(axis=0)
+    ranked = _ranked_only(wide, table)
+    ranks = ranked.rank(axis=1, ascending=False, method="average").mean(axis=0)
 
     def f(v: float) -> str:
         return MISSING if not np.isfinite(v) else f"{format_number(v, decimals)}"
@@ -763,10 +769,23 @@ def _stability_sections(df, meta, out, datasets, m_order, decimals, alpha):
           "`tables/stability.csv`. Average rank: 1 = most stable.\n",
           "| dataset | " + " | ".join(methods) + " |",
           "|---|" + "---|" * len(methods)]
+    partial = []
     for ds, r in wide.iterrows():
-        md.append(f"| {ds} | " + " | ".join(f(r[m]) for m in methods) + " |")
-    md.append("| **mean** | " + " | ".join(f(wide[m].mean()) for m in methods) + " |")
+        cells = []
+        for m in methods:
+            s = f(r[m])
+            if table is not None and m in table.mean.columns and ds in table.mean.index \
+                    and table.is_partial(ds, m):
+                s += f" ({table.split_count(ds, m)})"
+                partial.append(f"{ds} ({m} {table.split_count(ds, m)})")
+            cells.append(s)
+        md.append(f"| {ds} | " + " | ".join(cells) + " |")
+    md.append("| **mean** | " + " | ".join(f(ranked[m].mean()) for m in methods) + " |")
     md.append("| **average rank** | " + " | ".join(f(ranks[m]) for m in methods) + " |")
+    if partial:
+        md.append("\nA value marked (n/N) is Φ̂ over the n of the data set's N splits where "
+                  "the method finished: it is left out of the mean and the ranks, as its "
+                  "metrics are: " + "; ".join(partial) + ".")
     md.append("")
     return md, [path]
 
