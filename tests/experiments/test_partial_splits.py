@@ -180,3 +180,28 @@ def test_a_run_with_a_method_failing_on_some_splits(tmp_path, monkeypatch):
         assert float(rows["**average rank**"][cols.index(m)]) == pytest.approx(want[m],
                                                                                 abs=5e-4)
     assert "left out of the mean and the ranks" in sec
+
+
+def test_a_partial_curve_is_labelled_with_its_splits(tmp_path, monkeypatch):
+    import skmlfs.plots
+    from skmlfs.experiments.report._grid import _figures_for
+
+    rng = np.random.default_rng(5)
+    full = pd.concat([_frame(rng).assign(k=k) for k in (2, 3)], ignore_index=True)
+    df = _drop_splits(full, "d1", "m0", {2, 3})
+    (t,) = metric_tables(df, metrics=["hamming_loss"])
+    drawn = {}
+
+    def capture(curves, *args, title, **kwargs):
+        drawn[title] = curves.copy()
+
+    monkeypatch.setattr(skmlfs.plots, "metric_curves", capture)
+    monkeypatch.setattr(skmlfs.plots, "cd_diagram", lambda *a, **k: None)
+    _figures_for(t, df, tmp_path, "hl", None, None)
+    assert set(drawn) == {"d0", "d1", "d2", "d3"}
+    assert set(drawn["d1"]["method"]) == {"m0 (2/5)", "m1", "m2", "m3"}
+    assert set(drawn["d0"]["method"]) == {"m0", "m1", "m2", "m3"}
+    point = drawn["d1"].query("method == 'm0 (2/5)' and x == 3")["mean"].iloc[0]
+    assert point == pytest.approx(full.query(
+        "dataset == 'd1' and method == 'm0' and k == 3 and split in (2, 3)")[
+        "hamming_loss"].mean())

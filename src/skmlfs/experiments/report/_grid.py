@@ -781,6 +781,9 @@ def _figures_for(t: MetricTable, df, out: Path, stem: str, control, k) -> list[P
         order = {m: i for i, m in enumerate(t.mean.columns)}
         curves = curves.sort_values(["method", "x"], key=lambda s: s.map(order)
                                     if s.name == "method" else s)
+        # a curve over some of the splits says so, as its mean in the table does
+        curves["method"] = [f"{m} ({t.split_count(ds, m)})" if t.is_partial(ds, m) else m
+                            for m in curves["method"]]
         p = out / "figures" / f"curves_{stem}__{_slug(str(ds))}.png"
         fig = metric_curves(
             curves, "number of selected features", f"{t.metric.replace('_', ' ')} {_arrow(t)}",
