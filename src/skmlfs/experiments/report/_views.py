@@ -769,13 +769,13 @@ def _stability_sections(df, meta, out, datasets, m_order, decimals, alpha, table
           "`tables/stability.csv`. Average rank: 1 = most stable.\n",
           "| dataset | " + " | ".join(methods) + " |",
           "|---|" + "---|" * len(methods)]
+    masked = wide.notna() & ranked.isna()  # shown, but not ranked: the partial values
     partial = []
     for ds, r in wide.iterrows():
         cells = []
         for m in methods:
             s = f(r[m])
-            if table is not None and m in table.mean.columns and ds in table.mean.index \
-                    and table.is_partial(ds, m):
+            if masked.at[ds, m]:
                 s += f" ({table.split_count(ds, m)})"
                 partial.append(f"{ds} ({m} {table.split_count(ds, m)})")
             cells.append(s)
